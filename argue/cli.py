@@ -1,0 +1,552 @@
+"""The command line: parse, call the engine, print. No debate logic lives here.
+
+Exit codes: 0 completed, 1 failed, 2 usage error, 3 stopped or paused (resumable),
+130 interrupted by Ctrl-C.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import typer
+
+from argue.commands.library import library_app
+from argue.commands.memory import memory_app
+from argue.commands.personas import personas_app
+from argue.commands.research import research_command
+from argue.commands.taxonomy import taxonomy_command
+from argue.console import die, stderr_console, stdout_console
+
+if TYPE_CHECKING:
+    from argue.domain import DebateState, Persona
+    from argue.store import DebateStore
+
+EXIT_BY_STATUS = {
+    "completed": 0,
+    "failed": 1,
+    "stopped": 3,
+    "budget_exhausted": 3,
+    "interrupted": 130,
+    "running": 1,
+}
+
+app = typer.Typer(
+    name="argue",
+    help="Structured debates between LLM personas that end in a nuanced synthesis, not a winner.",
+    no_args_is_help=True,
+    pretty_exceptions_show_locals=False,
+    add_completion=False,
+    rich_markup_mode=None,
+)
+app.add_typer(personas_app, name="personas", help="List and show personas.")
+app.add_typer(library_app, name="library", help="The local library of books and transcripts.")
+app.add_typer(memory_app, name="memory", help="What personas remember from past debates.")
+app.command("research", help="Run a dogpile search and print each source's status.")(
+    research_command
+)
+app.command("taxonomy", help="Tag a text with the six taxonomy bridges.")(taxonomy_command)
+
+DEBATES_DIR_HELP = "Where debates are written (default: $ARGUE_DEBATES_DIR or ./debates)."
+
+
+def _debates_dir(option: Path | None) -> Path:
+    from argue.paths import default_debates_dir
+
+    return option if option is not None else default_debates_dir()
+
+
+def _open(debates_dir: Path, debate_id: str) -> DebateStore:
+    from argue.store import DebateStore, StoreError
+
+    try:
+        return DebateStore.open(debates_dir, debate_id)
+    except StoreError as exc:
+        die(str(exc), 2)
+
+
+def _report(message: str) -> None:
+    stderr_console.print(message, markup=False, highlight=False)
+
+
+# ------------------------------------------------------------------ argue
+
+
+@app.command("argue")
+def argue_command(
+    question: str = typer.Argument(..., help="The question to debate."),
+    persona_a: str | None = typer.Option(None, "--persona-a", help="First persona (adversarial)."),
+    persona_b: str | None = typer.Option(None, "--persona-b", help="Second persona."),
+    personas: str | None = typer.Option(
+        None, "--personas", help="Comma-separated personas, e.g. embry,horus,brandon (panel: 3+)."
+    ),
+    rounds: int = typer.Option(3, "--rounds", min=1, max=50, help="Maximum number of rounds."),
+    mode: str = typer.Option(
+        "adversarial", "--mode", help="adversarial | panel | socratic | devils-advocate."
+    ),
+    questioner: str | None = typer.Option(None, "--questioner", help="Socratic mode: who asks."),
+    defender: str | None = typer.Option(None, "--defender", help="Socratic mode: who defends."),
+    advocate: str | None = typer.Option(
+        None, "--advocate", help="Devil's advocate mode: who argues against its own view."
+    ),
+    provider: str | None = typer.Option(
+        None, "--provider", help="anthropic | openai | ollama | local (default: auto-detect)."
+    ),
+    model: str | None = typer.Option(None, "--model", help="Model name for the provider."),
+    sources: str | None = typer.Option(
+        None,
+        "--sources",
+        help="Research sources for dogpile (default: $ARGUE_RESEARCH_SOURCES or all): "
+        "arxiv,github,brave,perplexity,youtube,library.",
+    ),
+    budget_usd: float | None = typer.Option(
+        None, "--budget-usd", min=0.0, help="Stop (resumable) once this much has been spent."
+    ),
+    debates_dir: Path | None = typer.Option(None, "--debates-dir", help=DEBATES_DIR_HELP),
+    json_output: bool = typer.Option(False, "--json", help="End with one JSON object on stdout."),
+) -> None:
+    """Start a debate and run it to its synthesis."""
+    from argue.engine import ModeError, create_debate
+
+    mode_name = _check_mode(mode)
+    lineup, reason = _lineup(
+        mode_name, persona_a, persona_b, personas, questioner, defender, advocate, question
+    )
+    research_sources = _sources(sources)
+    chat_model = _resolve(provider, model)
+    try:
+        store = create_debate(
+            _debates_dir(debates_dir),
+            question=question,
+            mode=mode_name,  # type: ignore[arg-type]
+            personas=lineup,
+            max_rounds=rounds,
+            provider=chat_model.provider,
+            model=chat_model.model,
+            research_sources=research_sources,
+            budget_usd=budget_usd,
+            selection_reason=reason,
+        )
+    except ModeError as exc:
+        die(str(exc), 2)
+    except OSError as exc:
+        die(f"cannot create the debate folder: {exc}", 2)
+    id_line = f"Debate ID: {store.debate_id}"
+    if json_output:
+        _report(id_line)
+    else:
+        stdout_console.print(id_line, markup=False)
+    _report(f"Question: {question}")
+    _report(
+        "Personas: "
+        + " vs ".join(p.label() for p in lineup)
+        + f"  ·  Mode: {mode_name}  ·  Model: {chat_model.provider}/{chat_model.model}"
+    )
+    if reason:
+        _report(f"Auto-selected: {reason}")
+    state = _run(store, chat_model, research_sources)
+    _finish(store, state, json_output)
+
+
+def _check_mode(mode: str) -> str:
+    from argue.domain import MODES
+
+    normalised = mode.strip().lower().replace("_", "-")
+    if normalised in ("devil", "devils", "devil-advocate", "devils-advocate", "devil's-advocate"):
+        normalised = "devils-advocate"
+    if normalised not in MODES:
+        die(f"unknown mode {mode!r}; choose one of: {', '.join(MODES)}", 2)
+    return normalised
+
+
+def _catalog():
+    from argue.personas import PersonaFileError, load_catalog
+
+    try:
+        return load_catalog()
+    except PersonaFileError as exc:
+        die(str(exc), 2)
+
+
+def _persona(catalog: Any, name: str) -> Persona:
+    from argue.personas import UnknownPersonaError
+
+    try:
+        return catalog.get(name.strip())
+    except UnknownPersonaError as exc:
+        die(str(exc), 2)
+
+
+def _lineup(
+    mode: str,
+    persona_a: str | None,
+    persona_b: str | None,
+    personas: str | None,
+    questioner: str | None,
+    defender: str | None,
+    advocate: str | None,
+    question: str,
+) -> tuple[list[Persona], str | None]:
+    """Named personas in seat order (A, B, …), or a deterministic auto-selection."""
+    from argue.personas import select_personas
+
+    catalog = _catalog()
+    listed = [n for n in (personas or "").split(",") if n.strip()]
+    if mode == "socratic":
+        named = [n for n in (questioner or persona_a, defender or persona_b) if n] or listed
+    elif mode == "devils-advocate":
+        others = [n for n in [persona_b or persona_a, *listed] if n and n != advocate]
+        named = (
+            [advocate, *others] if advocate else listed or [n for n in (persona_a, persona_b) if n]
+        )
+    else:
+        if listed and (persona_a or persona_b):
+            die("use either --personas or --persona-a/--persona-b, not both", 2)
+        named = listed or [n for n in (persona_a, persona_b) if n]
+    for flag, value in (("--questioner", questioner), ("--defender", defender)):
+        if value and mode != "socratic":
+            die(f"{flag} only applies to --mode socratic", 2)
+    if advocate and mode != "devils-advocate":
+        die("--advocate only applies to --mode devils-advocate", 2)
+    needed = 3 if mode == "panel" else 2
+    chosen = [_persona(catalog, n) for n in named if n]
+    if mode == "panel" and listed and len(chosen) < 3:
+        die(f"panel mode needs 3 or more personas, got {len(chosen)}", 2)
+    if mode != "panel" and len(chosen) > 2:
+        die(f"{mode} mode needs exactly 2 personas, got {len(chosen)}", 2)
+    reason = None
+    if len(chosen) < needed:
+        selection = select_personas(question, catalog, count=needed + len(chosen))
+        extra = [p for p in selection.personas if p.name not in {c.name for c in chosen}]
+        chosen += extra[: needed - len(chosen)]
+        reason = selection.reason
+    names = [p.name for p in chosen]
+    if len(set(names)) != len(names):
+        die(f"a persona cannot debate itself: {', '.join(names)}", 2)
+    return chosen, reason
+
+
+def _sources(option: str | None) -> list[str]:
+    import os
+
+    raw = option if option is not None else os.environ.get("ARGUE_RESEARCH_SOURCES", "")
+    names = [s.strip().lower() for s in raw.split(",") if s.strip()]
+    if not names:
+        return []
+    from skills.dogpile import SOURCE_NAMES
+
+    unknown = [s for s in names if s not in SOURCE_NAMES]
+    if unknown:
+        die(f"unknown source(s) {', '.join(unknown)}; choose from: {', '.join(SOURCE_NAMES)}", 2)
+    return names
+
+
+def _resolve(provider: str | None, model: str | None):
+    from argue.llm import ProviderNotConfigured, resolve_model
+
+    try:
+        return resolve_model(provider, model)
+    except ProviderNotConfigured as exc:
+        die(str(exc), 2)
+
+
+def _run(store: DebateStore, chat_model: Any, research_sources: list[str]) -> DebateState:
+    import asyncio
+    import signal
+
+    from argue.engine import DebateRunner, SkillToolkit, memory_writer
+    from argue.llm import mask_secrets
+    from argue.store import DebateLocked
+
+    toolkit = SkillToolkit(
+        chat_model, sources=research_sources or None, external=_external_skills()
+    )
+    runner = DebateRunner(store, chat_model, toolkit, reporter=_report, memory_writer=memory_writer)
+
+    async def main() -> DebateState:
+        loop = asyncio.get_running_loop()
+        task = asyncio.current_task()
+        presses = 0
+
+        def on_sigint() -> None:
+            nonlocal presses
+            presses += 1
+            if presses == 1:
+                _report(
+                    "Ctrl-C: finishing the current batch, then saving (Ctrl-C again to cancel now)."
+                )
+                runner.request_stop("interrupt")
+            elif task is not None:
+                task.cancel()
+
+        loop.add_signal_handler(signal.SIGINT, on_sigint)
+        loop.add_signal_handler(signal.SIGTERM, lambda: runner.request_stop("stop"))
+        return await runner.run()
+
+    try:
+        return asyncio.run(main())
+    except DebateLocked as exc:
+        die(str(exc), 2)
+    except (asyncio.CancelledError, KeyboardInterrupt):
+        _report(f"Cancelled. Resume with: ./run.sh resume {store.debate_id}")
+        raise typer.Exit(130) from None
+    except Exception as exc:
+        store.update_state(
+            status="failed", error=mask_secrets(f"{type(exc).__name__}: {exc}"), pid=None
+        )
+        die(
+            f"debate {store.debate_id} failed: {mask_secrets(f'{type(exc).__name__}: {exc}')}",
+            1,
+        )
+
+
+def _external_skills() -> dict[str, list[str]]:
+    import tomllib
+
+    from argue.paths import config_file_path
+
+    path = config_file_path()
+    if not path.is_file():
+        return {}
+    from skills.external import load_external_skills
+
+    try:
+        return load_external_skills(tomllib.loads(path.read_text(encoding="utf-8")))
+    except (tomllib.TOMLDecodeError, ValueError) as exc:
+        die(f"{path}: {exc}", 2)
+
+
+def _finish(store: DebateStore, state: DebateState, json_output: bool) -> None:
+    code = EXIT_BY_STATUS.get(state.status, 1)
+    synthesis = store.paths.synthesis
+    if state.status in ("stopped", "budget_exhausted", "interrupted"):
+        _report(
+            f"Debate {store.debate_id} is {state.status}. Resume with: ./run.sh resume {store.debate_id}"
+        )
+    elif state.status == "failed":
+        _report(f"Debate {store.debate_id} failed: {state.error}")
+    else:
+        _report(f"Synthesis: {synthesis}")
+    if json_output:
+        committed = store.committed_rounds()
+        print(
+            json.dumps(
+                {
+                    "id": store.debate_id,
+                    "status": state.status,
+                    "termination": state.termination,
+                    "rounds": len(committed),
+                    "synthesis_path": str(synthesis) if synthesis.exists() else None,
+                }
+            )
+        )
+    raise typer.Exit(code)
+
+
+# ------------------------------------------------------------------ resume / stop / status
+
+
+@app.command("resume")
+def resume_command(
+    debate_id: str = typer.Argument(..., help="The debate to continue."),
+    provider: str | None = typer.Option(None, "--provider", help="Override the provider."),
+    model: str | None = typer.Option(None, "--model", help="Override the model."),
+    debates_dir: Path | None = typer.Option(None, "--debates-dir", help=DEBATES_DIR_HELP),
+    json_output: bool = typer.Option(False, "--json", help="End with one JSON object on stdout."),
+) -> None:
+    """Continue a stopped or interrupted debate from its last committed step."""
+    store = _open(_debates_dir(debates_dir), debate_id)
+    config = store.config()
+    state = store.state()
+    if state.status == "completed":
+        _report(f"Debate {debate_id} is already completed ({state.termination}).")
+        _finish(store, state, json_output)
+    if store.is_locked():
+        die(f"debate {debate_id} is being run by another process (pid {state.pid})", 2)
+    chat_model = _resolve(provider or config.provider, model or config.model)
+    _report(f"Resuming {debate_id} after round {max(store.committed_rounds(), default=0)}")
+    state = _run(store, chat_model, config.research_sources)
+    _finish(store, state, json_output)
+
+
+@app.command("stop")
+def stop_command(
+    debate_id: str | None = typer.Argument(None, help="The debate to stop (default: all running)."),
+    debates_dir: Path | None = typer.Option(None, "--debates-dir", help=DEBATES_DIR_HELP),
+) -> None:
+    """Ask running debates to finish their current batch, checkpoint and exit (status stopped)."""
+    from argue.store import iter_debates
+
+    root = _debates_dir(debates_dir)
+    targets = (
+        [_open(root, debate_id)]
+        if debate_id
+        else [s for s in iter_debates(root) if s.state().status == "running" and s.is_locked()]
+    )
+    if not targets:
+        _report("No running debate to stop.")
+        return
+    for store in targets:
+        if not store.is_locked():
+            _report(
+                f"{store.debate_id} is not running (status {store.state().status}); nothing to stop."
+            )
+            continue
+        store.request_stop()
+        stdout_console.print(f"Stop requested for {store.debate_id}", markup=False)
+
+
+@app.command("interject")
+def interject_command(
+    debate_id: str = typer.Argument(..., help="The debate to address."),
+    note: str = typer.Argument(..., help="A constraint that binds the next rounds."),
+    debates_dir: Path | None = typer.Option(None, "--debates-dir", help=DEBATES_DIR_HELP),
+) -> None:
+    """Add a moderator note; it binds every round that starts after it."""
+    if not note.strip():
+        die("the note is empty", 2)
+    store = _open(_debates_dir(debates_dir), debate_id)
+    store.post_note(note.strip())
+    stdout_console.print(
+        f"Note queued for {debate_id}; it binds from the next round.", markup=False
+    )
+
+
+def _status_row(store: DebateStore) -> dict[str, Any]:
+    config = store.config()
+    state = store.state()
+    status = state.status
+    if status == "running" and not store.is_locked():
+        status = "interrupted"
+    return {
+        "id": config.id,
+        "question": config.question,
+        "mode": config.mode,
+        "personas": config.personas,
+        "status": status,
+        "round": state.round,
+        "max_rounds": config.max_rounds,
+        "termination": state.termination,
+        "updated_at": state.updated_at,
+    }
+
+
+@app.command("status")
+def status_command(
+    debate_id: str | None = typer.Argument(None, help="One debate (default: all)."),
+    debates_dir: Path | None = typer.Option(None, "--debates-dir", help=DEBATES_DIR_HELP),
+    json_output: bool = typer.Option(False, "--json", help="Print JSON."),
+) -> None:
+    """Show where debates stand."""
+    from argue.store import StoreError, iter_debates
+
+    root = _debates_dir(debates_dir)
+    try:
+        if debate_id:
+            rows: Any = _status_row(_open(root, debate_id))
+        else:
+            rows = [_status_row(s) for s in iter_debates(root)]
+    except StoreError as exc:
+        die(str(exc), 1)
+    if json_output:
+        print(json.dumps(rows, ensure_ascii=False))
+        return
+    from rich.table import Table
+
+    items = [rows] if isinstance(rows, dict) else rows
+    if not items:
+        stdout_console.print(f"No debates in {root}", markup=False)
+        return
+    table = Table("id", "status", "round", "mode", "personas", "termination", "question")
+    for row in items:
+        table.add_row(
+            row["id"],
+            row["status"],
+            f"{row['round']}/{row['max_rounds']}",
+            row["mode"],
+            ", ".join(row["personas"].values()),
+            row["termination"] or "",
+            row["question"][:60],
+        )
+    stdout_console.print(table)
+
+
+# ------------------------------------------------------------------ transcript / synthesize
+
+
+@app.command("transcript")
+def transcript_command(
+    debate_id: str = typer.Argument(..., help="The debate to show."),
+    raw: bool = typer.Option(False, "--raw", help="Print the Markdown source as is."),
+    debates_dir: Path | None = typer.Option(None, "--debates-dir", help=DEBATES_DIR_HELP),
+) -> None:
+    """Print a debate's transcript, re-rendered from its saved records."""
+    from argue.domain import Usage
+    from argue.engine import load_history
+    from argue.render import render_transcript
+    from argue.store import StoreError
+
+    store = _open(_debates_dir(debates_dir), debate_id)
+    try:
+        history = load_history(store)
+        text = render_transcript(history, store.state(), store.load_list(store.paths.usage, Usage))
+    except StoreError as exc:
+        die(str(exc), 1)
+    if not store.is_locked():
+        store.save_text(store.paths.transcript, text)
+    _print_markdown(text, raw)
+
+
+@app.command("synthesize")
+def synthesize_command(
+    debate_id: str = typer.Argument(..., help="The debate to synthesize."),
+    provider: str | None = typer.Option(None, "--provider", help="Override the provider."),
+    model: str | None = typer.Option(None, "--model", help="Override the model."),
+    raw: bool = typer.Option(False, "--raw", help="Print the Markdown source as is."),
+    debates_dir: Path | None = typer.Option(None, "--debates-dir", help=DEBATES_DIR_HELP),
+) -> None:
+    """(Re)write synthesis.md; a debate that did not finish gets a synthesis labelled partial."""
+    import asyncio
+
+    from argue.domain import Usage
+    from argue.engine import load_history, write_synthesis
+    from argue.engine.metering import MeteredModel
+    from argue.llm import ProviderNotConfigured, resolve_model
+    from argue.store import StoreError
+
+    store = _open(_debates_dir(debates_dir), debate_id)
+    if store.is_locked():
+        die(f"debate {debate_id} is still running; stop it first or wait", 2)
+    config = store.config()
+    usage = store.load_list(store.paths.usage, Usage)
+    chat_model = None
+    if not store.paths.synthesis_prose.exists():
+        try:
+            chat_model = MeteredModel(
+                resolve_model(provider or config.provider, model or config.model), usage
+            )
+        except ProviderNotConfigured as exc:
+            _report(f"No model available ({exc}); writing the synthesis without its prose parts.")
+    try:
+        history = load_history(store)
+        text = asyncio.run(write_synthesis(store, history, chat_model, usage, _report))
+    except StoreError as exc:
+        die(str(exc), 1)
+    store.save(store.paths.usage, usage)
+    _report(f"Synthesis written to {store.paths.synthesis}")
+    _print_markdown(text, raw)
+
+
+def _print_markdown(text: str, raw: bool) -> None:
+    if raw or not sys.stdout.isatty():
+        sys.stdout.write(text)
+        return
+    from rich.markdown import Markdown
+
+    stdout_console.print(Markdown(text))
+
+
+def main() -> None:
+    app()

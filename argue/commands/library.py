@@ -1,0 +1,145 @@
+"""``argue library add|search|list|remove``: the local books, papers and transcripts to cite."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import typer
+
+if TYPE_CHECKING:
+    from skills.base import SkillResult
+
+library_app = typer.Typer(
+    help="The local library: books, papers, notes and transcripts the personas can cite.",
+    no_args_is_help=True,
+    pretty_exceptions_show_locals=False,
+)
+
+
+def _note(message: str) -> None:
+    from rich.markup import escape
+
+    from argue.console import stderr_console
+
+    stderr_console.print(escape(message), highlight=False)
+
+
+@library_app.command("add")
+def add_command(
+    files: list[Path] = typer.Argument(
+        ..., help="Files to ingest: .txt .md .pdf .epub .vtt .srt", show_default=False
+    ),
+    json_output: bool = typer.Option(False, "--json", help="Print one JSON document"),
+) -> None:
+    """Ingest files into the library; a file that fails does not stop the others (exit 1)."""
+    from skills.library import LibraryError, LibraryStore
+
+    outcomes: list[dict[str, Any]] = []
+    with LibraryStore() as store:
+        for path in files:
+            try:
+                added = store.add(path)
+            except LibraryError as exc:
+                outcomes.append({"path": str(path), "status": "error", "error": str(exc)})
+                if not json_output:
+                    _note(f"error      {exc}")
+                continue
+            status = "duplicate" if added.duplicate else "added"
+            outcomes.append({"path": str(path), "status": status, **added.model_dump()})
+            if not json_output:
+                detail = f"{added.title} ({added.kind}, {added.chunk_count} chunks)"
+                if added.duplicate:
+                    detail += " — already in the library"
+                typer.echo(f"{status:<10} {added.doc_id}  {detail}  {path}")
+    if json_output:
+        typer.echo(json.dumps({"results": outcomes}, indent=2, ensure_ascii=False))
+    failures = sum(1 for outcome in outcomes if outcome["status"] == "error")
+    if failures:
+        _note(f"{failures} of {len(outcomes)} file(s) could not be added")
+        raise typer.Exit(1)
+
+
+@library_app.command("search")
+def search_command(
+    query: str = typer.Argument(..., help="Words to look for", show_default=False),
+    k: int = typer.Option(5, "--k", help="How many passages to return"),
+    json_output: bool = typer.Option(False, "--json", help="Print the SkillResult as JSON"),
+) -> None:
+    """Search the library (BM25); exit 1 if the library could not be read."""
+    import asyncio
+
+    from argue.console import die
+    from skills.library import search_library
+    from skills.library.fts import query_terms
+
+    if k < 1:
+        die("--k must be at least 1", 2)
+    if not query_terms(query):
+        die(f"the query {query!r} has no searchable words", 2)
+    result = asyncio.run(search_library(query, k))
+    if json_output:
+        typer.echo(result.model_dump_json(indent=2))
+    else:
+        _print_hits(result)
+    if result.status == "failed":
+        die(result.note, 1)
+
+
+def _print_hits(result: SkillResult) -> None:
+    if not result.items:
+        _note(result.note)
+        return
+    for rank, item in enumerate(result.items, 1):
+        score = f"{item.score:.2f}" if item.score is not None else "-"
+        typer.echo(f"{rank}. {item.title}  [score {score}]  {item.id}")
+        typer.echo(f"   {item.snippet}")
+
+
+@library_app.command("list")
+def list_command(
+    json_output: bool = typer.Option(False, "--json", help="Print one JSON document"),
+) -> None:
+    """Every document in the library, oldest first."""
+    from argue.console import die
+    from skills.library import EMPTY_LIBRARY_NOTE, LibraryError, LibraryStore
+
+    try:
+        with LibraryStore() as store:
+            documents = store.list_documents()
+    except LibraryError as exc:
+        die(str(exc), 1)
+    if json_output:
+        payload = {"documents": [doc.model_dump() for doc in documents]}
+        typer.echo(json.dumps(payload, indent=2, ensure_ascii=False))
+        return
+    if not documents:
+        _note(EMPTY_LIBRARY_NOTE)
+        return
+    for doc in documents:
+        typer.echo(
+            f"{doc.doc_id}  {doc.kind:<5} {doc.chunk_count:>5} chunks  {doc.added_at}  "
+            f"{doc.title}  ({doc.path})"
+        )
+
+
+@library_app.command("remove")
+def remove_command(
+    doc_id: str = typer.Argument(
+        ..., metavar="ID", help="Document id (or a unique prefix)", show_default=False
+    ),
+) -> None:
+    """Remove one document and its passages from the library."""
+    from argue.console import die
+    from skills.library import LibraryError, LibraryStore
+
+    try:
+        with LibraryStore() as store:
+            full_id = store.resolve(doc_id)
+            document = store.get(full_id)
+            store.remove(full_id)
+    except LibraryError as exc:
+        die(str(exc), 1)
+    title = document.title if document else ""
+    typer.echo(f"removed    {full_id}  {title}")

@@ -1,0 +1,153 @@
+"""``argue memory recall|learn|list|forget``: what personas remember across debates."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING
+
+import typer
+
+if TYPE_CHECKING:
+    from skills.base import SkillResult
+    from skills.memory import MemoryRecord
+
+memory_app = typer.Typer(
+    help="Persona memories and the shared archive of finished debates.",
+    no_args_is_help=True,
+    pretty_exceptions_show_locals=False,
+)
+
+
+def _note(message: str) -> None:
+    from rich.markup import escape
+
+    from argue.console import stderr_console
+
+    stderr_console.print(escape(message), highlight=False)
+
+
+@memory_app.command("recall")
+def recall_command(
+    query: str = typer.Argument(..., help="What to remember", show_default=False),
+    persona: str | None = typer.Option(
+        None, "--persona", help="Whose memories (default: the shared archive only)"
+    ),
+    k: int = typer.Option(5, "--k", help="How many memories to return"),
+    min_score: float = typer.Option(0.0, "--min-score", help="Drop matches scoring below (0-1)"),
+    no_shared: bool = typer.Option(
+        False, "--no-shared", help="With --persona: leave the shared archive out"
+    ),
+    json_output: bool = typer.Option(False, "--json", help="Print the SkillResult as JSON"),
+) -> None:
+    """Search memories; exit 1 if the memory database could not be read."""
+    import asyncio
+
+    from argue.console import die
+    from skills.library.fts import query_terms
+    from skills.memory import recall_memory
+
+    if k < 1:
+        die("--k must be at least 1", 2)
+    if not 0.0 <= min_score <= 1.0:
+        die("--min-score must be between 0 and 1", 2)
+    if no_shared and not (persona and persona.strip()):
+        die("--no-shared needs --persona (otherwise there is nothing to search)", 2)
+    if not query_terms(query):
+        die(f"the query {query!r} has no searchable words", 2)
+    result = asyncio.run(recall_memory(query, persona, k, min_score, include_shared=not no_shared))
+    if json_output:
+        typer.echo(result.model_dump_json(indent=2))
+    else:
+        _print_recall(result)
+    if result.status == "failed":
+        die(result.note, 1)
+
+
+def _print_recall(result: SkillResult) -> None:
+    if not result.items:
+        _note(result.note)
+        return
+    for item in result.items:
+        score = f"{item.score:.2f}" if item.score is not None else "-"
+        where = f"  {item.locator}" if item.locator else ""
+        typer.echo(f"{item.id}  {item.title}  [score {score}]{where}")
+        typer.echo(f"    {item.snippet}")
+
+
+@memory_app.command("learn")
+def learn_command(
+    text: str = typer.Argument(..., help="What to remember", show_default=False),
+    persona: str | None = typer.Option(None, "--persona", help="Whose memory this is"),
+    shared: bool = typer.Option(False, "--shared", help="Store in the shared archive"),
+    tags: list[str] = typer.Option([], "--tag", help="A tag (repeatable)"),
+    kind: str = typer.Option("note", "--kind", help="note, claim, fact, lesson..."),
+) -> None:
+    """Store one memory and print its id."""
+    from argue.console import die
+    from skills.memory import MemoryStore, MemoryStoreError
+
+    if not (persona and persona.strip()) and not shared:
+        die("say whose memory this is: --persona NAME, or --shared", 2)
+    if not text.strip():
+        die("the memory text is empty", 2)
+    try:
+        with MemoryStore() as store:
+            memory_id = store.learn(
+                persona, text, kind=kind, tags=tags, scope="shared" if shared else "persona"
+            )
+    except MemoryStoreError as exc:
+        die(str(exc), 1)
+    typer.echo(memory_id)
+
+
+@memory_app.command("list")
+def list_command(
+    persona: str | None = typer.Option(None, "--persona", help="Only this persona's memories"),
+    limit: int = typer.Option(50, "--limit", help="At most this many, newest first"),
+    json_output: bool = typer.Option(False, "--json", help="Print one JSON document"),
+) -> None:
+    """Stored memories, newest first (all of them unless --persona)."""
+    from argue.console import die
+    from skills.memory import MemoryStore, MemoryStoreError
+
+    if limit < 1:
+        die("--limit must be at least 1", 2)
+    try:
+        with MemoryStore() as store:
+            records = store.list(persona, limit)
+    except MemoryStoreError as exc:
+        die(str(exc), 1)
+    if json_output:
+        payload = {"memories": [record.model_dump() for record in records]}
+        typer.echo(json.dumps(payload, indent=2, ensure_ascii=False))
+        return
+    if not records:
+        _note(f"no memories stored{f' for {persona}' if persona else ''}")
+        return
+    for record in records:
+        _print_record(record)
+
+
+def _print_record(record: MemoryRecord) -> None:
+    tags = f"  [{', '.join(record.tags)}]" if record.tags else ""
+    where = f"  {record.locator()}" if record.locator() else ""
+    typer.echo(f"{record.id}  {record.owner()}  {record.kind}  {record.created_at}{where}{tags}")
+    typer.echo(f"    {' '.join(record.text.split())}")
+
+
+@memory_app.command("forget")
+def forget_command(
+    memory_id: str = typer.Argument(..., metavar="ID", help="mem:<n>", show_default=False),
+) -> None:
+    """Delete one memory."""
+    from argue.console import die
+    from skills.memory import MemoryStore, MemoryStoreError
+
+    try:
+        with MemoryStore() as store:
+            forgotten = store.forget(memory_id)
+    except MemoryStoreError as exc:
+        die(str(exc), 1)
+    if not forgotten:
+        die(f"no memory with id {memory_id}", 1)
+    typer.echo(f"forgot {memory_id}")

@@ -1,0 +1,108 @@
+"""``argue research QUERY``: run the dogpile research skill on its own and show what came back."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import typer
+
+if TYPE_CHECKING:
+    from skills.base import SkillResult
+
+DEFAULT_SOURCES = "arxiv,github,brave,perplexity,youtube,library"
+
+
+def research_command(
+    query: str = typer.Argument(..., help="What to research, in plain words"),
+    sources: str = typer.Option(
+        DEFAULT_SOURCES,
+        "--sources",
+        help="Comma-separated sources: arxiv, github, brave, perplexity, youtube, library",
+    ),
+    json_output: bool = typer.Option(False, "--json", help="Print the result as one JSON document"),
+    limit: int = typer.Option(12, "--limit", help="Maximum number of merged items"),
+    per_source: int = typer.Option(5, "--per-source", help="Maximum items asked of each source"),
+    timeout: float = typer.Option(15.0, "--timeout", help="Seconds each source may take"),
+) -> None:
+    """Search every research source at once; exit 1 if none of them could answer."""
+    import asyncio
+
+    from argue.console import die, stderr_console
+    from skills.dogpile import SOURCE_NAMES, dogpile
+
+    if not query.strip():
+        die("the query is empty", 2)
+    chosen = [name.strip().lower() for name in sources.split(",") if name.strip()]
+    if not chosen:
+        die(f"--sources is empty (choose from {', '.join(SOURCE_NAMES)})", 2)
+    unknown = [name for name in chosen if name not in SOURCE_NAMES]
+    if unknown:
+        die(f"unknown source(s): {', '.join(unknown)} (choose from {', '.join(SOURCE_NAMES)})", 2)
+    if limit < 1 or per_source < 1:
+        die("--limit and --per-source must be at least 1", 2)
+    if timeout <= 0:
+        die("--timeout must be positive", 2)
+
+    try:
+        result = asyncio.run(
+            dogpile(
+                query.strip(),
+                sources=chosen,
+                limit_per_source=per_source,
+                max_items=limit,
+                timeout_s=timeout,
+            )
+        )
+    except ValueError as exc:
+        die(str(exc), 2)
+
+    if json_output:
+        typer.echo(result.model_dump_json(indent=2))
+    else:
+        _print_result(result)
+    if result.status == "failed":
+        from rich.markup import escape
+
+        stderr_console.print(f"[bold red]no source could answer:[/] {escape(result.note)}")
+        raise typer.Exit(1)
+
+
+def _print_result(result: SkillResult) -> None:
+    from rich.markup import escape
+    from rich.table import Table
+
+    from argue.console import stdout_console
+
+    if result.items:
+        items_table = Table(title=f"Research: {escape(result.query)}", show_lines=True)
+        items_table.add_column("#", justify="right")
+        items_table.add_column("Title / link")
+        items_table.add_column("Source")
+        items_table.add_column("Snippet")
+        for number, item in enumerate(result.items, start=1):
+            where = item.url or item.locator or ""
+            items_table.add_row(
+                str(number),
+                f"{escape(item.title)}\n[dim]{escape(where)}[/]" if where else escape(item.title),
+                f"{escape(item.source)}\n[dim]{escape(item.id)}[/]",
+                escape(item.snippet),
+            )
+        stdout_console.print(items_table)
+    else:
+        stdout_console.print(f"No results for: {escape(result.query)}")
+
+    sources_table = Table(title="Sources")
+    sources_table.add_column("Source")
+    sources_table.add_column("Status")
+    sources_table.add_column("Items", justify="right")
+    sources_table.add_column("Note")
+    colours = {"ok": "green", "empty": "yellow", "refused": "magenta", "failed": "red"}
+    for status in result.sources:
+        colour = colours[status.status]
+        sources_table.add_row(
+            escape(status.source),
+            f"[{colour}]{status.status}[/]",
+            str(status.count),
+            escape(status.note),
+        )
+    stdout_console.print(sources_table)

@@ -1,0 +1,304 @@
+"""Pydantic records shared by every layer: personas, evidence, claims, concessions, scores, state.
+
+The model refers to ids; code resolves them. Every id in these records is assigned by code
+(evidence ``A-R2-E3``, claims ``A2.c1``), never invented by a model.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+Bridge = Literal["precision", "resilience", "fragility", "corruption", "loyalty", "stealth"]
+BRIDGES: tuple[Bridge, ...] = (
+    "precision",
+    "resilience",
+    "fragility",
+    "corruption",
+    "loyalty",
+    "stealth",
+)
+BRIDGE_MEANINGS: dict[str, str] = {
+    "precision": "accuracy and technical detail",
+    "resilience": "robustness",
+    "fragility": "risks and edge cases",
+    "corruption": "adversarial and contrarian angles",
+    "loyalty": "consistency, precedent and consensus",
+    "stealth": "hidden variables and unstated assumptions",
+}
+
+Mode = Literal["adversarial", "panel", "socratic", "devils-advocate"]
+MODES: tuple[Mode, ...] = ("adversarial", "panel", "socratic", "devils-advocate")
+DebateStatus = Literal[
+    "running", "stopped", "completed", "failed", "interrupted", "budget_exhausted"
+]
+Termination = Literal["convergence", "null_production", "max_rounds", "synthesis_ready", "stopped"]
+Phase = Literal["framing", "research", "argument", "rebuttal", "reflection", "scoring", "synthesis"]
+
+
+def utc_now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+# ---------------------------------------------------------------- personas
+
+
+class Belief(BaseModel):
+    statement: str
+    strength: float = Field(ge=0.0, le=1.0, description="How strongly the persona holds it, 0-1")
+
+
+class BDIState(BaseModel):
+    """Beliefs, desires, intentions: style guidance for the persona's prompts."""
+
+    beliefs: list[Belief] = Field(default_factory=list)
+    desires: list[str] = Field(default_factory=list)
+    intentions: list[str] = Field(default_factory=list)
+
+
+class Persona(BaseModel):
+    name: str = Field(description="Lower-case identifier used on the command line")
+    display_name: str
+    role: str
+    lens: str = Field(description="Discipline lens, e.g. 'formal/mathematical'")
+    expertise: list[str] = Field(description="Keywords used for deterministic routing")
+    style: str = Field(description="Communication style")
+    bridges: dict[Bridge, float] = Field(description="Bridge weights 0-1 for the six bridges")
+    bdi: BDIState = Field(default_factory=BDIState)
+    colleagues: list[str] = Field(default_factory=list)
+
+    def dominant_bridge(self) -> tuple[str, float]:
+        if not self.bridges:
+            return ("precision", 0.0)
+        name = max(self.bridges, key=lambda b: (self.bridges[b], -BRIDGES.index(b)))
+        return (name, self.bridges[name])
+
+    def label(self) -> str:
+        bridge, weight = self.dominant_bridge()
+        return f"{self.display_name} ({bridge.capitalize()}={weight:.2f})"
+
+
+# ---------------------------------------------------------------- usage
+
+
+class Usage(BaseModel):
+    """One model call's accounting (or a sum of them)."""
+
+    provider: str = ""
+    model: str = ""
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
+    latency_s: float = 0.0
+    cost_usd: float = 0.0
+    calls: int = 1
+    purpose: str | None = Field(default=None, description="e.g. 'A/R2/argument'")
+
+    def __add__(self, other: Usage) -> Usage:
+        if self.calls == 0:
+            return other.model_copy(update={"purpose": None})
+        return Usage(
+            provider=self.provider if self.provider == other.provider else "mixed",
+            model=self.model if self.model == other.model else "mixed",
+            input_tokens=self.input_tokens + other.input_tokens,
+            output_tokens=self.output_tokens + other.output_tokens,
+            cache_read_tokens=self.cache_read_tokens + other.cache_read_tokens,
+            cache_write_tokens=self.cache_write_tokens + other.cache_write_tokens,
+            latency_s=self.latency_s + other.latency_s,
+            cost_usd=self.cost_usd + other.cost_usd,
+            calls=self.calls + other.calls,
+        )
+
+
+# ---------------------------------------------------------------- debate records
+# Everything below is written by code; model text only ever fills free-text fields.
+
+
+class Framing(BaseModel):
+    """The question turned into a proposition, and each persona's assigned side."""
+
+    proposition: str
+    stances: dict[str, str] = Field(description="persona letter -> the side or angle it argues")
+    private_views: dict[str, str] = Field(
+        default_factory=dict,
+        description="devil's advocate: the view the advocate would hold (never shown to others)",
+    )
+
+
+class DebateConfig(BaseModel):
+    id: str
+    question: str
+    mode: Mode
+    personas: dict[str, str] = Field(description="letter -> persona name")
+    max_rounds: int
+    provider: str
+    model: str
+    research_sources: list[str] = Field(default_factory=list)
+    budget_usd: float | None = None
+    created_at: str = Field(default_factory=utc_now)
+    framing: Framing | None = None
+    selection_reason: str | None = None
+
+
+class Failure(BaseModel):
+    """A skill or model call that did not deliver, in the fixed vocabulary."""
+
+    round: int
+    persona: str | None = Field(default=None, description="persona letter, None for the debate")
+    phase: str
+    kind: Literal["refused", "failed"]
+    what: str = Field(description="e.g. 'dogpile \"collatz\"' or 'argument model call'")
+    reason: str
+
+    def sentence(self) -> str:
+        if self.kind == "refused":
+            return f"{self.what}: refused — nothing happened ({self.reason})."
+        return f"{self.what}: failed — effect unknown ({self.reason})."
+
+
+class Evidence(BaseModel):
+    id: str = Field(description="e.g. A-R2-E3")
+    persona: str
+    round: int
+    skill: str
+    query: str
+    title: str
+    url: str | None = None
+    locator: str | None = None
+    snippet: str = ""
+    source: str
+    origin_id: str = Field(default="", description="the skill's own item id")
+
+
+class ResearchCallRecord(BaseModel):
+    skill: str
+    query: str
+    colleague: str | None = None
+    sources: list[str] = Field(default_factory=list)
+    status: Literal["ok", "empty", "refused", "failed"]
+    note: str = ""
+    elapsed_s: float = 0.0
+    evidence_ids: list[str] = Field(default_factory=list)
+    source_statuses: list[dict[str, object]] = Field(default_factory=list)
+
+
+class ResearchRecord(BaseModel):
+    persona: str
+    round: int
+    why: str = ""
+    calls: list[ResearchCallRecord] = Field(default_factory=list)
+    dropped_calls: list[str] = Field(default_factory=list, description="over the budget of 3")
+    evidence: list[Evidence] = Field(default_factory=list)
+
+
+class Claim(BaseModel):
+    id: str = Field(description="e.g. A2.c1")
+    persona: str
+    round: int
+    text: str
+    warrant: str = ""
+    evidence_ids: list[str] = Field(default_factory=list)
+    verified_evidence_ids: list[str] = Field(default_factory=list)
+    unverified_evidence_ids: list[str] = Field(default_factory=list)
+
+
+class ArgumentRecord(BaseModel):
+    persona: str
+    round: int
+    position: str
+    claims: list[Claim] = Field(default_factory=list)
+    taxonomy_tags: list[str] = Field(default_factory=list)
+    dropped_tags: list[str] = Field(default_factory=list)
+
+
+class Counter(BaseModel):
+    target_claim_id: str
+    kind: Literal["refute", "undercut", "question"]
+    text: str
+    evidence_ids: list[str] = Field(default_factory=list)
+    valid_target: bool = False
+    verified_evidence_ids: list[str] = Field(default_factory=list)
+
+
+class Concession(BaseModel):
+    round: int
+    from_persona: str
+    to_persona: str | None
+    claim_id: str
+    kind: Literal["full", "partial"]
+    text: str
+    reason: str
+    evidence_ids: list[str] = Field(default_factory=list)
+    valid_target: bool = False
+
+
+class RebuttalRecord(BaseModel):
+    persona: str
+    round: int
+    counters: list[Counter] = Field(default_factory=list)
+    concessions: list[Concession] = Field(default_factory=list)
+    common_ground: list[str] = Field(default_factory=list)
+    declined_to_concede: bool = False
+    reasked_for_concession: bool = False
+
+
+class BeliefUpdate(BaseModel):
+    belief: str
+    new_strength: float = Field(ge=0.0, le=1.0)
+    because_claim_id: str | None = None
+
+
+class ReflectionRecord(BaseModel):
+    persona: str
+    round: int
+    confidence: float = Field(ge=0.0, le=1.0)
+    belief_updates: list[BeliefUpdate] = Field(default_factory=list)
+    would_change_my_mind: str = ""
+    position_now: str = ""
+
+
+class ScoreComponent(BaseModel):
+    name: str
+    weight: float
+    value: float | None = Field(description="0-1; None when it could not be measured")
+    reason: str
+
+
+class PersonaRoundScore(BaseModel):
+    persona: str
+    components: list[ScoreComponent]
+    total: float
+    max_total: float
+    claim_scores: dict[str, float] = Field(default_factory=dict)
+
+
+class JudgeVerdictRecord(BaseModel):
+    coherence: dict[str, float] = Field(default_factory=dict)
+    reasons: dict[str, str] = Field(default_factory=dict)
+    synthesis_ready: bool = False
+    ready_reason: str = ""
+    available: bool = True
+
+
+class RoundScore(BaseModel):
+    round: int
+    personas: dict[str, PersonaRoundScore]
+    judge: JudgeVerdictRecord
+    novel_claims: int
+    new_verified_evidence: int
+    termination_checked: str | None = None
+    committed_at: str = Field(default_factory=utc_now)
+
+
+class DebateState(BaseModel):
+    status: DebateStatus = "running"
+    round: int = 0
+    phase: str = "framing"
+    termination: Termination | None = None
+    termination_detail: str = ""
+    pid: int | None = None
+    updated_at: str = Field(default_factory=utc_now)
+    error: str | None = None

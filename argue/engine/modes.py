@@ -1,0 +1,73 @@
+"""Debate modes: who may take part, which side each persona argues, how it is told to play."""
+
+from __future__ import annotations
+
+from argue.domain import Mode, Persona
+
+
+class ModeError(ValueError):
+    """Wrong persona count or roles for a mode (a usage error)."""
+
+
+def validate_lineup(mode: Mode, names: list[str]) -> None:
+    if len(set(names)) != len(names):
+        raise ModeError(f"a persona cannot debate itself: {', '.join(names)}")
+    if mode == "panel":
+        if len(names) < 3:
+            raise ModeError(f"panel mode needs 3 or more personas, got {len(names)}")
+    elif len(names) != 2:
+        raise ModeError(f"{mode} mode needs exactly 2 personas, got {len(names)}")
+
+
+def stances_for(
+    mode: Mode,
+    letters: list[str],
+    personas: dict[str, Persona],
+    angles: dict[str, str],
+    advocate_holds: bool | None = None,
+) -> dict[str, str]:
+    """Assign each letter its side. Code decides sides; the model only suggests panel angles."""
+    if mode == "adversarial":
+        return {letters[0]: "FOR the proposition", letters[1]: "AGAINST the proposition"}
+    if mode == "socratic":
+        return {
+            letters[0]: "QUESTIONER: probe the proposition and the defender's claims with pointed "
+            "questions that expose hidden assumptions and weak evidence",
+            letters[1]: "DEFENDER: defend the proposition against the questioner",
+        }
+    if mode == "devils-advocate":
+        advocate, other = letters[0], letters[1]
+        if advocate_holds is None:
+            advocate_holds = True
+        advocate_side = "AGAINST" if advocate_holds else "FOR"
+        other_side = "FOR" if advocate_holds else "AGAINST"
+        would = "hold it true" if advocate_holds else "reject it"
+        return {
+            advocate: f"{advocate_side} the proposition — devil's advocate: you privately "
+            f"{would}, and must argue the opposite as well as you honestly can",
+            other: f"{other_side} the proposition",
+        }
+    stances = {}
+    for letter in letters:
+        angle = angles.get(letter) or angles.get(letter.lower())
+        stances[letter] = (
+            f"PANELIST: {angle}"
+            if angle
+            else f"PANELIST: argue from your own lens ({personas[letter].lens})"
+        )
+    return stances
+
+
+def role_hint(mode: Mode, index: int) -> str:
+    if mode == "socratic":
+        if index == 0:
+            return (
+                "As the questioner, make each claim a pointed question or challenge that tests "
+                "the proposition or the defender's earlier claims; cite evidence where it helps."
+            )
+        return "As the defender, answer the questioner's challenges and defend the proposition."
+    if mode == "devils-advocate" and index == 0:
+        return "Argue the side you were assigned, not your private view, as strongly as honesty allows."
+    if mode == "panel":
+        return "Argue your angle and engage with the other panelists' claims by id."
+    return "Argue your side with evidence."

@@ -1,0 +1,610 @@
+"""The debate loop: research → argument → rebuttal → reflection → score and checkpoint.
+
+Personas run each phase concurrently; a phase waits for all of them. Every phase result is
+written to disk as soon as it exists, and a phase whose result is on disk is never re-run, so
+``resume`` repeats no model call. A round is committed when scoring/round_NNN.json exists.
+Stop and Ctrl-C are honoured between batches, never in the middle of one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import Awaitable, Callable
+from typing import Literal
+
+from pydantic import BaseModel
+
+from argue.domain import (
+    ArgumentRecord,
+    Concession,
+    DebateState,
+    Failure,
+    Framing,
+    JudgeVerdictRecord,
+    Persona,
+    RebuttalRecord,
+    ReflectionRecord,
+    ResearchRecord,
+    RoundScore,
+    Usage,
+)
+from argue.engine import phases, prompts
+from argue.engine.context import DebateHistory
+from argue.engine.metering import MeteredModel
+from argue.engine.modes import role_hint, stances_for
+from argue.engine.phases import PersonaSeat, PhaseOutcome
+from argue.engine.schemas import FramingDraft, JudgeDraft, PrivateViewDraft, ResearchPlanDraft
+from argue.engine.scoring import score_round
+from argue.engine.termination import check_termination
+from argue.engine.toolkit import ResearchToolkit
+from argue.llm.base import ChatModel, ModelError
+from argue.store import DebateStore
+
+Reporter = Callable[[str], None]
+StopKind = Literal["stop", "interrupt"]
+
+
+class DebateFailed(Exception):
+    """The debate cannot go on (e.g. every persona failed to argue in a round)."""
+
+
+def _quiet(_: str) -> None:
+    return None
+
+
+class DebateRunner:
+    def __init__(
+        self,
+        store: DebateStore,
+        model: ChatModel,
+        toolkit: ResearchToolkit,
+        *,
+        reporter: Reporter = _quiet,
+        memory_writer: Callable[..., Awaitable[str]] | None = None,
+    ) -> None:
+        self.store = store
+        self.paths = store.paths
+        self.usage: list[Usage] = store.load_list(store.paths.usage, Usage)
+        self.model = MeteredModel(model, self.usage)
+        self.toolkit = toolkit
+        self.report = reporter
+        self.memory_writer = memory_writer
+        self._stop: StopKind | None = None
+        self.history = self._load_history()
+
+    # ------------------------------------------------------------ public
+
+    def request_stop(self, kind: StopKind = "stop") -> None:
+        """Finish the current batch, checkpoint, then exit (used for Ctrl-C)."""
+        self._stop = kind
+
+    async def run(self) -> DebateState:
+        self.store.acquire_lock()
+        try:
+            return await self._run_locked()
+        except asyncio.CancelledError:
+            self._checkpoint_usage()
+            self.store.update_state(status="interrupted", pid=None)
+            raise
+        finally:
+            self.store.release_lock()
+
+    # ------------------------------------------------------------ loop
+
+    async def _run_locked(self) -> DebateState:
+        config = self.store.config()
+        state = self.store.state()
+        if state.status == "completed":
+            self.report(f"Debate {config.id} is already completed ({state.termination}).")
+            return state
+        self.store.clear_stop()
+        state = self.store.update_state(
+            status="running", pid=os.getpid(), termination=None, termination_detail="", error=None
+        )
+        try:
+            if config.framing is None:
+                await self._frame()
+            self.seats = self._seats()
+            start = max((r.round for r in self.history.committed_rounds()), default=0) + 1
+            for round_no in range(start, config.max_rounds + 1):
+                outcome = await self._round(round_no)
+                if outcome is not None:
+                    return outcome
+            return self._finish_state("max_rounds", "reached the round limit")
+        except DebateFailed as exc:
+            self._record_failures(
+                [
+                    Failure(
+                        round=self.store.state().round,
+                        phase="debate",
+                        kind="failed",
+                        what="debate",
+                        reason=str(exc),
+                    )
+                ]
+            )
+            self._render_transcript()
+            return self.store.update_state(status="failed", error=str(exc), pid=None)
+
+    async def _round(self, round_no: int) -> DebateState | None:
+        config = self.history.config
+        self.report(f"Round {round_no}/{config.max_rounds}")
+        self.history.moderator_notes = self.store.drain_inbox(round_no)
+        for phase, runner in (
+            ("research", self._research),
+            ("argument", self._argument),
+            ("rebuttal", self._rebuttal),
+            ("reflection", self._reflection),
+        ):
+            halted = self._halt_if_requested(round_no, phase)
+            if halted:
+                return halted
+            self.store.update_state(round=round_no, phase=phase)
+            await runner(round_no)
+            self._checkpoint_usage()
+            self._render_transcript()
+        score = await self._score(round_no)
+        decision = check_termination(self.history, round_no, self._stop_flag())
+        self.report(
+            f"Round {round_no} scored: "
+            + ", ".join(
+                f"{self.history.persona_name(k)} {v.total:.2f}/{v.max_total:.1f}"
+                for k, v in score.personas.items()
+            )
+        )
+        if decision is None:
+            budget = self._budget_halt(round_no)
+            return budget
+        if decision.reason == "stopped":
+            return self._stopped_state(round_no, "after scoring")
+        return await self._conclude(decision.reason, decision.detail)
+
+    # ------------------------------------------------------------ framing
+
+    async def _frame(self) -> None:
+        config = self.store.config()
+        self.store.update_state(phase="framing")
+        lenses = {k: f"{p.display_name}: {p.lens}" for k, p in self.history.personas.items()}
+        try:
+            result = await self.model.complete(
+                prompts.framing_messages(config.question, config.mode, lenses),
+                output=FramingDraft,
+                purpose="framing",
+            )
+            draft: FramingDraft = result.value  # type: ignore[assignment]
+            proposition = draft.proposition.strip() or config.question
+            angles = draft.angles
+        except ModelError as exc:
+            self._record_failures(
+                [
+                    Failure(
+                        round=0,
+                        phase="framing",
+                        kind="failed",
+                        what="framing model call",
+                        reason=f"{exc}; the question itself is used as the proposition",
+                    )
+                ]
+            )
+            proposition, angles = config.question, {}
+        private: dict[str, str] = {}
+        holds: bool | None = None
+        if config.mode == "devils-advocate":
+            advocate = next(iter(config.personas))
+            card = self._card(self.history.personas[advocate])
+            try:
+                view = await self.model.complete(
+                    prompts.private_view_messages(card, proposition),
+                    output=PrivateViewDraft,
+                    purpose=f"{advocate}/private-view",
+                )
+                value: PrivateViewDraft = view.value  # type: ignore[assignment]
+                holds = value.holds_proposition
+                private[advocate] = value.view
+            except ModelError as exc:
+                raise DebateFailed(
+                    f"the advocate's private view could not be obtained: {exc}"
+                ) from exc
+        stances = stances_for(
+            config.mode, list(config.personas), self.history.personas, angles, holds
+        )
+        config.framing = Framing(proposition=proposition, stances=stances, private_views=private)
+        self.store.save_config(config)
+        self.history.config = config
+        self.report(f"Proposition: {proposition}")
+
+    def _seats(self) -> dict[str, PersonaSeat]:
+        config = self.history.config
+        assert config.framing is not None
+        seats = {}
+        for letter, persona in self.history.personas.items():
+            stance = config.framing.stances.get(letter, "your own angle")
+            seats[letter] = PersonaSeat(
+                letter=letter,
+                system=prompts.system_prompt(persona, self._card(persona), config, stance),
+                role_hint=role_hint(config.mode, list(config.personas).index(letter)),
+            )
+        return seats
+
+    @staticmethod
+    def _card(persona: Persona) -> str:
+        from argue.personas import persona_card
+
+        return persona_card(persona)
+
+    # ------------------------------------------------------------ phases
+
+    async def _per_persona(
+        self,
+        round_no: int,
+        phase: str,
+        path_of: Callable[[str, int], object],
+        model_type: type[BaseModel],
+        produce: Callable[[str], Awaitable[PhaseOutcome]],
+        letters: list[str] | None = None,
+    ) -> None:
+        """Load what is on disk; produce the rest concurrently; save each result at once."""
+        record = self.history.round(round_no)
+        target = getattr(record, _BUCKET[phase])
+        todo = []
+        for letter in letters or self.history.letters:
+            existing = self.store.load(path_of(letter, round_no), model_type)  # type: ignore[arg-type]
+            if existing is not None:
+                target[letter] = existing
+            else:
+                todo.append(letter)
+
+        async def one(letter: str) -> None:
+            outcome = await produce(letter)
+            if outcome.record is not None:
+                target[letter] = outcome.record
+                self.store.save(path_of(letter, round_no), outcome.record)  # type: ignore[arg-type]
+            self._record_failures(outcome.failures)
+
+        await asyncio.gather(*(one(letter) for letter in todo))
+
+    async def _research(self, round_no: int) -> None:
+        async def produce(letter: str) -> PhaseOutcome:
+            plan_path = self.paths.research_plan(letter, round_no)
+            plan = self.store.load(plan_path, ResearchPlanDraft)
+            if plan is None:
+                planned = await phases.plan_research(
+                    self.model, self.history, self.seats[letter], self.toolkit, round_no
+                )
+                if planned.record is None:
+                    return PhaseOutcome(
+                        ResearchRecord(
+                            persona=letter, round=round_no, why="(no plan: model call failed)"
+                        ),
+                        planned.failures,
+                    )
+                plan = planned.record  # type: ignore[assignment]
+                self.store.save(plan_path, plan)
+            for call in plan.calls[: phases.RESEARCH_BUDGET]:
+                target = f" {call.colleague}" if call.colleague else ""
+                self.report(
+                    f'[{self.history.persona_name(letter)}] /{call.skill}{target} "{call.query}"'
+                )
+            outcome = await phases.run_research(plan, self.history, letter, self.toolkit, round_no)
+            research: ResearchRecord = outcome.record  # type: ignore[assignment]
+            consults = [c for c in research.calls if c.skill == "ask"]
+            if consults:
+                self.store.save(
+                    self.paths.consults(letter, round_no),
+                    {
+                        "calls": consults,
+                        "answers": [e for e in research.evidence if e.skill == "ask"],
+                    },
+                )
+            return outcome
+
+        await self._per_persona(round_no, "research", self.paths.research, ResearchRecord, produce)
+
+    async def _argument(self, round_no: int) -> None:
+        await self._per_persona(
+            round_no,
+            "argument",
+            self.paths.argument,
+            ArgumentRecord,
+            lambda letter: phases.make_argument(
+                self.model, self.history, self.seats[letter], round_no
+            ),
+        )
+        arguments = self.history.round(round_no).arguments
+        if not any(a.claims for a in arguments.values()):
+            raise DebateFailed(f"no persona produced an argument in round {round_no}")
+        lost = [self.history.persona_name(k) for k in self.history.letters if k not in arguments]
+        if lost:
+            self.report(
+                f"Round {round_no}: no argument from {', '.join(lost)} (recorded as failed)"
+            )
+
+    async def _rebuttal(self, round_no: int) -> None:
+        await self._per_persona(
+            round_no,
+            "rebuttal",
+            self.paths.rebuttal,
+            RebuttalRecord,
+            lambda letter: phases.make_rebuttal(
+                self.model, self.history, self.seats[letter], round_no
+            ),
+        )
+        for letter in self.history.letters:
+            ledger: list[Concession] = [
+                c
+                for r in self.history.ordered_rounds()
+                if letter in r.rebuttals
+                for c in r.rebuttals[letter].concessions
+            ]
+            self.store.save(self.paths.concessions(letter), ledger)
+
+    async def _reflection(self, round_no: int) -> None:
+        await self._per_persona(
+            round_no,
+            "reflection",
+            self.paths.reflection,
+            ReflectionRecord,
+            lambda letter: phases.make_reflection(
+                self.model, self.history, self.seats[letter], round_no
+            ),
+        )
+        for letter in self.history.letters:
+            trajectory = [
+                {"round": r, "confidence": v} for r, v in self.history.confidences(letter)
+            ]
+            self.store.save(self.paths.confidence(letter), trajectory)
+
+    # ------------------------------------------------------------ scoring and commit
+
+    async def _score(self, round_no: int) -> RoundScore:
+        self.store.update_state(round=round_no, phase="scoring")
+        judge = self.store.load(self.paths.judge(round_no), JudgeVerdictRecord)
+        if judge is None:
+            judge = await self._judge(round_no)
+            if judge.available:
+                self.store.save(self.paths.judge(round_no), judge)
+        score = score_round(self.history, round_no, judge)
+        self.history.round(round_no).score = score
+        await self._remember(round_no, score)
+        self.store.save(self.paths.round_score(round_no), score)  # the commit point
+        self._checkpoint_usage()
+        self._write_summary()
+        self._render_transcript()
+        return score
+
+    async def _judge(self, round_no: int) -> JudgeVerdictRecord:
+        record = self.history.round(round_no)
+        names = {k: self.history.persona_name(k) for k in self.history.letters}
+        lines = []
+        for letter in self.history.letters:
+            argument = record.arguments.get(letter)
+            rebuttal = record.rebuttals.get(letter)
+            lines.append(f"Persona {letter} ({names[letter]}):")
+            if argument:
+                lines.append(f"  position: {argument.position}")
+                lines += [f"  [{c.id}] {c.text}" for c in argument.claims]
+            else:
+                lines.append("  (no argument: the model call failed)")
+            if rebuttal:
+                lines += [
+                    f"  counter on [{c.target_claim_id}]: {c.text}" for c in rebuttal.counters
+                ]
+                lines += [f"  concedes [{c.claim_id}]: {c.text}" for c in rebuttal.concessions]
+        assert self.history.config.framing is not None
+        try:
+            result = await self.model.complete(
+                prompts.judge_messages(
+                    self.history.config.framing.proposition,
+                    round_no,
+                    "\n".join(lines),
+                    self.history.letters,
+                ),
+                output=JudgeDraft,
+                purpose=f"judge/R{round_no}",
+            )
+        except ModelError as exc:
+            self._record_failures(
+                [
+                    Failure(
+                        round=round_no,
+                        phase="scoring",
+                        kind="failed",
+                        what="judge model call",
+                        reason=f"{exc}; coherence not measured this round",
+                    )
+                ]
+            )
+            return JudgeVerdictRecord(available=False)
+        draft: JudgeDraft = result.value  # type: ignore[assignment]
+        ratings = {r.persona.strip().upper(): r for r in draft.ratings}
+        return JudgeVerdictRecord(
+            coherence={k: ratings[k].coherence for k in self.history.letters if k in ratings},
+            reasons={k: ratings[k].reason for k in self.history.letters if k in ratings},
+            synthesis_ready=draft.synthesis_ready,
+            ready_reason=draft.ready_reason,
+        )
+
+    async def _remember(self, round_no: int, score: RoundScore) -> None:
+        """Store well-scored claims in each persona's memory (once per round, marker-guarded)."""
+        if self.memory_writer is None:
+            return
+        record = self.history.round(round_no)
+        for letter, persona_score in score.personas.items():
+            marker = self.paths.memory_marker(letter, round_no)
+            if marker.exists():
+                continue
+            argument = record.arguments.get(letter)
+            if argument is None:
+                continue
+            stored = []
+            for claim in argument.claims:
+                if persona_score.claim_scores.get(claim.id, 0.0) < 1.0:
+                    continue
+                try:
+                    stored.append(
+                        await self.memory_writer(
+                            self.history.personas[letter].name,
+                            claim.text,
+                            kind="argument",
+                            debate_id=self.history.config.id,
+                            round_no=round_no,
+                            tags=argument.taxonomy_tags,
+                        )
+                    )
+                except Exception as exc:
+                    self._record_failures(
+                        [
+                            Failure(
+                                round=round_no,
+                                persona=letter,
+                                phase="reflection",
+                                kind="failed",
+                                what=f"memory write of {claim.id}",
+                                reason=f"{type(exc).__name__}: {exc}",
+                            )
+                        ]
+                    )
+            self.store.save(marker, {"memory_ids": stored})
+
+    # ------------------------------------------------------------ endings
+
+    def _stop_flag(self) -> bool:
+        return self._stop is not None or self.store.stop_requested()
+
+    def _halt_if_requested(self, round_no: int, phase: str) -> DebateState | None:
+        if self._stop == "interrupt":
+            self.report(f"Interrupted before the {phase} of round {round_no}; checkpoint saved.")
+            self._checkpoint_usage()
+            self._render_transcript()
+            return self.store.update_state(status="interrupted", pid=None)
+        if self._stop_flag():
+            return self._stopped_state(round_no, f"before the {phase}")
+        return self._budget_halt(round_no)
+
+    def _budget_halt(self, round_no: int) -> DebateState | None:
+        budget = self.history.config.budget_usd
+        if budget is None:
+            return None
+        spent = self.model.total().cost_usd
+        if spent < budget:
+            return None
+        self.report(f"Budget of ${budget:.2f} reached (${spent:.4f} spent); stopping, resumable.")
+        self._render_transcript()
+        return self.store.update_state(
+            status="budget_exhausted",
+            pid=None,
+            termination_detail=f"spent ${spent:.4f} of a ${budget:.2f} budget in round {round_no}",
+        )
+
+    def _stopped_state(self, round_no: int, where: str) -> DebateState:
+        self.report(f"Stop requested: stopped {where} of round {round_no}; resumable.")
+        self.store.clear_stop()
+        self._checkpoint_usage()
+        self._render_transcript()
+        return self.store.update_state(
+            status="stopped",
+            termination="stopped",
+            termination_detail=f"stop requested; stopped {where} of round {round_no}",
+            pid=None,
+        )
+
+    def _finish_state(self, reason: str, detail: str) -> DebateState:
+        return self.store.update_state(
+            status="completed", termination=reason, termination_detail=detail, pid=None
+        )
+
+    async def _conclude(self, reason: str, detail: str) -> DebateState:
+        from argue.engine.synthesis import archive_debate, write_synthesis
+
+        self.store.update_state(phase="synthesis", termination=reason, termination_detail=detail)
+        self.report(f"Termination: {reason} — {detail}")
+        await write_synthesis(self.store, self.history, self.model, self.usage, self.report)
+        self._checkpoint_usage()
+        if self.memory_writer is not None:
+            await archive_debate(self.store, self.history, self.memory_writer)
+        self._render_transcript()
+        return self._finish_state(reason, detail)
+
+    # ------------------------------------------------------------ bookkeeping
+
+    def _record_failures(self, failures: list[Failure]) -> None:
+        if not failures:
+            return
+        known = {f.model_dump_json() for f in self.history.failures}
+        for failure in failures:
+            if failure.model_dump_json() not in known:
+                self.history.failures.append(failure)
+                self.report(
+                    "  "
+                    + ("" if failure.persona is None else f"[{failure.persona}] ")
+                    + failure.sentence()
+                )
+        self.store.save(self.paths.failures, self.history.failures)
+
+    def _checkpoint_usage(self) -> None:
+        self.store.save(self.paths.usage, self.usage)
+
+    def _write_summary(self) -> None:
+        from argue.engine.synthesis import score_summary
+
+        self.store.save(self.paths.summary, score_summary(self.history, self.usage))
+
+    def _render_transcript(self) -> None:
+        from argue.render import render_transcript
+
+        self.store.save_text(
+            self.paths.transcript,
+            render_transcript(self.history, self.store.state(), self.usage),
+        )
+
+    def _load_history(self) -> DebateHistory:
+        return load_history(self.store)
+
+
+_BUCKET = {
+    "research": "research",
+    "argument": "arguments",
+    "rebuttal": "rebuttals",
+    "reflection": "reflections",
+}
+
+
+def load_history(store: DebateStore) -> DebateHistory:
+    """Rebuild everything recorded so far from debates/<id>/."""
+    config = store.config()
+    paths = store.paths
+    personas: dict[str, Persona] = {}
+    for letter in config.personas:
+        snapshot = store.load(paths.persona_dir(letter) / "persona.json", Persona)
+        if snapshot is None:
+            from argue.personas import load_catalog
+
+            snapshot = load_catalog().get(config.personas[letter])
+        personas[letter] = snapshot
+    history = DebateHistory(config=config, personas=personas)
+    history.failures = store.load_list(paths.failures, Failure)
+    if paths.moderator_notes.is_file():
+        from argue.store import read_json
+
+        history.moderator_notes = read_json(paths.moderator_notes)
+    for round_no in range(1, config.max_rounds + 1):
+        found = False
+        for letter in config.personas:
+            for bucket, path, model in (
+                ("research", paths.research(letter, round_no), ResearchRecord),
+                ("arguments", paths.argument(letter, round_no), ArgumentRecord),
+                ("rebuttals", paths.rebuttal(letter, round_no), RebuttalRecord),
+                ("reflections", paths.reflection(letter, round_no), ReflectionRecord),
+            ):
+                record = store.load(path, model)
+                if record is not None:
+                    getattr(history.round(round_no), bucket)[letter] = record
+                    found = True
+        score = store.load(paths.round_score(round_no), RoundScore)
+        if score is not None:
+            history.round(round_no).score = score
+            found = True
+        if not found:
+            break
+    return history

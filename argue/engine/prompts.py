@@ -1,0 +1,199 @@
+"""Prompt builders. Model text is data: it is quoted into prompts, never used as a template."""
+
+from __future__ import annotations
+
+from argue.domain import Claim, DebateConfig, Evidence, Persona
+from argue.engine.digest import clip
+from argue.llm.base import Message
+
+RULES = (
+    "Debate rules: you refer to evidence only by the ids in the tables you are shown "
+    "(e.g. A-R2-E1) and to claims only by their ids (e.g. B1.c2). Never invent ids, URLs or "
+    "sources; if you have no evidence for a point, cite nothing and say so. Earned concessions "
+    "are rewarded: acknowledging the opponent's strongest point is a strength, not a loss."
+)
+
+
+def system_prompt(persona: Persona, card: str, config: DebateConfig, stance: str) -> str:
+    assert config.framing is not None
+    return (
+        f"You are {persona.display_name}, taking part in a structured debate.\n\n{card}\n\n"
+        f"Proposition: {config.framing.proposition}\n"
+        f"Your side: {stance}\n\n{RULES}\n"
+        "Answer only with the JSON object requested."
+    )
+
+
+def evidence_table(evidence: list[Evidence], limit: int = 15, snippet_chars: int = 300) -> str:
+    if not evidence:
+        return "(no evidence retrieved: argue from reasoning and say that you have no sources)"
+    rows = []
+    for item in evidence[:limit]:
+        where = item.url or item.locator or item.source
+        rows.append(
+            f"[{item.id}] {clip(item.title, 120)} — {clip(item.snippet, snippet_chars)} ({where})"
+        )
+    return "\n".join(rows)
+
+
+def claims_table(claims: list[Claim], names: dict[str, str]) -> str:
+    if not claims:
+        return "(none)"
+    return "\n".join(f"[{c.id}] ({names[c.persona]}) {clip(c.text, 400)}" for c in claims)
+
+
+def research_plan_messages(
+    system: str,
+    digest: str,
+    opponents_latest: str,
+    skills_menu: str,
+    round_no: int,
+    max_rounds: int,
+) -> list[Message]:
+    user = (
+        f"Round {round_no} of {max_rounds} — RESEARCH PLAN.\n\n"
+        f"What you know so far:\n{digest}\n\n"
+        f"Opponents' latest published claims:\n{opponents_latest}\n\n"
+        f"Research tools you may call (at most 3 calls this round):\n{skills_menu}\n\n"
+        "Plan up to 3 calls that would most strengthen your case or test the opponents' "
+        "weakest claims. Return `calls` and `why`."
+    )
+    return [Message(role="system", content=system), Message(role="user", content=user)]
+
+
+def argument_messages(
+    system: str, digest: str, table: str, round_no: int, max_rounds: int, role_hint: str
+) -> list[Message]:
+    user = (
+        f"Round {round_no} of {max_rounds} — ARGUMENT.\n\n"
+        f"What you know so far:\n{digest}\n\n"
+        f"Your evidence (cite by id; only these ids count):\n{table}\n\n"
+        f"{role_hint}\n"
+        "Return `position`, 2-4 `claims` (each with `evidence_ids` and a `warrant`) and "
+        "`taxonomy_tags` from: precision, resilience, fragility, corruption, loyalty, stealth."
+    )
+    return [Message(role="system", content=system), Message(role="user", content=user)]
+
+
+def rebuttal_messages(
+    system: str, own_claims: str, opponent_claims: str, table: str, round_no: int, role_hint: str
+) -> list[Message]:
+    user = (
+        f"Round {round_no} — REBUTTAL.\n\n"
+        f"Your claims this round:\n{own_claims}\n\n"
+        f"Opponents' claims this round (target these ids):\n{opponent_claims}\n\n"
+        f"Your evidence (cite by id):\n{table}\n\n"
+        f"{role_hint}\n"
+        "Counter the opponents' weakest claims by id (`counters`: refute, undercut or question). "
+        "You MUST concede the opponents' strongest point: at least one `concessions` entry whose "
+        "`target_claim_id` is one of their ids above, with a `reason`. Add `common_ground`."
+    )
+    return [Message(role="system", content=system), Message(role="user", content=user)]
+
+
+def concession_reask(valid_ids: list[str]) -> Message:
+    return Message(
+        role="user",
+        content=(
+            "Your rebuttal conceded nothing valid. Concede the opponents' strongest point now: "
+            f"`concessions` must contain at least one entry targeting one of {', '.join(valid_ids)}, "
+            "with a reason. Return the full rebuttal JSON again."
+        ),
+    )
+
+
+def reflection_messages(
+    system: str,
+    conceded_by_me: str,
+    conceded_to_me: str,
+    counters_against_me: str,
+    scores: str,
+    previous_confidence: str,
+    round_no: int,
+) -> list[Message]:
+    user = (
+        f"Round {round_no} — REFLECTION.\n\n"
+        f"You conceded:\n{conceded_by_me}\n\nOpponents conceded to you:\n{conceded_to_me}\n\n"
+        f"Counters against your claims:\n{counters_against_me}\n\n"
+        f"Scores so far:\n{scores}\n\nYour previous confidence: {previous_confidence}\n\n"
+        "Update your beliefs honestly. Return `confidence` (0-1) in your position, "
+        "`belief_updates`, `would_change_my_mind` and `position_now`."
+    )
+    return [Message(role="system", content=system), Message(role="user", content=user)]
+
+
+def framing_messages(question: str, mode: str, lenses: dict[str, str]) -> list[Message]:
+    people = "\n".join(f"- {letter}: {lens}" for letter, lens in lenses.items())
+    return [
+        Message(
+            role="system",
+            content="You frame questions for structured debates. Answer only with JSON.",
+        ),
+        Message(
+            role="user",
+            content=(
+                f"Question: {question}\nMode: {mode}\nParticipants (letter: lens):\n{people}\n\n"
+                "Restate the question as one clear proposition that can be argued for and "
+                "against. In panel mode also give each letter an `angles` entry: the angle that "
+                "participant should take, given its lens."
+            ),
+        ),
+    ]
+
+
+def private_view_messages(system_card: str, proposition: str) -> list[Message]:
+    return [
+        Message(role="system", content=system_card),
+        Message(
+            role="user",
+            content=(
+                f"Proposition: {proposition}\n\nPrivately, before the debate: in your own "
+                "voice and from your lens, would you hold this proposition true? Return "
+                "`holds_proposition` and `view`. This stays private."
+            ),
+        ),
+    ]
+
+
+def judge_messages(
+    proposition: str, round_no: int, material: str, letters: list[str]
+) -> list[Message]:
+    return [
+        Message(
+            role="system",
+            content=(
+                "You are the debate's judge. You rate internal logical coherence only (not who "
+                "is right) and say whether the material suffices for a nuanced synthesis. "
+                "Answer only with JSON."
+            ),
+        ),
+        Message(
+            role="user",
+            content=(
+                f"Proposition: {proposition}\nRound {round_no} material:\n{material}\n\n"
+                f"Return `ratings` (one per persona letter: {', '.join(letters)}; coherence 0-1 "
+                "with a reason), `synthesis_ready` and `ready_reason`."
+            ),
+        ),
+    ]
+
+
+def synthesis_messages(question: str, proposition: str, material: str) -> list[Message]:
+    return [
+        Message(
+            role="system",
+            content=(
+                "You write the prose parts of a debate synthesis: nuanced, fair, no winner. "
+                "Refer to claims by their ids. Answer only with JSON."
+            ),
+        ),
+        Message(
+            role="user",
+            content=(
+                f"Question: {question}\nProposition: {proposition}\n\nDebate record:\n{material}\n\n"
+                "Return `agreements` (point + supporting claim_ids), `disagreements` (point, each "
+                "side by persona letter, and the crux that would settle it), `open_questions` and "
+                "a nuanced `conclusion`."
+            ),
+        ),
+    ]

@@ -1,0 +1,224 @@
+"""Round scoring, computed in code wherever possible; every component keeps its reasons.
+
+Weights (spec): evidence quality 2, novelty 1.5, concession quality 2, logical coherence 1,
+rebuttal precision 1, confidence calibration 0.5. Only coherence comes from the judge model.
+An earned concession (a real opponent claim, with a reason) scores positively.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter as TokenCounter
+
+from argue.domain import (
+    Claim,
+    JudgeVerdictRecord,
+    PersonaRoundScore,
+    RoundScore,
+    ScoreComponent,
+)
+from argue.engine.context import DebateHistory, RoundRecord
+
+WEIGHTS: dict[str, float] = {
+    "evidence_quality": 2.0,
+    "novelty": 1.5,
+    "concession_quality": 2.0,
+    "logical_coherence": 1.0,
+    "rebuttal_precision": 1.0,
+    "confidence_calibration": 0.5,
+}
+NOVELTY_THRESHOLD = 0.6
+_STOPWORDS = frozenset(
+    ["a", "an", "the", "and", "or", "but", "of", "to", "in", "on", "for", "with", "by", "is", "are", "was", "were", "be", "been", "it", "its", "this", "that", "these", "those", "as", "at", "from", "not", "no", "can", "could", "would", "should", "will", "may", "might", "than", "then", "so", "such", "which", "who", "what", "when", "where", "how", "why", "all", "any", "each", "more", "most", "other", "some", "only", "own", "same", "very", "de", "la", "le", "les", "des", "du", "et", "en", "un", "une", "est", "que", "qui", "pour", "pas", "sur", "par", "dans"]
+)
+
+
+def tokens(text: str) -> TokenCounter[str]:
+    words = re.findall(r"[a-z0-9àâçéèêëîïôûùüÿñæœ]+", text.lower())
+    return TokenCounter(w for w in words if w not in _STOPWORDS and len(w) > 1)
+
+
+def cosine(a: TokenCounter[str], b: TokenCounter[str]) -> float:
+    if not a or not b:
+        return 0.0
+    dot = sum(count * b[word] for word, count in a.items())
+    norm = math.sqrt(sum(v * v for v in a.values())) * math.sqrt(sum(v * v for v in b.values()))
+    return dot / norm if norm else 0.0
+
+
+def novelty_of(claim: Claim, earlier: list[Claim]) -> float:
+    """Highest similarity to any earlier claim (0 = entirely new)."""
+    mine = tokens(claim.text)
+    return max((cosine(mine, tokens(other.text)) for other in earlier), default=0.0)
+
+
+def score_round(history: DebateHistory, round_no: int, judge: JudgeVerdictRecord) -> RoundScore:
+    record = history.round(round_no)
+    earlier = history.all_claims(before_round=round_no)
+    similarity: dict[str, float] = {}
+    seen = list(earlier)
+    for claim in record.claims():
+        similarity[claim.id] = novelty_of(claim, seen)
+        seen.append(claim)
+    base_strength = {
+        c.id: (1.0 if c.verified_evidence_ids else 0.0)
+        + (0.5 if similarity[c.id] < NOVELTY_THRESHOLD else 0.0)
+        for c in record.claims()
+    }
+    previously_cited = {eid for c in earlier for eid in c.verified_evidence_ids}
+    personas = {
+        letter: _score_persona(history, record, letter, judge, similarity, base_strength)
+        for letter in history.letters
+    }
+    novel = sum(1 for v in similarity.values() if v < NOVELTY_THRESHOLD)
+    new_evidence = {
+        eid for c in record.claims() for eid in c.verified_evidence_ids
+    } - previously_cited
+    return RoundScore(
+        round=round_no,
+        personas=personas,
+        judge=judge,
+        novel_claims=novel,
+        new_verified_evidence=len(new_evidence),
+    )
+
+
+def _score_persona(
+    history: DebateHistory,
+    record: RoundRecord,
+    letter: str,
+    judge: JudgeVerdictRecord,
+    similarity: dict[str, float],
+    base_strength: dict[str, float],
+) -> PersonaRoundScore:
+    argument = record.arguments.get(letter)
+    claims = argument.claims if argument else []
+    registry = history.evidence_registry(letter, record.round)
+    components: list[ScoreComponent] = []
+
+    # evidence quality
+    if not claims:
+        evidence_value = 0.0
+        reason = "no claims this round"
+    else:
+        supported = sum(1 for c in claims if c.verified_evidence_ids)
+        verified_ids = {e for c in claims for e in c.verified_evidence_ids}
+        unverified = sorted({e for c in claims for e in c.unverified_evidence_ids})
+        sources = sorted({registry[e].source for e in verified_ids if e in registry})
+        diversity = min(1.0, len(sources) / 3)
+        evidence_value = 0.7 * supported / len(claims) + 0.3 * diversity
+        reason = f"{supported}/{len(claims)} claims cite verified evidence; sources: " + (
+            ", ".join(sources) or "none"
+        )
+        if unverified:
+            reason += f"; unverified ids earn nothing: {', '.join(unverified)}"
+    components.append(_component("evidence_quality", evidence_value, reason))
+
+    # novelty
+    if not claims:
+        components.append(_component("novelty", 0.0, "no claims this round"))
+    else:
+        novel = [c.id for c in claims if similarity[c.id] < NOVELTY_THRESHOLD]
+        components.append(
+            _component(
+                "novelty",
+                len(novel) / len(claims),
+                f"{len(novel)}/{len(claims)} claims below {NOVELTY_THRESHOLD} similarity to "
+                "earlier claims (max similarity: "
+                + ", ".join(f"{c.id}={similarity[c.id]:.2f}" for c in claims)
+                + ")",
+            )
+        )
+
+    # concession quality
+    rebuttal = record.rebuttals.get(letter)
+    if rebuttal is None:
+        components.append(_component("concession_quality", 0.0, "no rebuttal this round"))
+    else:
+        earned = [c for c in rebuttal.concessions if c.valid_target and c.reason.strip()]
+        if not earned:
+            why = (
+                "declined to concede" if rebuttal.declined_to_concede else "no reasoned concession"
+            )
+            components.append(_component("concession_quality", 0.0, why))
+        else:
+            best_weight, notes = 0.0, []
+            for concession in earned:
+                owner_claims = [c for c in record.claims() if c.persona == concession.to_persona]
+                top = max((base_strength[c.id] for c in owner_claims), default=0.0)
+                is_best = base_strength.get(concession.claim_id, 0.0) >= top
+                weight = (1.0 if is_best else 0.75) * (1.0 if concession.kind == "full" else 0.9)
+                best_weight = max(best_weight, weight)
+                notes.append(
+                    f"{concession.claim_id} ({concession.kind}"
+                    + (", the opponent's strongest" if is_best else "")
+                    + ")"
+                )
+            components.append(
+                _component("concession_quality", best_weight, "conceded " + ", ".join(notes))
+            )
+
+    # logical coherence (judge)
+    if judge.available and letter in judge.coherence:
+        components.append(
+            _component(
+                "logical_coherence",
+                judge.coherence[letter],
+                "judge: " + judge.reasons.get(letter, "no reason given"),
+            )
+        )
+    else:
+        components.append(
+            _component("logical_coherence", None, "judge unavailable: not measured this round")
+        )
+
+    # rebuttal precision
+    if rebuttal is None or not rebuttal.counters:
+        components.append(_component("rebuttal_precision", 0.0, "no counters"))
+    else:
+        hits = [c for c in rebuttal.counters if c.valid_target]
+        misses = [c.target_claim_id for c in rebuttal.counters if not c.valid_target]
+        reason = f"{len(hits)}/{len(rebuttal.counters)} counters hit real opponent claim ids"
+        if misses:
+            reason += f" (missed: {', '.join(misses)})"
+        components.append(
+            _component("rebuttal_precision", len(hits) / len(rebuttal.counters), reason)
+        )
+
+    # confidence calibration
+    reflection = record.reflections.get(letter)
+    if reflection is None:
+        components.append(_component("confidence_calibration", None, "no reflection this round"))
+    else:
+        gap = abs(reflection.confidence - evidence_value)
+        components.append(
+            _component(
+                "confidence_calibration",
+                1.0 - gap,
+                f"confidence {reflection.confidence:.2f} vs evidence strength {evidence_value:.2f}",
+            )
+        )
+
+    measured = [c for c in components if c.value is not None]
+    total = sum(c.weight * (c.value or 0.0) for c in measured)
+    max_total = sum(c.weight for c in measured)
+    conceded_to = TokenCounter(
+        c.claim_id
+        for r in record.rebuttals.values()
+        for c in r.concessions
+        if c.valid_target and c.to_persona == letter
+    )
+    claim_scores = {c.id: round(base_strength[c.id] + 0.5 * conceded_to[c.id], 3) for c in claims}
+    return PersonaRoundScore(
+        persona=letter,
+        components=components,
+        total=round(total, 4),
+        max_total=max_total,
+        claim_scores=claim_scores,
+    )
+
+
+def _component(name: str, value: float | None, reason: str) -> ScoreComponent:
+    clamped = None if value is None else round(min(1.0, max(0.0, value)), 4)
+    return ScoreComponent(name=name, weight=WEIGHTS[name], value=clamped, reason=reason)

@@ -1,0 +1,144 @@
+"""The synthesis: one model call for the prose; code assembles everything else from the record."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from argue.domain import Usage
+from argue.engine import prompts
+from argue.engine.context import DebateHistory
+from argue.engine.digest import clip
+from argue.engine.schemas import SynthesisDraft
+from argue.llm.base import ChatModel, ModelError
+from argue.store import DebateStore
+
+MAX_MATERIAL_CLAIMS = 30
+
+
+def synthesis_material(history: DebateHistory) -> str:
+    scores = history.claim_scores()
+    claims = sorted(history.all_claims(), key=lambda c: (-scores.get(c.id, 0.0), c.id))
+    lines = ["Claims (best-scored first):"]
+    lines += [
+        f"[{c.id}] ({history.persona_name(c.persona)}, R{c.round}) {clip(c.text, 300)}"
+        for c in claims[:MAX_MATERIAL_CLAIMS]
+    ]
+    lines.append("Concessions:")
+    for record in history.ordered_rounds():
+        for rebuttal in record.rebuttals.values():
+            lines += [
+                f"R{record.round}: {history.persona_name(c.from_persona)} conceded [{c.claim_id}]: "
+                f"{clip(c.text, 200)} (because {clip(c.reason, 160)})"
+                for c in rebuttal.concessions
+                if c.valid_target
+            ]
+    lines.append("Final positions:")
+    for letter in history.letters:
+        last = [r.reflections[letter] for r in history.ordered_rounds() if letter in r.reflections]
+        if last:
+            lines.append(
+                f"{letter} ({history.persona_name(letter)}): {clip(last[-1].position_now, 300)} "
+                f"(confidence {last[-1].confidence:.2f}; would change mind if: "
+                f"{clip(last[-1].would_change_my_mind, 200)})"
+            )
+    return "\n".join(lines)
+
+
+async def write_synthesis(
+    store: DebateStore,
+    history: DebateHistory,
+    model: ChatModel | None,
+    usage: list[Usage],
+    report: Callable[[str], None] = lambda _: None,
+) -> str:
+    """Render synthesis.md; ask the model for the prose only if it is not already on disk."""
+    from argue.domain import Failure
+    from argue.render import render_synthesis
+
+    prose = store.load(store.paths.synthesis_prose, SynthesisDraft)
+    prose_failure: str | None = None
+    if prose is None and model is not None and history.all_claims():
+        assert history.config.framing is not None
+        try:
+            result = await model.complete(
+                prompts.synthesis_messages(
+                    history.config.question,
+                    history.config.framing.proposition,
+                    synthesis_material(history),
+                ),
+                output=SynthesisDraft,
+                max_tokens=3000,
+                purpose="synthesis",
+            )
+            prose = result.value  # type: ignore[assignment]
+            store.save(store.paths.synthesis_prose, prose)
+        except ModelError as exc:
+            prose_failure = str(exc)
+            failure = Failure(
+                round=max(history.rounds, default=0),
+                phase="synthesis",
+                kind="failed",
+                what="synthesis model call",
+                reason=str(exc),
+            )
+            history.failures.append(failure)
+            store.save(store.paths.failures, history.failures)
+            report("  " + failure.sentence())
+    elif prose is None and model is None:
+        prose_failure = "no model configured for this command; the prose parts were not written"
+    text = render_synthesis(history, store.state(), usage, prose, prose_failure)
+    store.save_text(store.paths.synthesis, text)
+    return text
+
+
+def score_summary(history: DebateHistory, usage: list[Usage]) -> dict[str, Any]:
+    totals: dict[str, float] = {letter: 0.0 for letter in history.letters}
+    per_round = []
+    for record in history.committed_rounds():
+        assert record.score is not None
+        per_round.append(
+            {
+                "round": record.round,
+                "totals": {k: v.total for k, v in record.score.personas.items()},
+                "novel_claims": record.score.novel_claims,
+                "new_verified_evidence": record.score.new_verified_evidence,
+                "synthesis_ready": record.score.judge.synthesis_ready,
+            }
+        )
+        for letter, persona_score in record.score.personas.items():
+            totals[letter] = round(totals.get(letter, 0.0) + persona_score.total, 4)
+    total_usage = Usage(calls=0)
+    for item in usage:
+        total_usage = total_usage + item
+    return {
+        "rounds": per_round,
+        "totals": totals,
+        "strongest_claims": [
+            {"id": cid, "score": s}
+            for cid, s in sorted(history.claim_scores().items(), key=lambda kv: (-kv[1], kv[0]))[:5]
+        ],
+        "usage": total_usage.model_dump(mode="json"),
+    }
+
+
+async def archive_debate(
+    store: DebateStore,
+    history: DebateHistory,
+    memory_writer: Callable[..., Awaitable[str]],
+) -> None:
+    """Episodic archive: one shared memory per finished debate (its question and conclusion)."""
+    marker = store.paths.root / "archived.json"
+    if marker.exists():
+        return
+    prose = store.load(store.paths.synthesis_prose, SynthesisDraft)
+    conclusion = prose.conclusion if prose else "(no synthesis prose)"
+    text = f"Debate {history.config.id} on '{history.config.question}': {conclusion}"
+    try:
+        memory_id = await memory_writer(
+            None, text, kind="debate", debate_id=history.config.id, scope="shared"
+        )
+    except Exception as exc:
+        store.save(marker, {"archived": False, "reason": f"{type(exc).__name__}: {exc}"})
+        return
+    store.save(marker, {"archived": True, "memory_id": memory_id})

@@ -1,0 +1,64 @@
+"""The model layer: one ``ChatModel`` protocol, its adapters, provider resolution, accounting.
+
+Heavy SDKs (anthropic, openai, llama_cpp) are imported inside the adapters, never here.
+"""
+
+from argue.llm._anthropic import AnthropicModel
+from argue.llm._ledger import UsageLedger
+from argue.llm._local import LocalLlamaModel
+from argue.llm._openai_compat import OpenAICompatModel
+from argue.llm._providers import AnthropicProvider, OpenAICompatProvider
+from argue.llm._resolve import DEFAULT_MODELS, PROVIDER_NAMES, resolve_model
+from argue.llm._retry import RetryPolicy
+from argue.llm._scripted import ScriptedModel, ScriptedRequest, ScriptExhausted
+from argue.llm._secrets import SECRET_ENV_VARS, mask_secrets
+from argue.llm.base import (
+    ChatModel,
+    ChatResult,
+    Message,
+    ModelAuthError,
+    ModelError,
+    ModelOutputError,
+    ModelRequestError,
+    ModelUnavailableError,
+    ProviderNotConfigured,
+)
+from argue.llm.pricing import (
+    ModelPrice,
+    PriceTable,
+    PriceTableError,
+    estimate_cost,
+    load_price_table,
+)
+
+__all__ = [
+    "DEFAULT_MODELS",
+    "PROVIDER_NAMES",
+    "SECRET_ENV_VARS",
+    "AnthropicModel",
+    "AnthropicProvider",
+    "ChatModel",
+    "ChatResult",
+    "LocalLlamaModel",
+    "Message",
+    "ModelAuthError",
+    "ModelError",
+    "ModelOutputError",
+    "ModelPrice",
+    "ModelRequestError",
+    "ModelUnavailableError",
+    "OpenAICompatModel",
+    "OpenAICompatProvider",
+    "PriceTable",
+    "PriceTableError",
+    "ProviderNotConfigured",
+    "RetryPolicy",
+    "ScriptExhausted",
+    "ScriptedModel",
+    "ScriptedRequest",
+    "UsageLedger",
+    "estimate_cost",
+    "load_price_table",
+    "mask_secrets",
+    "resolve_model",
+]

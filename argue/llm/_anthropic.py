@@ -1,0 +1,190 @@
+"""Wire adapter for the Anthropic Messages API (AsyncAnthropic).
+
+Structured output uses a forced tool whose ``input_schema`` is the pydantic JSON schema: it works
+with every Claude model and every Anthropic-compatible gateway, unlike ``output_config`` JSON
+schemas, which only some models accept. The system prompt is the stable prefix of every debate
+call, so it carries ``cache_control`` for prompt caching.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from pydantic import BaseModel
+
+from argue.domain import Usage
+from argue.llm._providers import AnthropicProvider
+from argue.llm._retry import RetryPolicy, Sleep, TransportFailure, call_with_retries, status_failure
+from argue.llm._structured import RawReply, complete_structured, output_schema, tool_name_for
+from argue.llm.base import ChatResult, Message
+from argue.llm.pricing import PriceTable
+
+if TYPE_CHECKING:
+    from anthropic import AsyncAnthropic
+    from anthropic.types import Message as AnthropicMessage
+
+T = TypeVar("T", bound=BaseModel)
+
+
+class AnthropicModel:
+    def __init__(
+        self,
+        model: str,
+        *,
+        provider: AnthropicProvider,
+        retry: RetryPolicy | None = None,
+        max_concurrency: int = 4,
+        sleep: Sleep = asyncio.sleep,
+        prices: PriceTable | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.provider = provider.name
+        self.model = model
+        self._connection = provider
+        self._retry = retry or RetryPolicy()
+        self._sleep = sleep
+        self._prices = prices or PriceTable()
+        self._clock = clock
+        self._slots = asyncio.Semaphore(max_concurrency)
+        self._client: AsyncAnthropic | None = None
+
+    def __repr__(self) -> str:
+        return f"AnthropicModel(model={self.model!r}, base_url={self._connection.base_url!r})"
+
+    async def complete(
+        self,
+        messages: list[Message],
+        *,
+        output: type[T] | None = None,
+        max_tokens: int = 2048,
+        temperature: float | None = None,
+        purpose: str | None = None,
+    ) -> ChatResult[T]:
+        async def send(conversation: list[Message]) -> RawReply:
+            return await self._send(conversation, output, max_tokens, temperature)
+
+        return await complete_structured(
+            send,
+            messages,
+            output,
+            provider=self.provider,
+            purpose=purpose,
+            secrets=[self._connection.api_key],
+        )
+
+    async def aclose(self) -> None:
+        if self._client is not None:
+            await self._client.close()
+            self._client = None
+
+    def _build_request(
+        self,
+        messages: list[Message],
+        output: type[BaseModel] | None,
+        max_tokens: int,
+        temperature: float | None,
+    ) -> dict[str, Any]:
+        system_text = "\n\n".join(m.content for m in messages if m.role == "system")
+        request: dict[str, Any] = {
+            "model": self.model,
+            "max_tokens": max_tokens,
+            "messages": _alternating_turns(messages),
+            "timeout": self._retry.request_timeout_s,
+        }
+        if system_text:
+            request["system"] = [
+                {"type": "text", "text": system_text, "cache_control": {"type": "ephemeral"}}
+            ]
+        if temperature is not None:
+            request["temperature"] = temperature
+        if output is not None:
+            name = tool_name_for(output)
+            request["tools"] = [
+                {
+                    "name": name,
+                    "description": f"Record the answer as a {output.__name__} object.",
+                    "input_schema": output_schema(output),
+                }
+            ]
+            request["tool_choice"] = {"type": "tool", "name": name}
+        return request
+
+    async def _send(
+        self,
+        messages: list[Message],
+        output: type[BaseModel] | None,
+        max_tokens: int,
+        temperature: float | None,
+    ) -> RawReply:
+        request = self._build_request(messages, output, max_tokens, temperature)
+        if self._client is None:
+            self._client = self._connection.client(self._retry.request_timeout_s)
+        client = self._client
+        async with self._slots:
+            started = self._clock()
+            response = await call_with_retries(
+                lambda: self._attempt(client, request),
+                provider=self.provider,
+                endpoint=self._connection.base_url,
+                policy=self._retry,
+                sleep=self._sleep,
+                auth_hint=self._connection.key_env,
+                secrets=[self._connection.api_key],
+            )
+            latency_s = self._clock() - started
+        usage = Usage(
+            provider=self.provider,
+            model=self.model,
+            input_tokens=response.usage.input_tokens,
+            output_tokens=response.usage.output_tokens,
+            cache_read_tokens=response.usage.cache_read_input_tokens or 0,
+            cache_write_tokens=response.usage.cache_creation_input_tokens or 0,
+            latency_s=latency_s,
+        )
+        usage.cost_usd = self._prices.cost(usage)
+        return RawReply(text=_reply_text(response, output), usage=usage)
+
+    async def _attempt(self, client: AsyncAnthropic, request: dict[str, Any]) -> AnthropicMessage:
+        import anthropic
+
+        try:
+            return await client.messages.create(**request)
+        except anthropic.APIStatusError as error:
+            raise status_failure(error.status_code, error.response.headers, error.body) from None
+        except anthropic.APITimeoutError:
+            raise TransportFailure(
+                "timeout", detail=f"no answer within {self._retry.request_timeout_s:g} s"
+            ) from None
+        except anthropic.APIConnectionError as error:
+            raise TransportFailure(
+                "connection", detail=f"connection failed ({error.__cause__ or error})"
+            ) from None
+        except anthropic.APIResponseValidationError as error:
+            raise TransportFailure("unreadable", detail=error.message) from None
+
+
+def _alternating_turns(messages: list[Message]) -> list[dict[str, str]]:
+    """User/assistant turns with consecutive same-role messages merged (the API wants turns)."""
+    turns: list[dict[str, str]] = []
+    for message in messages:
+        if message.role == "system":
+            continue
+        if turns and turns[-1]["role"] == message.role:
+            turns[-1]["content"] += "\n\n" + message.content
+        else:
+            turns.append({"role": message.role, "content": message.content})
+    return turns
+
+
+def _reply_text(response: AnthropicMessage, output: type[BaseModel] | None) -> str:
+    """The forced tool's input as JSON when present, else the text blocks."""
+    if output is not None:
+        name = tool_name_for(output)
+        for block in response.content:
+            if block.type == "tool_use" and block.name == name:
+                return json.dumps(block.input)
+    return "".join(block.text for block in response.content if block.type == "text")

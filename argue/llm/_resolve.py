@@ -1,0 +1,163 @@
+"""Which model argue talks to (ARCHITECTURE §5).
+
+Explicit provider (argument or ``ARGUE_PROVIDER``) → ``ANTHROPIC_API_KEY`` → ``OPENAI_API_KEY``
+→ an Ollama server answering at ``OLLAMA_HOST`` → in-process llama.cpp when installed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import Mapping
+from pathlib import Path
+
+from argue.llm import _providers
+from argue.llm._retry import RetryPolicy, Sleep
+from argue.llm.base import ChatModel, ProviderNotConfigured
+from argue.llm.pricing import PriceTable, load_price_table
+
+PROVIDER_NAMES: tuple[str, ...] = ("anthropic", "openai", "ollama", "local")
+DEFAULT_MODELS: dict[str, str] = {"anthropic": "claude-sonnet-4-5", "openai": "gpt-4o-mini"}
+DEFAULT_MAX_CONCURRENCY = 4
+AUTO_PROBE_TIMEOUT_S = 0.3
+# An Ollama the user asked for by name may live on another machine: give it longer to answer.
+EXPLICIT_PROBE_TIMEOUT_S = 3.0
+HOW_TO_CONFIGURE = (
+    "no model provider configured: set ANTHROPIC_API_KEY or OPENAI_API_KEY "
+    "(OPENAI_BASE_URL for any OpenAI-compatible server), start Ollama (OLLAMA_HOST, default "
+    f"{_providers.OLLAMA_DEFAULT_HOST}), or install the local extra "
+    "(pip install 'argue[local]') for in-process llama.cpp (ARGUE_LOCAL_MODEL=<file.gguf>)"
+)
+
+
+def resolve_model(
+    provider: str | None = None,
+    model: str | None = None,
+    *,
+    env: Mapping[str, str] | None = None,
+    max_concurrency: int | None = None,
+    retry: RetryPolicy | None = None,
+    sleep: Sleep | None = None,
+) -> ChatModel:
+    """Build the ChatModel the settings point at; ProviderNotConfigured says what is missing."""
+    env = os.environ if env is None else env
+    name = (provider or env.get("ARGUE_PROVIDER") or "").strip().lower()
+    model = model or env.get("ARGUE_MODEL") or None
+    builder = _ModelBuilder(
+        env=env,
+        max_concurrency=max_concurrency or _max_concurrency_from_env(env),
+        retry=retry or RetryPolicy(),
+        sleep=sleep or asyncio.sleep,
+        prices=load_price_table(env),
+    )
+    if name:
+        if name not in PROVIDER_NAMES:
+            raise ProviderNotConfigured(
+                f"unknown provider {name!r}: choose one of {', '.join(PROVIDER_NAMES)}"
+            )
+        return builder.build(name, model)
+    if env.get("ANTHROPIC_API_KEY"):
+        return builder.build("anthropic", model)
+    if env.get("OPENAI_API_KEY"):
+        return builder.build("openai", model)
+    host_url = _providers.ollama_host_url(env)
+    listed = _providers.probe_ollama(host_url, AUTO_PROBE_TIMEOUT_S)
+    if listed is not None:
+        return builder.ollama(host_url, listed, model)
+    if _providers.llama_cpp_installed():
+        return builder.build("local", model)
+    raise ProviderNotConfigured(HOW_TO_CONFIGURE)
+
+
+class _ModelBuilder:
+    def __init__(
+        self,
+        *,
+        env: Mapping[str, str],
+        max_concurrency: int,
+        retry: RetryPolicy,
+        sleep: Sleep,
+        prices: PriceTable,
+    ) -> None:
+        self.env = env
+        self.max_concurrency = max_concurrency
+        self.retry = retry
+        self.sleep = sleep
+        self.prices = prices
+
+    def build(self, name: str, model: str | None) -> ChatModel:
+        if name == "anthropic":
+            from argue.llm._anthropic import AnthropicModel
+
+            return AnthropicModel(
+                model or DEFAULT_MODELS["anthropic"],
+                provider=_providers.AnthropicProvider.from_env(self.env),
+                retry=self.retry,
+                max_concurrency=self.max_concurrency,
+                sleep=self.sleep,
+                prices=self.prices,
+            )
+        if name == "openai":
+            return self._openai_compat(
+                _providers.OpenAICompatProvider.openai_from_env(self.env),
+                model or DEFAULT_MODELS["openai"],
+            )
+        if name == "ollama":
+            host_url = _providers.ollama_host_url(self.env)
+            listed = _providers.probe_ollama(host_url, EXPLICIT_PROBE_TIMEOUT_S)
+            if listed is None:
+                raise ProviderNotConfigured(
+                    f"provider 'ollama': nothing answered at {host_url}/api/tags "
+                    "(start `ollama serve` or set OLLAMA_HOST)"
+                )
+            return self.ollama(host_url, listed, model)
+        return self._local(model)
+
+    def ollama(self, host_url: str, listed: list[str], model: str | None) -> ChatModel:
+        if model is None and not listed:
+            raise ProviderNotConfigured(
+                f"Ollama at {host_url} has no models: `ollama pull <model>` or set ARGUE_MODEL"
+            )
+        return self._openai_compat(
+            _providers.OpenAICompatProvider.ollama(host_url), model or listed[0]
+        )
+
+    def _openai_compat(self, provider: _providers.OpenAICompatProvider, model: str) -> ChatModel:
+        from argue.llm._openai_compat import OpenAICompatModel
+
+        return OpenAICompatModel(
+            model,
+            provider=provider,
+            retry=self.retry,
+            max_concurrency=self.max_concurrency,
+            sleep=self.sleep,
+            prices=self.prices,
+        )
+
+    def _local(self, model: str | None) -> ChatModel:
+        from argue.llm._local import NOT_INSTALLED, LocalLlamaModel
+
+        if not _providers.llama_cpp_installed():
+            raise ProviderNotConfigured(NOT_INSTALLED)
+        # For the local provider a model is a GGUF file: the argument/ARGUE_MODEL, else
+        # ARGUE_LOCAL_MODEL, else the bundled smoke-test Gemma.
+        path_text = model or self.env.get("ARGUE_LOCAL_MODEL")
+        path = Path(path_text).expanduser() if path_text else None
+        if path is not None and not path.is_file():
+            raise ProviderNotConfigured(f"local model file not found: {path}")
+        return LocalLlamaModel(path)
+
+
+def _max_concurrency_from_env(env: Mapping[str, str]) -> int:
+    raw = env.get("ARGUE_MAX_CONCURRENCY")
+    if not raw:
+        return DEFAULT_MAX_CONCURRENCY
+    try:
+        value = int(raw)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise ProviderNotConfigured(
+            f"ARGUE_MAX_CONCURRENCY must be a positive integer, got {raw!r}"
+        )
+    return value

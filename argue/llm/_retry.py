@@ -1,0 +1,241 @@
+"""One retry loop around each HTTP call: tenacity, exponential backoff with jitter, retry-after.
+
+Adapters translate their SDK's exceptions into ``TransportFailure`` (status, retry-after, the
+server's own words); this module decides whether to wait and try again, and turns the final
+failure into the right ``ModelError`` with a one-line, secret-free message.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+from collections.abc import Awaitable, Callable, Iterable, Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from email.utils import parsedate_to_datetime
+from typing import Literal, TypeVar
+
+from tenacity import (
+    AsyncRetrying,
+    RetryCallState,
+    retry_if_exception,
+    stop_after_attempt,
+    stop_before_delay,
+)
+
+from argue.llm._secrets import masked_error
+from argue.llm.base import (
+    ModelAuthError,
+    ModelError,
+    ModelRequestError,
+    ModelUnavailableError,
+)
+
+R = TypeVar("R")
+Sleep = Callable[[float], Awaitable[None]]
+
+RETRYABLE_STATUSES = frozenset({408, 409, 429})
+AUTH_STATUSES = frozenset({401, 403})
+QUOTA_MARKERS = (
+    "insufficient_quota",
+    "exceeded your current quota",
+    "credit balance",
+    "billing_hard_limit",
+)
+DETAIL_LIMIT = 300
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """Bounds for one logical call: attempts, total time, per-request timeout, waits."""
+
+    max_attempts: int = 4
+    max_total_s: float = 300.0
+    request_timeout_s: float = 120.0
+    initial_backoff_s: float = 1.0
+    max_backoff_s: float = 30.0
+    jitter_s: float = 1.0
+
+    def backoff_s(self, failed_attempts: int) -> float:
+        base = self.initial_backoff_s * 2 ** (failed_attempts - 1)
+        return min(base + random.uniform(0.0, self.jitter_s), self.max_backoff_s)
+
+
+FailureKind = Literal["status", "timeout", "connection", "unreadable"]
+
+
+class TransportFailure(Exception):
+    """What one HTTP attempt ran into, in SDK-neutral terms."""
+
+    def __init__(
+        self,
+        kind: FailureKind,
+        *,
+        status: int | None = None,
+        detail: str = "",
+        retry_after_s: float | None = None,
+        quota_exhausted: bool = False,
+    ) -> None:
+        super().__init__(detail)
+        self.kind = kind
+        self.status = status
+        self.detail = detail
+        self.retry_after_s = retry_after_s
+        self.quota_exhausted = quota_exhausted
+
+    @property
+    def retryable(self) -> bool:
+        if self.kind in ("timeout", "connection"):
+            return True
+        if self.kind == "unreadable" or self.status is None or self.quota_exhausted:
+            return False
+        return self.status in RETRYABLE_STATUSES or self.status >= 500
+
+    def describe(self) -> str:
+        if self.kind == "status":
+            return f"HTTP {self.status}: {self.detail}" if self.detail else f"HTTP {self.status}"
+        return self.detail
+
+
+def one_line(text: str, limit: int = DETAIL_LIMIT) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def error_detail(body: object, fallback: str = "") -> str:
+    """The server's own explanation of an error body, as one short line."""
+    message: object = None
+    if isinstance(body, dict):
+        error = body.get("error")
+        if isinstance(error, dict):
+            message = error.get("message")
+        elif isinstance(error, str):
+            message = error
+        message = message or body.get("message") or body.get("detail")
+    elif isinstance(body, str | bytes):
+        message = body.decode(errors="replace") if isinstance(body, bytes) else body
+    return one_line(str(message or fallback))
+
+
+def is_quota_exhausted(body: object) -> bool:
+    try:
+        text = json.dumps(body) if not isinstance(body, str) else body
+    except (TypeError, ValueError):
+        text = str(body)
+    lowered = text.lower()
+    return any(marker in lowered for marker in QUOTA_MARKERS)
+
+
+def parse_retry_after(headers: Mapping[str, str], *, now: datetime | None = None) -> float | None:
+    """Seconds to wait from ``retry-after-ms`` / ``retry-after`` (seconds or an HTTP date)."""
+    millis = headers.get("retry-after-ms")
+    if millis:
+        try:
+            return max(0.0, float(millis) / 1000)
+        except ValueError:
+            pass
+    value = headers.get("retry-after")
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = parsedate_to_datetime(value)
+    except (TypeError, ValueError, IndexError):
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    return max(0.0, (when - (now or datetime.now(UTC))).total_seconds())
+
+
+def status_failure(status: int, headers: Mapping[str, str], body: object) -> TransportFailure:
+    return TransportFailure(
+        "status",
+        status=status,
+        detail=error_detail(body),
+        retry_after_s=parse_retry_after(headers),
+        quota_exhausted=status in (402, 429) and is_quota_exhausted(body),
+    )
+
+
+def final_error(
+    failure: TransportFailure,
+    *,
+    provider: str,
+    endpoint: str,
+    attempts: int,
+    auth_hint: str = "",
+    secrets: Iterable[str | None] = (),
+) -> ModelError:
+    """The ModelError a caller sees once no (further) retry will happen."""
+    status = failure.status
+    if failure.kind == "status" and status in AUTH_STATUSES:
+        hint = f" (check {auth_hint})" if auth_hint else ""
+        message = f"HTTP {status} from {endpoint}: credentials rejected{hint}: {failure.detail}"
+        return masked_error(ModelAuthError, provider, message, status_code=status, secrets=secrets)
+    if failure.kind == "status" and failure.quota_exhausted:
+        message = f"HTTP {status} from {endpoint}: quota or credit exhausted: {failure.detail}"
+        return masked_error(
+            ModelRequestError, provider, message, status_code=status, secrets=secrets
+        )
+    if failure.kind == "status" and not failure.retryable:
+        message = f"HTTP {status} from {endpoint}: request rejected: {failure.detail}"
+        return masked_error(
+            ModelRequestError, provider, message, status_code=status, secrets=secrets
+        )
+    if failure.kind == "unreadable":
+        message = f"unreadable response from {endpoint}: {failure.detail}"
+        return masked_error(ModelUnavailableError, provider, message, secrets=secrets)
+    message = (
+        f"gave up after {attempts} attempt{'s' if attempts != 1 else ''} at {endpoint}: "
+        f"last error {failure.describe()}"
+    )
+    return masked_error(
+        ModelUnavailableError, provider, message, status_code=status, secrets=secrets
+    )
+
+
+async def call_with_retries(
+    attempt: Callable[[], Awaitable[R]],
+    *,
+    provider: str,
+    endpoint: str,
+    policy: RetryPolicy,
+    sleep: Sleep = asyncio.sleep,
+    auth_hint: str = "",
+    secrets: Iterable[str | None] = (),
+) -> R:
+    """Run ``attempt`` until it succeeds, fails for good, or the policy's bounds are reached."""
+
+    def wait(state: RetryCallState) -> float:
+        failure = state.outcome.exception() if state.outcome else None
+        if isinstance(failure, TransportFailure) and failure.retry_after_s is not None:
+            return min(failure.retry_after_s, policy.max_backoff_s)
+        return policy.backoff_s(state.attempt_number)
+
+    retrying = AsyncRetrying(
+        stop=stop_after_attempt(policy.max_attempts) | stop_before_delay(policy.max_total_s),
+        wait=wait,
+        retry=retry_if_exception(lambda exc: isinstance(exc, TransportFailure) and exc.retryable),
+        sleep=sleep,
+        reraise=True,
+    )
+    attempts = 0
+    try:
+        async for attempt_state in retrying:
+            with attempt_state:
+                attempts += 1
+                return await attempt()
+    except TransportFailure as failure:
+        raise final_error(
+            failure,
+            provider=provider,
+            endpoint=endpoint,
+            attempts=attempts,
+            auth_hint=auth_hint,
+            secrets=secrets,
+        ) from None
+    raise AssertionError("unreachable: tenacity neither returned nor raised")  # pragma: no cover

@@ -1,0 +1,142 @@
+"""``ScriptedModel``: the test double. Replies come from a responder function or a queue.
+
+Replies go through the same parsing and single re-ask as the real adapters
+(``argue.llm._structured``), so a test can script invalid output and watch the re-ask happen.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import json
+import math
+from collections import deque
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from pydantic import BaseModel
+
+from argue.domain import Usage
+from argue.llm._structured import RawReply, complete_structured
+from argue.llm.base import ChatResult, Message, ModelUnavailableError
+
+T = TypeVar("T", bound=BaseModel)
+
+ScriptedReply = BaseModel | dict[str, Any] | list[Any] | str | Exception
+Responder = Callable[
+    [list[Message], type[BaseModel] | None], ScriptedReply | Awaitable[ScriptedReply]
+]
+
+CHARS_PER_TOKEN = 4
+
+
+class ScriptExhausted(ModelUnavailableError):
+    """The queue ran dry: the test asked the model more often than it scripted."""
+
+
+@dataclass(frozen=True)
+class ScriptedRequest:
+    """One call as the scripted model received it (a re-ask is a call of its own)."""
+
+    messages: list[Message]
+    output: type[BaseModel] | None
+    purpose: str | None
+    max_tokens: int
+    temperature: float | None
+
+    @property
+    def last_user_message(self) -> str:
+        return next((m.content for m in reversed(self.messages) if m.role == "user"), "")
+
+
+def estimate_tokens(text: str) -> int:
+    return math.ceil(len(text) / CHARS_PER_TOKEN)
+
+
+class ScriptedModel:
+    def __init__(
+        self,
+        responder: Responder | None = None,
+        *,
+        replies: list[ScriptedReply] | None = None,
+        provider: str = "scripted",
+        model: str = "scripted-1",
+    ) -> None:
+        self.provider = provider
+        self.model = model
+        self._responder = responder
+        self._replies: deque[ScriptedReply] = deque(replies or ())
+        self.requests: list[ScriptedRequest] = []
+
+    def __repr__(self) -> str:
+        return f"ScriptedModel(provider={self.provider!r}, model={self.model!r})"
+
+    def enqueue(self, *replies: ScriptedReply) -> None:
+        self._replies.extend(replies)
+
+    @property
+    def pending(self) -> int:
+        """Queued replies not consumed yet."""
+        return len(self._replies)
+
+    async def complete(
+        self,
+        messages: list[Message],
+        *,
+        output: type[T] | None = None,
+        max_tokens: int = 2048,
+        temperature: float | None = None,
+        purpose: str | None = None,
+    ) -> ChatResult[T]:
+        async def send(conversation: list[Message]) -> RawReply:
+            self.requests.append(
+                ScriptedRequest(
+                    messages=list(conversation),
+                    output=output,
+                    purpose=purpose,
+                    max_tokens=max_tokens,
+                    temperature=temperature,
+                )
+            )
+            reply = await self._next_reply(conversation, output)
+            if isinstance(reply, Exception):
+                raise reply
+            text = _reply_text(reply)
+            return RawReply(text=text, usage=self._usage(conversation, text))
+
+        return await complete_structured(
+            send, messages, output, provider=self.provider, purpose=purpose
+        )
+
+    async def _next_reply(
+        self, messages: list[Message], output: type[BaseModel] | None
+    ) -> ScriptedReply:
+        # Yield once so concurrent callers interleave the way real network calls do.
+        await asyncio.sleep(0)
+        if self._responder is not None:
+            reply = self._responder(list(messages), output)
+            return await reply if inspect.isawaitable(reply) else reply
+        if not self._replies:
+            raise ScriptExhausted(
+                self.provider,
+                f"no scripted reply left for call {len(self.requests)} "
+                "(enqueue more replies or pass a responder)",
+            )
+        return self._replies.popleft()
+
+    def _usage(self, messages: list[Message], text: str) -> Usage:
+        return Usage(
+            provider=self.provider,
+            model=self.model,
+            input_tokens=sum(estimate_tokens(m.content) for m in messages),
+            output_tokens=estimate_tokens(text),
+        )
+
+
+def _reply_text(reply: BaseModel | dict[str, Any] | list[Any] | str) -> str:
+    if isinstance(reply, BaseModel):
+        return reply.model_dump_json()
+    if isinstance(reply, dict | list):
+        return json.dumps(reply)
+    return reply

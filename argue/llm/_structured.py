@@ -1,0 +1,145 @@
+"""Structured output, shared by every adapter: the schema asked for, parsing, one re-ask.
+
+An adapter supplies ``send(messages) -> RawReply`` (one model call, already retried at the HTTP
+level); ``complete_structured`` validates the reply into the requested pydantic model, re-asks
+once with the validation error when it does not fit, and raises ``ModelOutputError`` after that.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from argue.domain import Usage
+from argue.llm._secrets import masked_error
+from argue.llm.base import ChatResult, Message, ModelOutputError
+
+T = TypeVar("T", bound=BaseModel)
+
+ERROR_LIMIT = 1200
+_FENCE = re.compile(r"^```[a-zA-Z0-9_-]*\s*\n?(.*?)\n?```$", re.DOTALL)
+
+
+@dataclass
+class RawReply:
+    """One model call's text and accounting, before any parsing."""
+
+    text: str
+    usage: Usage
+
+
+Send = Callable[[list[Message]], Awaitable[RawReply]]
+
+
+def output_schema(output: type[BaseModel]) -> dict[str, Any]:
+    return output.model_json_schema()
+
+
+def schema_instruction(output: type[BaseModel]) -> str:
+    """Prompt text for back-ends that cannot enforce a schema on the wire."""
+    return (
+        "Reply with one JSON object only (no prose, no code fences) that validates against "
+        f"this JSON schema:\n{json.dumps(output_schema(output))}"
+    )
+
+
+def tool_name_for(output: type[BaseModel]) -> str:
+    return re.sub(r"[^a-zA-Z0-9_-]", "_", output.__name__)[:64] or "answer"
+
+
+def extract_json_text(text: str) -> str:
+    """The JSON part of a reply: code fences and surrounding prose are tolerated."""
+    stripped = text.strip()
+    fenced = _FENCE.match(stripped)
+    if fenced:
+        stripped = fenced.group(1).strip()
+    if stripped.startswith(("{", "[")):
+        return stripped
+    start, end = stripped.find("{"), stripped.rfind("}")
+    if start != -1 and end > start:
+        return stripped[start : end + 1]
+    return stripped
+
+
+def parse_output(text: str, output: type[T]) -> T:
+    """Validate ``text`` into ``output``; raises pydantic's ValidationError (bad JSON included)."""
+    return output.model_validate_json(extract_json_text(text))
+
+
+def describe_validation_error(error: ValidationError) -> str:
+    lines = []
+    for item in error.errors(include_url=False):
+        location = ".".join(str(part) for part in item["loc"]) or "(root)"
+        lines.append(f"- {location}: {item['msg']}")
+    text = "\n".join(lines)
+    return text if len(text) <= ERROR_LIMIT else text[: ERROR_LIMIT - 1] + "…"
+
+
+def reask_messages(
+    messages: list[Message], bad_text: str, error_text: str, output: type[BaseModel]
+) -> list[Message]:
+    """The conversation for the single re-ask: the bad reply, then the validation error."""
+    return [
+        *messages,
+        Message(role="assistant", content=bad_text.strip() or "(empty reply)"),
+        Message(
+            role="user",
+            content=(
+                f"Your reply did not validate against the {output.__name__} schema:\n"
+                f"{error_text}\n"
+                "Reply again with only the corrected JSON object."
+            ),
+        ),
+    ]
+
+
+def with_purpose(usage: Usage, purpose: str | None) -> Usage:
+    return usage.model_copy(update={"purpose": purpose})
+
+
+async def complete_structured(
+    send: Send,
+    messages: list[Message],
+    output: type[T] | None,
+    *,
+    provider: str,
+    purpose: str | None,
+    secrets: Iterable[str | None] = (),
+) -> ChatResult[T]:
+    """One call, parsed into ``output`` when given; one re-ask on invalid output."""
+    first = await send(messages)
+    if output is None:
+        return ChatResult(
+            value=first.text, text=first.text, usage=with_purpose(first.usage, purpose)
+        )
+    try:
+        value = parse_output(first.text, output)
+    except ValidationError as error:
+        first_error = describe_validation_error(error)
+    else:
+        return ChatResult[output](
+            value=value, text=first.text, usage=with_purpose(first.usage, purpose)
+        )
+
+    second = await send(reask_messages(messages, first.text, first_error, output))
+    usage = with_purpose(first.usage + second.usage, purpose)
+    try:
+        value = parse_output(second.text, output)
+    except ValidationError as error:
+        failure = masked_error(
+            ModelOutputError,
+            provider,
+            f"output still did not match the {output.__name__} schema after one re-ask: "
+            + " ".join(describe_validation_error(error).split()),
+            secrets=secrets,
+        )
+        # The tokens were spent even though the answer is unusable: keep the bill with the error.
+        failure.usage = usage  # type: ignore[attr-defined]
+        failure.raw_text = second.text  # type: ignore[attr-defined]
+        raise failure from None
+    return ChatResult[output](value=value, text=second.text, usage=usage)

@@ -1,0 +1,74 @@
+"""The one model contract: ``ChatModel.complete(messages, output=...)``.
+
+Adapters (anthropic, openai_compat, local, scripted) implement it; the engine and skills only
+ever see this protocol. A call returns a ``ChatResult`` whose ``value`` is the parsed pydantic
+object when ``output`` is given, else the text, plus a ``Usage`` record.
+"""
+
+from __future__ import annotations
+
+from typing import Generic, Literal, Protocol, TypeVar, runtime_checkable
+
+from pydantic import BaseModel, Field
+
+from argue.domain import Usage
+
+T = TypeVar("T", bound=BaseModel)
+
+
+class Message(BaseModel):
+    role: Literal["system", "user", "assistant"]
+    content: str
+
+
+class ChatResult(BaseModel, Generic[T]):
+    value: T | str
+    text: str = Field(description="The raw text the model produced")
+    usage: Usage
+
+
+class ModelError(Exception):
+    """A model call that did not produce a usable answer. The message names the provider."""
+
+    def __init__(self, provider: str, message: str, *, status_code: int | None = None) -> None:
+        self.provider = provider
+        self.status_code = status_code
+        super().__init__(f"{provider}: {message}")
+
+
+class ModelAuthError(ModelError):
+    """401/403: credentials rejected. Never retried."""
+
+
+class ModelRequestError(ModelError):
+    """400/404/422 or an exhausted quota: the request itself is wrong. Never retried."""
+
+
+class ModelUnavailableError(ModelError):
+    """Retries exhausted (429/5xx/timeouts/connection errors) or the server is unreachable."""
+
+
+class ModelOutputError(ModelError):
+    """Structured output still invalid after one re-ask carrying the validation error."""
+
+
+class ProviderNotConfigured(Exception):
+    """No usable provider: the message lists the ways to configure one (CLI exits 2)."""
+
+
+@runtime_checkable
+class ChatModel(Protocol):
+    provider: str
+    model: str
+
+    async def complete(
+        self,
+        messages: list[Message],
+        *,
+        output: type[T] | None = None,
+        max_tokens: int = 2048,
+        temperature: float | None = None,
+        purpose: str | None = None,
+    ) -> ChatResult[T]:
+        """Send ``messages``; parse into ``output`` when given (one re-ask on invalid output)."""
+        ...

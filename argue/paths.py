@@ -1,0 +1,38 @@
+"""Where argue keeps its data. ``ARGUE_HOME`` overrides everything (tests point it at a temp dir)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+
+def argue_home() -> Path:
+    override = os.environ.get("ARGUE_HOME")
+    if override:
+        home = Path(override).expanduser()
+    else:
+        from platformdirs import user_data_dir
+
+        home = Path(user_data_dir("argue", appauthor=False))
+    home.mkdir(parents=True, exist_ok=True)
+    return home
+
+
+def library_db_path() -> Path:
+    return argue_home() / "library.sqlite3"
+
+
+def memory_db_path() -> Path:
+    return argue_home() / "memory.sqlite3"
+
+
+def user_personas_dir() -> Path:
+    return argue_home() / "personas"
+
+
+def config_file_path() -> Path:
+    return argue_home() / "config.toml"
+
+
+def default_debates_dir() -> Path:
+    return Path(os.environ.get("ARGUE_DEBATES_DIR") or "debates")

@@ -1,0 +1,154 @@
+"""Deterministic keyword routing: which personas debate a question, which colleague to ask.
+
+No model is involved, so the same question always yields the same choice and the choice can be
+unit-tested (seed 003). A persona's score is the number of its expertise keywords found in the
+question (see ``argue.personas.keywords`` for how text is tokenised).
+
+Selection rule, applied one seat at a time:
+1. higher score first;
+2. on equal score, a persona whose dominant bridge is not yet represented among those already
+   chosen goes first (so a tie yields a more diverse panel);
+3. then alphabetical by name.
+Seats that no matching persona can fill come from the fixed default order (embry, horus,
+brandon, then the rest alphabetically), and the reason says so.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+
+from pydantic import BaseModel, Field
+
+from argue.domain import Persona
+from argue.personas.catalog import PersonaCatalog
+from argue.personas.keywords import match_keywords, tokenise
+
+DEFAULT_ORDER_HEAD: tuple[str, ...] = ("embry", "horus", "brandon")
+_TIE_RULE = (
+    "ties go to a persona whose dominant bridge is not yet represented, then alphabetical order"
+)
+
+
+class NoColleagueError(LookupError):
+    """The asker has no colleague left to ask (none listed, or all excluded)."""
+
+
+class PersonaSelection(BaseModel):
+    personas: list[Persona]
+    reason: str = Field(description="Why these personas: matched keywords per persona")
+    matches: dict[str, list[str]] = Field(
+        default_factory=dict, description="Matched expertise keywords per selected persona"
+    )
+
+    def names(self) -> list[str]:
+        return [persona.name for persona in self.personas]
+
+
+def default_order(catalog: PersonaCatalog) -> list[Persona]:
+    head = [catalog.get(name) for name in DEFAULT_ORDER_HEAD if name in catalog]
+    rest = [persona for persona in catalog.all() if persona.name not in DEFAULT_ORDER_HEAD]
+    return head + rest
+
+
+def expertise_matches(question: str, persona: Persona) -> list[str]:
+    return match_keywords(tokenise(question), persona.expertise)
+
+
+def _dominant(persona: Persona) -> str:
+    return persona.dominant_bridge()[0]
+
+
+def select_personas(question: str, catalog: PersonaCatalog, count: int = 2) -> PersonaSelection:
+    """Pick ``count`` personas for ``question``; raises ValueError if the catalog is too small."""
+    if count < 1:
+        raise ValueError("count must be at least 1")
+    if count > len(catalog):
+        raise ValueError(
+            f"cannot select {count} personas: only {len(catalog)} known "
+            f"({', '.join(catalog.names())})"
+        )
+    tokens = tokenise(question)
+    matches = {persona.name: match_keywords(tokens, persona.expertise) for persona in catalog}
+    candidates = [persona for persona in catalog if matches[persona.name]]
+    chosen: list[Persona] = []
+    explanations: list[str] = []
+    tie_broken = False
+    while candidates and len(chosen) < count:
+        represented = {_dominant(persona) for persona in chosen}
+        candidates.sort(
+            key=lambda persona: (
+                -len(matches[persona.name]),
+                _dominant(persona) in represented,
+                persona.name,
+            )
+        )
+        pick = candidates.pop(0)
+        if candidates and len(matches[candidates[0].name]) == len(matches[pick.name]):
+            tie_broken = True
+        chosen.append(pick)
+        keywords = matches[pick.name]
+        explanations.append(f"{pick.name} matched {', '.join(keywords)} ({len(keywords)})")
+
+    filler = [persona for persona in default_order(catalog) if persona not in chosen]
+    filler = filler[: count - len(chosen)]
+    if not chosen:
+        reason = "no expertise keyword matched the question; default order: " + ", ".join(
+            persona.name for persona in filler
+        )
+    else:
+        reason = "keyword routing: " + "; ".join(explanations)
+        if filler:
+            reason += (
+                f"; {', '.join(persona.name for persona in filler)} from the default order "
+                "(no other persona matched)"
+            )
+        if tie_broken:
+            reason += f" ({_TIE_RULE})"
+    chosen.extend(filler)
+    return PersonaSelection(
+        personas=chosen,
+        reason=reason,
+        matches={persona.name: matches[persona.name] for persona in chosen},
+    )
+
+
+def route_colleague(
+    question: str,
+    asker: Persona,
+    catalog: PersonaCatalog,
+    exclude: Collection[str] = (),
+) -> tuple[Persona, str]:
+    """The asker's colleague whose expertise best matches ``question``, and why.
+
+    Ties (including "nothing matched") go to the colleague listed first in the asker's file.
+    """
+    excluded = {name.strip().lower() for name in exclude} | {asker.name}
+    candidates = [
+        catalog.get(name)
+        for name in asker.colleagues
+        if name in catalog and name.lower() not in excluded
+    ]
+    if not candidates:
+        listed = ", ".join(asker.colleagues) or "none"
+        raise NoColleagueError(
+            f"{asker.name} has no colleague to ask (colleagues: {listed}; "
+            f"excluded: {', '.join(sorted(excluded))})"
+        )
+    tokens = tokenise(question)
+    scored = [
+        (match_keywords(tokens, persona.expertise), position, persona)
+        for position, persona in enumerate(candidates)
+    ]
+    keywords, _, best = min(scored, key=lambda entry: (-len(entry[0]), entry[1]))
+    pool = ", ".join(persona.name for persona in candidates)
+    if keywords:
+        reason = (
+            f"routed to {best.name}: matched {', '.join(keywords)} ({len(keywords)}) "
+            f"among {asker.name}'s colleagues ({pool})"
+        )
+    else:
+        reason = (
+            f"routed to {best.name}: no colleague's expertise matched, so {asker.name}'s "
+            f"first listed colleague among ({pool})"
+        )
+    return best, reason

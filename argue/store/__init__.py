@@ -1,0 +1,24 @@
+"""Persistence for debates: the debates/<id>/ layout, atomic writes, lock, stop flag, inbox."""
+
+from argue.store._atomic import read_json, write_json_atomic, write_text_atomic
+from argue.store.debate_store import (
+    DebateLocked,
+    DebateStore,
+    StoreError,
+    iter_debates,
+    new_debate_id,
+)
+from argue.store.layout import DebatePaths, persona_letter
+
+__all__ = [
+    "DebateLocked",
+    "DebatePaths",
+    "DebateStore",
+    "StoreError",
+    "iter_debates",
+    "new_debate_id",
+    "persona_letter",
+    "read_json",
+    "write_json_atomic",
+    "write_text_atomic",
+]

@@ -1,0 +1,109 @@
+"""The debates/<id>/ layout (spec + ARCHITECTURE.md §3), as paths. No I/O here."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+PERSONA_LETTERS = "abcdefghij"
+
+
+def persona_letter(index: int) -> str:
+    return PERSONA_LETTERS[index].upper()
+
+
+@dataclass(frozen=True)
+class DebatePaths:
+    root: Path
+
+    @property
+    def debate_id(self) -> str:
+        return self.root.name
+
+    @property
+    def config(self) -> Path:
+        return self.root / "config.json"
+
+    @property
+    def state(self) -> Path:
+        return self.root / "state.json"
+
+    @property
+    def transcript(self) -> Path:
+        return self.root / "transcript.md"
+
+    @property
+    def synthesis(self) -> Path:
+        return self.root / "synthesis.md"
+
+    @property
+    def synthesis_prose(self) -> Path:
+        return self.root / "synthesis.json"
+
+    @property
+    def usage(self) -> Path:
+        return self.root / "usage.json"
+
+    @property
+    def failures(self) -> Path:
+        return self.root / "failures.json"
+
+    @property
+    def moderator_notes(self) -> Path:
+        return self.root / "moderator_notes.json"
+
+    @property
+    def inbox(self) -> Path:
+        return self.root / "inbox"
+
+    @property
+    def stop_flag(self) -> Path:
+        return self.root / "STOP"
+
+    @property
+    def lock(self) -> Path:
+        return self.root / ".lock"
+
+    def persona_dir(self, letter: str) -> Path:
+        return self.root / f"persona_{letter.lower()}"
+
+    def research(self, letter: str, round_no: int) -> Path:
+        return self.persona_dir(letter) / "research" / f"round_{round_no:03d}.json"
+
+    def research_plan(self, letter: str, round_no: int) -> Path:
+        return self.persona_dir(letter) / "research" / f"round_{round_no:03d}.plan.json"
+
+    def consults(self, letter: str, round_no: int) -> Path:
+        return self.persona_dir(letter) / "colleague_consults" / f"round_{round_no:03d}.json"
+
+    def argument(self, letter: str, round_no: int) -> Path:
+        return self.persona_dir(letter) / "arguments" / f"round_{round_no:03d}.json"
+
+    def rebuttal(self, letter: str, round_no: int) -> Path:
+        return self.persona_dir(letter) / "arguments" / f"round_{round_no:03d}.rebuttal.json"
+
+    def reflection(self, letter: str, round_no: int) -> Path:
+        return self.persona_dir(letter) / "arguments" / f"round_{round_no:03d}.reflection.json"
+
+    def memory_marker(self, letter: str, round_no: int) -> Path:
+        return self.persona_dir(letter) / "arguments" / f"round_{round_no:03d}.memory.json"
+
+    def concessions(self, letter: str) -> Path:
+        return self.persona_dir(letter) / "concessions.json"
+
+    def confidence(self, letter: str) -> Path:
+        return self.persona_dir(letter) / "confidence.json"
+
+    @property
+    def scoring_dir(self) -> Path:
+        return self.root / "scoring"
+
+    def round_score(self, round_no: int) -> Path:
+        return self.scoring_dir / f"round_{round_no:03d}.json"
+
+    def judge(self, round_no: int) -> Path:
+        return self.scoring_dir / f"round_{round_no:03d}.judge.json"
+
+    @property
+    def summary(self) -> Path:
+        return self.scoring_dir / "summary.json"

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# argue launcher: bootstraps .venv on first use (or when pyproject.toml changes), then runs argue.
+#   ./run.sh argue "question" ...   run a debate (any argue sub-command works the same way)
+#   ./run.sh test [pytest args]     install dev deps if needed and run the whole test suite
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+VENV="$ROOT/.venv"
+PY="$VENV/bin/python"
+PYTHON_BIN="${ARGUE_PYTHON:-}"
+
+say() { printf 'argue setup: %s\n' "$*" >&2; }
+
+find_python() {
+    if [[ -n "$PYTHON_BIN" ]]; then echo "$PYTHON_BIN"; return; fi
+    for candidate in python3.11 python3 python; do
+        if command -v "$candidate" >/dev/null 2>&1 &&
+           "$candidate" -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else 1)' 2>/dev/null; then
+            echo "$candidate"; return
+        fi
+    done
+    say "Python 3.11 or newer is required but was not found on PATH (set ARGUE_PYTHON to its path)."
+    exit 2
+}
+
+# $1: extras to install ("local" or "local,dev"); reinstalls when pyproject.toml or the extras change.
+ensure_venv() {
+    local extras="$1"
+    local stamp="$VENV/.argue-installed"
+    local want
+    want="$(cat "$ROOT/pyproject.toml" | sha256sum | cut -c1-16) [$extras]"
+    if [[ -x "$PY" && -f "$stamp" ]] && grep -qxF "$want" "$stamp"; then
+        return
+    fi
+    # A stamp for a superset of extras also satisfies the request.
+    if [[ -x "$PY" && -f "$stamp" && "$extras" == "local" ]] && grep -qxF "${want% *} [local,dev]" "$stamp"; then
+        return
+    fi
+    if [[ ! -x "$PY" ]]; then
+        say "creating $VENV (first run)"
+        "$(find_python)" -m venv "$VENV"
+        "$PY" -m pip install --quiet --upgrade pip >&2
+    fi
+    say "installing argue with extras [$extras] into .venv."
+    say "The first install builds llama-cpp-python from source (about 5 minutes on 2 cores); pip caches the wheel, so later installs are quick."
+    CMAKE_BUILD_PARALLEL_LEVEL="${CMAKE_BUILD_PARALLEL_LEVEL:-$(nproc 2>/dev/null || echo 2)}" \
+        "$PY" -m pip install --quiet --disable-pip-version-check -e "$ROOT[$extras]" >&2
+    echo "$want" > "$stamp"
+    say "done."
+}
+
+if [[ "${1:-}" == "test" ]]; then
+    shift
+    ensure_venv "local,dev"
+    cd "$ROOT"
+    exec "$PY" -m pytest "$@"
+fi
+
+ensure_venv "local"
+# `./run.sh argue "question"` and `./run.sh "question"`-style sub-commands both reach the CLI.
+exec "$PY" -m argue "$@"

@@ -1,0 +1,195 @@
+"""Dogpile research: ask every source at once, then merge, de-duplicate and interleave.
+
+Each source runs under its own timeout and reports its own status, so one slow or broken
+source never sinks the others, and the caller can say exactly which ones answered.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Sequence
+from urllib.parse import parse_qsl, urlencode, urlsplit
+
+import httpx
+
+from argue import __version__
+from skills.base import SkillItem, SkillResult, SkillStatus, SourceStatus
+from skills.dogpile.sources import arxiv, brave, github, library, perplexity, youtube
+
+__all__ = ["RANK_ORDER", "SOURCE_NAMES", "dogpile", "merge_items", "normalise_url"]
+
+SOURCE_NAMES: tuple[str, ...] = ("arxiv", "github", "brave", "perplexity", "youtube", "library")
+# Round-robin order when interleaving: curated and scholarly sources lead.
+RANK_ORDER: tuple[str, ...] = ("library", "arxiv", "github", "perplexity", "brave", "youtube")
+_ADAPTERS = {
+    "arxiv": arxiv,
+    "github": github,
+    "brave": brave,
+    "perplexity": perplexity,
+    "youtube": youtube,
+    "library": library,
+}
+USER_AGENT = f"argue/{__version__} (research dogpile)"
+_TRACKING_PARAMS = ("utm_", "fbclid", "gclid", "ref_src")
+
+
+async def dogpile(
+    query: str,
+    *,
+    sources: Sequence[str] | None = None,
+    limit_per_source: int = 5,
+    max_items: int = 12,
+    timeout_s: float = 15.0,
+    client: httpx.AsyncClient | None = None,
+) -> SkillResult:
+    """Raises ValueError only for caller mistakes (unknown source, non-positive limits)."""
+    if not query.strip():
+        raise ValueError("the query is empty")
+    chosen = _validate(sources, limit_per_source, max_items, timeout_s)
+    started = time.monotonic()
+    if client is None:
+        async with httpx.AsyncClient(
+            timeout=httpx.Timeout(timeout_s, connect=min(5.0, timeout_s)),
+            headers={"User-Agent": USER_AGENT},
+            follow_redirects=True,
+            limits=httpx.Limits(max_connections=20),
+        ) as own_client:
+            results = await _fan_out(query, chosen, own_client, limit_per_source, timeout_s)
+    else:
+        results = await _fan_out(query, chosen, client, limit_per_source, timeout_s)
+
+    statuses = [_source_status(name, results[name]) for name in chosen]
+    items = merge_items({name: results[name].items for name in chosen}, max_items)
+    status: SkillStatus
+    if items:
+        status = "ok"
+    elif all(s.status in ("failed", "refused") for s in statuses):
+        status = "failed"
+    else:
+        status = "empty"
+    return SkillResult(
+        skill="dogpile",
+        query=query,
+        status=status,
+        items=items,
+        note=", ".join(_describe(s) for s in statuses),
+        elapsed_s=time.monotonic() - started,
+        sources=statuses,
+    )
+
+
+def _validate(
+    sources: Sequence[str] | None, limit_per_source: int, max_items: int, timeout_s: float
+) -> list[str]:
+    if isinstance(sources, str):
+        raise ValueError("sources must be a sequence of source names, not one string")
+    chosen = list(dict.fromkeys(SOURCE_NAMES if sources is None else sources))
+    unknown = [name for name in chosen if name not in _ADAPTERS]
+    if unknown:
+        raise ValueError(
+            f"unknown source(s): {', '.join(unknown)} (choose from {', '.join(SOURCE_NAMES)})"
+        )
+    if not chosen:
+        raise ValueError("no source selected")
+    if limit_per_source < 1 or max_items < 1:
+        raise ValueError("limit_per_source and max_items must be at least 1")
+    if timeout_s <= 0:
+        raise ValueError("timeout_s must be positive")
+    return chosen
+
+
+async def _fan_out(
+    query: str, names: list[str], client: httpx.AsyncClient, limit: int, timeout_s: float
+) -> dict[str, SkillResult]:
+    results = await asyncio.gather(
+        *(_ask_one(name, query, client, limit, timeout_s) for name in names)
+    )
+    return dict(zip(names, results, strict=True))
+
+
+async def _ask_one(
+    name: str, query: str, client: httpx.AsyncClient, limit: int, timeout_s: float
+) -> SkillResult:
+    started = time.monotonic()
+    try:
+        result = await asyncio.wait_for(
+            _ADAPTERS[name].search(query, client=client, limit=limit), timeout_s
+        )
+    except TimeoutError:
+        note = f"{name}: timed out after {timeout_s:g} s"
+        return SkillResult.failed(name, query, note, elapsed_s=time.monotonic() - started)
+    except Exception as exc:  # an adapter bug must not sink the other sources: report it
+        note = f"{name}: crashed ({type(exc).__name__}: {exc})"
+        return SkillResult.failed(name, query, note, elapsed_s=time.monotonic() - started)
+    if not result.elapsed_s:
+        result = result.model_copy(update={"elapsed_s": time.monotonic() - started})
+    return result
+
+
+def _source_status(name: str, result: SkillResult) -> SourceStatus:
+    note = result.note
+    if note.startswith(f"{name}: "):
+        note = note[len(name) + 2 :]
+    return SourceStatus(
+        source=name,
+        status=result.status,
+        note=note,
+        count=len(result.items),
+        elapsed_s=round(result.elapsed_s, 3),
+    )
+
+
+def _describe(status: SourceStatus) -> str:
+    if status.status == "ok":
+        return f"{status.source} ok ({status.count})"
+    if status.status == "empty":
+        return f"{status.source} empty"
+    return f"{status.source} {status.status}: {status.note}"
+
+
+def merge_items(items_by_source: dict[str, list[SkillItem]], max_items: int) -> list[SkillItem]:
+    """Round-robin across sources in ``RANK_ORDER``; the first of duplicates wins."""
+    ordered = [name for name in RANK_ORDER if name in items_by_source]
+    ordered += [name for name in items_by_source if name not in ordered]
+    longest = max((len(items_by_source[name]) for name in ordered), default=0)
+    merged: list[SkillItem] = []
+    seen: set[str] = set()
+    for position in range(longest):
+        for name in ordered:
+            source_items = items_by_source[name]
+            if position >= len(source_items):
+                continue
+            item = source_items[position]
+            key = _dedupe_key(item)
+            if key in seen:
+                continue
+            seen.add(key)
+            merged.append(item)
+            if len(merged) >= max_items:
+                return merged
+    return merged
+
+
+def _dedupe_key(item: SkillItem) -> str:
+    if item.url:
+        return "url:" + normalise_url(item.url)
+    # Without a URL, chunks of one book share a title: the locator keeps them apart.
+    return f"title:{item.title.casefold().strip()}|{item.locator or ''}"
+
+
+def normalise_url(url: str) -> str:
+    """Scheme, ``www.``, trailing slash, fragment and tracking parameters do not make a new page."""
+    parts = urlsplit(url.strip())
+    host = (parts.hostname or "").lower().removeprefix("www.")
+    if parts.port and parts.port not in (80, 443):
+        host = f"{host}:{parts.port}"
+    path = parts.path.rstrip("/")
+    query = urlencode(
+        sorted(
+            (key, value)
+            for key, value in parse_qsl(parts.query, keep_blank_values=True)
+            if not key.lower().startswith(_TRACKING_PARAMS)
+        )
+    )
+    return f"{host}{path}" + (f"?{query}" if query else "")

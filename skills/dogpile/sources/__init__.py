@@ -1,0 +1,1 @@
+"""One adapter per research source, each ``async def search(query, *, client, limit)``."""

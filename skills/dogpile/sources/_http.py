@@ -1,0 +1,161 @@
+"""Shared by every web source: bounded fetches, plain-words failure notes, text cleaning.
+
+Adapters raise ``SourceError`` internally; their public ``search`` turns it into a ``failed``
+SkillResult, so an expected failure never escapes as an exception.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import os
+import re
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit
+
+import httpx
+
+from skills.base import SkillItem, SkillResult
+
+MAX_RESPONSE_BYTES = 2 * 1024 * 1024
+SNIPPET_CHARS = 500
+TITLE_CHARS = 300
+
+_TAG = re.compile(r"<[^>]{0,2000}>")
+_WHITESPACE = re.compile(r"\s+")
+# C0/C1 control characters and bidi overrides: never useful in a snippet, sometimes hostile.
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+class SourceError(Exception):
+    """An expected failure of one source; the message is the note shown to the user."""
+
+
+@dataclass(frozen=True)
+class Fetched:
+    status_code: int
+    headers: httpx.Headers
+    body: bytes
+    host: str
+
+
+def source_url(env_var: str, default: str) -> str:
+    return (os.environ.get(env_var) or default).rstrip("/")
+
+
+def host_of(url: str) -> str:
+    return urlsplit(url).hostname or url
+
+
+def clean_text(text: object, limit: int = SNIPPET_CHARS) -> str:
+    """Fetched text is data, not markup: drop tags, decode entities, collapse whitespace, cap."""
+    if not isinstance(text, str):
+        return ""
+    plain = html.unescape(_TAG.sub(" ", text))
+    plain = _TAG.sub(" ", plain)  # entities that decoded into tags
+    plain = _WHITESPACE.sub(" ", _CONTROL.sub(" ", plain)).strip()
+    if len(plain) > limit:
+        plain = plain[: limit - 1].rstrip() + "…"
+    return plain
+
+
+async def fetch(
+    client: httpx.AsyncClient,
+    source: str,
+    method: str,
+    url: str,
+    *,
+    params: dict[str, str | int] | None = None,
+    headers: dict[str, str] | None = None,
+    json_body: Any = None,
+    max_bytes: int = MAX_RESPONSE_BYTES,
+) -> Fetched:
+    """One request, body read up to ``max_bytes``. Transport problems become ``SourceError``."""
+    host = host_of(url)
+    try:
+        async with client.stream(
+            method, url, params=params, headers=headers, json=json_body
+        ) as response:
+            declared = response.headers.get("content-length")
+            if declared and declared.isdigit() and int(declared) > max_bytes:
+                raise SourceError(too_large(source, host, max_bytes))
+            body = bytearray()
+            async for chunk in response.aiter_bytes():
+                body.extend(chunk)
+                if len(body) > max_bytes:
+                    raise SourceError(too_large(source, host, max_bytes))
+            return Fetched(response.status_code, response.headers, bytes(body), host)
+    except httpx.TimeoutException as exc:
+        raise SourceError(f"{source}: timed out waiting for {host} ({_kind(exc)})") from exc
+    except httpx.ConnectError as exc:
+        raise SourceError(f"{source}: could not connect to {host} ({_reason(exc)})") from exc
+    except httpx.HTTPError as exc:
+        raise SourceError(f"{source}: request to {host} failed ({_reason(exc)})") from exc
+
+
+def too_large(source: str, host: str, max_bytes: int) -> str:
+    megabytes, rest = divmod(max_bytes, 1024 * 1024)
+    size = f"{megabytes} MB" if megabytes and not rest else f"{max_bytes} bytes"
+    return f"{source}: response from {host} larger than {size}, rejected"
+
+
+def _kind(exc: httpx.TimeoutException) -> str:
+    return {
+        httpx.ConnectTimeout: "connect timeout",
+        httpx.ReadTimeout: "read timeout",
+        httpx.WriteTimeout: "write timeout",
+        httpx.PoolTimeout: "pool timeout",
+    }.get(type(exc), "timeout")
+
+
+def _reason(exc: Exception) -> str:
+    text = clean_text(str(exc), 160)
+    return text or type(exc).__name__
+
+
+def http_failure(source: str, fetched: Fetched, detail: str = "") -> SourceError:
+    note = f"{source}: HTTP {fetched.status_code} from {fetched.host}"
+    extras = []
+    if fetched.status_code == 429:
+        extras.append("rate limited")
+    retry_after = fetched.headers.get("retry-after", "").strip()
+    if retry_after.isdigit():
+        extras.append(f"retry after {retry_after} s")
+    if fetched.status_code in (401, 403) and not detail:
+        extras.append("key rejected or not allowed")
+    if detail:
+        extras.append(detail)
+    if extras:
+        note += f" ({', '.join(extras)})"
+    return SourceError(note)
+
+
+def expect_success(source: str, fetched: Fetched) -> None:
+    if not 200 <= fetched.status_code < 300:
+        raise http_failure(source, fetched)
+
+
+def parse_json(source: str, fetched: Fetched) -> Any:
+    try:
+        return json.loads(fetched.body)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise SourceError(f"{source}: response from {fetched.host} is not valid JSON") from exc
+
+
+def shape_error(source: str) -> SourceError:
+    return SourceError(f"{source}: unexpected response shape")
+
+
+async def guarded(
+    source: str, query: str, search: Callable[[], Awaitable[list[SkillItem]]]
+) -> SkillResult:
+    """Run one source's search; ``SourceError`` becomes ``failed`` with its note."""
+    started = time.monotonic()
+    try:
+        items = await search()
+    except SourceError as exc:
+        return SkillResult.failed(source, query, str(exc), elapsed_s=time.monotonic() - started)
+    return SkillResult.from_items(source, query, items, elapsed_s=time.monotonic() - started)

@@ -1,0 +1,74 @@
+"""Brave Search web results. Needs ``BRAVE_API_KEY``; without it nothing is sent."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import httpx
+
+from skills.base import SkillItem, SkillResult
+from skills.dogpile.sources._http import (
+    TITLE_CHARS,
+    clean_text,
+    expect_success,
+    fetch,
+    guarded,
+    parse_json,
+    shape_error,
+    source_url,
+)
+
+SOURCE = "brave"
+DEFAULT_URL = "https://api.search.brave.com/res/v1/web/search"
+MAX_COUNT = 20  # Brave's own cap on ``count``
+
+
+async def search(query: str, *, client: httpx.AsyncClient, limit: int) -> SkillResult:
+    api_key = os.environ.get("BRAVE_API_KEY", "").strip()
+    if not api_key:
+        return SkillResult.refused(SOURCE, query, "BRAVE_API_KEY not set")
+
+    async def run() -> list[SkillItem]:
+        fetched = await fetch(
+            client,
+            SOURCE,
+            "GET",
+            source_url("ARGUE_BRAVE_URL", DEFAULT_URL),
+            params={"q": query, "count": min(limit, MAX_COUNT)},
+            headers={"Accept": "application/json", "X-Subscription-Token": api_key},
+        )
+        expect_success(SOURCE, fetched)
+        return parse_web_results(parse_json(SOURCE, fetched))[:limit]
+
+    return await guarded(SOURCE, query, run)
+
+
+def parse_web_results(payload: Any) -> list[SkillItem]:
+    if not isinstance(payload, dict):
+        raise shape_error(SOURCE)
+    web = payload.get("web")
+    if web is None:
+        # Brave leaves out the "web" section when nothing matched.
+        if payload.get("type") == "search":
+            return []
+        raise shape_error(SOURCE)
+    if not isinstance(web, dict) or not isinstance(web.get("results"), list):
+        raise shape_error(SOURCE)
+    items: list[SkillItem] = []
+    for result in web["results"]:
+        if not isinstance(result, dict):
+            raise shape_error(SOURCE)
+        url = result.get("url")
+        if not isinstance(url, str) or not url.startswith(("http://", "https://")):
+            raise shape_error(SOURCE)
+        items.append(
+            SkillItem(
+                id=f"brave:{url}",
+                title=clean_text(result.get("title"), TITLE_CHARS) or url,
+                url=url,
+                snippet=clean_text(result.get("description")),
+                source=SOURCE,
+            )
+        )
+    return items

@@ -1,0 +1,98 @@
+"""YouTube Data API v3 video search. Needs ``YOUTUBE_API_KEY``; without it nothing is sent."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from typing import Any
+
+import httpx
+
+from skills.base import SkillItem, SkillResult
+from skills.dogpile.sources._http import (
+    TITLE_CHARS,
+    Fetched,
+    clean_text,
+    fetch,
+    guarded,
+    http_failure,
+    parse_json,
+    shape_error,
+    source_url,
+)
+
+SOURCE = "youtube"
+DEFAULT_URL = "https://www.googleapis.com/youtube/v3"
+MAX_RESULTS = 50  # the API's own cap on ``maxResults``
+_VIDEO_ID = re.compile(r"^[A-Za-z0-9_-]{6,20}$")
+
+
+async def search(query: str, *, client: httpx.AsyncClient, limit: int) -> SkillResult:
+    api_key = os.environ.get("YOUTUBE_API_KEY", "").strip()
+    if not api_key:
+        return SkillResult.refused(SOURCE, query, "YOUTUBE_API_KEY not set")
+
+    async def run() -> list[SkillItem]:
+        fetched = await fetch(
+            client,
+            SOURCE,
+            "GET",
+            source_url("ARGUE_YOUTUBE_URL", DEFAULT_URL) + "/search",
+            params={
+                "part": "snippet",
+                "type": "video",
+                "q": query,
+                "maxResults": min(limit, MAX_RESULTS),
+                "key": api_key,
+            },
+            headers={"Accept": "application/json"},
+        )
+        if not 200 <= fetched.status_code < 300:
+            raise http_failure(SOURCE, fetched, _error_reason(fetched))
+        return parse_videos(parse_json(SOURCE, fetched))[:limit]
+
+    return await guarded(SOURCE, query, run)
+
+
+def _error_reason(fetched: Fetched) -> str:
+    """Google's error body names the cause (quotaExceeded, keyInvalid...): worth showing."""
+    try:
+        errors = json.loads(fetched.body)["error"]["errors"]
+        return clean_text(errors[0]["reason"], 60)
+    except (ValueError, KeyError, IndexError, TypeError):
+        return ""
+
+
+def parse_videos(payload: Any) -> list[SkillItem]:
+    if not isinstance(payload, dict) or not isinstance(payload.get("items"), list):
+        raise shape_error(SOURCE)
+    items: list[SkillItem] = []
+    for video in payload["items"]:
+        if not isinstance(video, dict):
+            raise shape_error(SOURCE)
+        video_ref = video.get("id")
+        snippet = video.get("snippet")
+        video_id = video_ref.get("videoId") if isinstance(video_ref, dict) else None
+        if not isinstance(video_id, str) or not isinstance(snippet, dict):
+            raise shape_error(SOURCE)
+        if not _VIDEO_ID.match(video_id):
+            raise shape_error(SOURCE)
+        channel = clean_text(snippet.get("channelTitle"), 80)
+        published = snippet.get("publishedAt")
+        byline = " ".join(
+            part
+            for part in (channel, f"({published[:10]})" if isinstance(published, str) else "")
+            if part
+        )
+        description = clean_text(snippet.get("description"))
+        items.append(
+            SkillItem(
+                id=f"youtube:{video_id}",
+                title=clean_text(snippet.get("title"), TITLE_CHARS) or video_id,
+                url=f"https://www.youtube.com/watch?v={video_id}",
+                snippet=clean_text(f"{byline}: {description}" if byline else description),
+                source=SOURCE,
+            )
+        )
+    return items

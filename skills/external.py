@@ -1,0 +1,237 @@
+"""User-configured skills: any program that reads a JSON query on stdin and prints JSON items.
+
+Configured in config.toml::
+
+    [skills.external]
+    papers = ["python3", "/home/me/bin/search_papers.py"]
+
+The program receives ``{"query": ..., **extra}`` on stdin and must print one JSON object:
+``{"items": [{"title": ..., "url"?, "snippet"?, "locator"?, "id"?, "score"?}], "note"?}``.
+It runs without a shell. Every way it can go wrong becomes a ``failed`` result with the reason.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import re
+import shlex
+import signal
+import time
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from skills.base import SkillItem, SkillResult
+
+MAX_STDOUT_BYTES = 1_000_000
+MAX_STDERR_BYTES = 64_000
+_READ_CHUNK = 65_536
+_NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]*$")
+_OPTIONAL_TEXT_FIELDS = ("url", "snippet", "locator", "id")
+
+
+class _OutputTooLarge(Exception):
+    pass
+
+
+async def _read_capped(stream: asyncio.StreamReader, limit: int) -> bytes:
+    buffer = bytearray()
+    while chunk := await stream.read(_READ_CHUNK):
+        buffer.extend(chunk)
+        if len(buffer) > limit:
+            raise _OutputTooLarge
+    return bytes(buffer)
+
+
+async def _read_tail(stream: asyncio.StreamReader, limit: int) -> bytes:
+    """Keep only the last ``limit`` bytes: the end of stderr is where the error usually is."""
+    buffer = bytearray()
+    while chunk := await stream.read(_READ_CHUNK):
+        buffer.extend(chunk)
+        del buffer[:-limit]
+    return bytes(buffer)
+
+
+async def _feed_stdin(stdin: asyncio.StreamWriter, payload: bytes) -> None:
+    # A program that exits without reading its input is not an error.
+    with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+        stdin.write(payload)
+        await stdin.drain()
+    with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+        stdin.close()
+        await stdin.wait_closed()
+
+
+def _kill(process: asyncio.subprocess.Process) -> None:
+    """Kill the program and anything it started (it runs in its own process group)."""
+    if process.returncode is not None:
+        return
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        if os.name == "posix":
+            os.killpg(process.pid, signal.SIGKILL)
+        else:
+            process.kill()
+
+
+def _last_line(data: bytes) -> str:
+    lines = [line.strip() for line in data.decode("utf-8", "replace").splitlines()]
+    lines = [line for line in lines if line]
+    return lines[-1][:300] if lines else ""
+
+
+def _parse_items(name: str, payload: object) -> tuple[list[SkillItem], str]:
+    """Items and the program's own note; ValueError names what is wrong with the shape."""
+    if not isinstance(payload, dict):
+        raise ValueError(f"expected a JSON object, got {type(payload).__name__}")
+    raw_items = payload.get("items")
+    if not isinstance(raw_items, list):
+        raise ValueError("'items' must be a list")
+    note = payload.get("note", "")
+    if not isinstance(note, str):
+        raise ValueError("'note' must be a string")
+    items: list[SkillItem] = []
+    for number, raw in enumerate(raw_items, start=1):
+        if not isinstance(raw, dict):
+            raise ValueError(f"item {number} must be an object")
+        title = raw.get("title")
+        if not isinstance(title, str) or not title.strip():
+            raise ValueError(f"item {number}: 'title' must be a non-empty string")
+        fields: dict[str, str] = {}
+        for field in _OPTIONAL_TEXT_FIELDS:
+            value = raw.get(field)
+            if value is None:
+                continue
+            if not isinstance(value, str):
+                raise ValueError(f"item {number}: '{field}' must be a string")
+            fields[field] = value
+        score = raw.get("score")
+        if score is not None and (isinstance(score, bool) or not isinstance(score, int | float)):
+            raise ValueError(f"item {number}: 'score' must be a number")
+        items.append(
+            SkillItem(
+                id=fields.get("id") or f"ext:{name}:{number}",
+                title=title.strip(),
+                url=fields.get("url"),
+                locator=fields.get("locator"),
+                snippet=fields.get("snippet", ""),
+                source=f"ext:{name}",
+                score=float(score) if score is not None else None,
+            )
+        )
+    return items, note
+
+
+async def run_external(
+    name: str,
+    command: Sequence[str],
+    query: str,
+    *,
+    timeout_s: float = 30.0,
+    extra: Mapping[str, Any] | None = None,
+) -> SkillResult:
+    """Run the user's program for ``query``; never raises for a misbehaving program."""
+    skill = f"ext:{name}"
+    started = time.perf_counter()
+
+    def failed(reason: str) -> SkillResult:
+        return SkillResult.failed(
+            skill, query, f"{name}: {reason}", elapsed_s=time.perf_counter() - started
+        )
+
+    if not command:
+        return SkillResult.refused(skill, query, f"{name}: no command configured")
+    try:
+        payload = json.dumps({**(extra or {}), "query": query}).encode("utf-8")
+    except (TypeError, ValueError) as error:
+        return SkillResult.refused(skill, query, f"{name}: extra input is not JSON: {error}")
+    try:
+        process = await asyncio.create_subprocess_exec(
+            *command,
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            start_new_session=os.name == "posix",
+        )
+    except FileNotFoundError:
+        return failed(f"command not found: {command[0]}")
+    except PermissionError:
+        return failed(f"command not executable: {command[0]}")
+    except OSError as error:
+        return failed(f"could not start {command[0]}: {error}")
+
+    assert process.stdin and process.stdout and process.stderr
+    stdout_task = asyncio.ensure_future(_read_capped(process.stdout, MAX_STDOUT_BYTES))
+    stderr_task = asyncio.ensure_future(_read_tail(process.stderr, MAX_STDERR_BYTES))
+
+    async def run_to_end() -> tuple[bytes, bytes, int]:
+        await _feed_stdin(process.stdin, payload)  # type: ignore[arg-type]
+        stdout = await stdout_task
+        stderr = await stderr_task
+        return stdout, stderr, await process.wait()
+
+    try:
+        stdout, stderr, returncode = await asyncio.wait_for(run_to_end(), timeout=timeout_s)
+    except TimeoutError:
+        reason = f"timed out after {timeout_s:g}s (process killed)"
+    except _OutputTooLarge:
+        reason = f"output exceeded {MAX_STDOUT_BYTES} bytes (process killed)"
+    else:
+        reason = ""
+    if reason:
+        _kill(process)
+        for task in (stdout_task, stderr_task):
+            task.cancel()
+        await asyncio.gather(stdout_task, stderr_task, return_exceptions=True)
+        await process.wait()
+        return failed(reason)
+
+    if returncode != 0:
+        detail = _last_line(stderr)
+        return failed(f"exited with status {returncode}" + (f": {detail}" if detail else ""))
+    text = stdout.decode("utf-8", "replace").strip()
+    if not text:
+        return failed("printed nothing on stdout (expected a JSON object)")
+    try:
+        decoded = json.loads(text)
+    except json.JSONDecodeError as error:
+        return failed(f"invalid JSON on stdout: {error}")
+    try:
+        items, note = _parse_items(name, decoded)
+    except ValueError as error:
+        return failed(f"wrong output shape: {error}")
+    return SkillResult.from_items(
+        skill, query, items, note=note, elapsed_s=time.perf_counter() - started
+    )
+
+
+def load_external_skills(config: Mapping[str, Any]) -> dict[str, list[str]]:
+    """``[skills.external]`` of a parsed config.toml: name → command (a list, or one string
+    split like a shell would, without running one)."""
+    skills_table = config.get("skills", {})
+    if not isinstance(skills_table, Mapping):
+        raise ValueError("config.toml: [skills] must be a table")
+    external = skills_table.get("external", {})
+    if not isinstance(external, Mapping):
+        raise ValueError("config.toml: [skills.external] must be a table of name = [command, ...]")
+    commands: dict[str, list[str]] = {}
+    for name, command in external.items():
+        where = f"config.toml: skills.external.{name}"
+        if not _NAME_PATTERN.match(name):
+            raise ValueError(f"{where}: the name may contain only letters, digits, '-' and '_'")
+        if isinstance(command, str):
+            try:
+                command = shlex.split(command)
+            except ValueError as error:
+                raise ValueError(f"{where}: cannot split the command: {error}") from None
+        if (
+            not isinstance(command, list)
+            or not command
+            or not all(isinstance(part, str) and part for part in command)
+        ):
+            raise ValueError(
+                f"{where}: must be a non-empty list of strings, e.g. ['python3', 'x.py']"
+            )
+        commands[name] = list(command)
+    return commands

@@ -1,0 +1,134 @@
+"""Safe, ranked full-text search over an FTS5 table (shared by the library and memory stores).
+
+User and model text never reaches FTS5 as syntax: it is cut into word tokens and each token is
+sent as a double-quoted string, so ``NEAR``, ``*``, ``-``, ``:``, quotes and parentheses are plain
+text. Candidates come from an AND query (every term) and an OR query (any term); each candidate
+gets a ``coverage`` (share of the query terms it contains) and a relevance score in 0..1:
+
+    score = coverage × bm25(hit) / bm25(best hit)
+
+The top hit's score is its coverage, so ``min_score`` keeps its meaning on any corpus size
+(bm25's IDF collapses to ~0 on tiny corpora, which rules out absolute bm25 thresholds).
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+# A token is a run of word characters, optionally joined by hyphens/apostrophes
+# ("state-of-the-art", "don't"): inside double quotes FTS5 reads it as a phrase.
+_TOKEN_RE = re.compile(r"\w+(?:[-'’]\w+)*")
+MAX_QUERY_TERMS = 24
+TOKENIZER = "porter unicode61 remove_diacritics 2"
+
+
+@dataclass(frozen=True)
+class FtsMatch:
+    rowid: int
+    bm25: float  # FTS5 bm25(): lower (more negative) is better
+    coverage: float
+    score: float
+    snippet: str
+
+
+def query_terms(text: str) -> list[str]:
+    """Distinct word tokens of ``text``, in order, at most MAX_QUERY_TERMS."""
+    seen: set[str] = set()
+    terms: list[str] = []
+    for match in _TOKEN_RE.finditer(text):
+        token = match.group(0)
+        key = token.casefold()
+        if key in seen:
+            continue
+        seen.add(key)
+        terms.append(token)
+        if len(terms) == MAX_QUERY_TERMS:
+            break
+    return terms
+
+
+def quote_term(term: str) -> str:
+    return '"' + term.replace('"', '""') + '"'
+
+
+def match_all(terms: Sequence[str]) -> str:
+    return " AND ".join(quote_term(t) for t in terms)
+
+
+def match_any(terms: Sequence[str]) -> str:
+    return " OR ".join(quote_term(t) for t in terms)
+
+
+def ranked_search(
+    conn: sqlite3.Connection,
+    *,
+    table: str,
+    query: str,
+    limit: int,
+    snippet_column: int = 0,
+    snippet_tokens: int = 24,
+    bm25_weights: Sequence[float] = (),
+    filter_sql: str = "",
+    filter_params: Sequence[object] = (),
+) -> list[FtsMatch]:
+    """Best ``limit`` rows of ``table`` for ``query``, best first.
+
+    ``filter_sql`` is an extra SQL condition on ``{table}.rowid`` (e.g. ``rowid IN (SELECT ...)``).
+    ``table`` and ``filter_sql`` come from code, never from users; ``query`` may be anything.
+    """
+    terms = query_terms(query)
+    if not terms or limit < 1:
+        return []
+    pool = max(limit * 4, 40)
+    weights = "".join(f", {w}" for w in bm25_weights)
+    extra = f" AND ({filter_sql})" if filter_sql else ""
+    sql = (
+        f"SELECT rowid, bm25({table}{weights}), "
+        f"snippet({table}, {snippet_column}, '**', '**', '…', {snippet_tokens}) "
+        f"FROM {table} WHERE {table} MATCH ?{extra} ORDER BY bm25({table}{weights}) LIMIT ?"
+    )
+    rows_all = conn.execute(sql, (match_all(terms), *filter_params, pool)).fetchall()
+    rows_any = (
+        conn.execute(sql, (match_any(terms), *filter_params, pool)).fetchall()
+        if len(terms) > 1
+        else []
+    )
+
+    candidates: dict[int, tuple[float, str]] = {}
+    coverage: dict[int, float] = {}
+    for rowid, rank, snippet in rows_all:
+        candidates[rowid] = (rank, snippet)
+        coverage[rowid] = 1.0
+    for rowid, rank, snippet in rows_any:
+        if rowid not in candidates:
+            candidates[rowid] = (rank, snippet)
+    partial = [rowid for rowid in candidates if rowid not in coverage]
+    if partial:
+        coverage.update(_coverage(conn, table, terms, partial))
+    if not candidates:
+        return []
+
+    best = min(rank for rank, _ in candidates.values())
+    matches: list[FtsMatch] = []
+    for rowid, (rank, snippet) in candidates.items():
+        relative = rank / best if best < 0 else 1.0
+        cov = coverage.get(rowid, 0.0)
+        score = max(0.0, min(1.0, cov * relative))
+        matches.append(FtsMatch(rowid, rank, cov, score, snippet))
+    matches.sort(key=lambda m: (-m.score, m.bm25, m.rowid))
+    return matches[:limit]
+
+
+def _coverage(
+    conn: sqlite3.Connection, table: str, terms: Sequence[str], rowids: Sequence[int]
+) -> dict[int, float]:
+    hits = dict.fromkeys(rowids, 0)
+    marks = ", ".join("?" for _ in rowids)
+    sql = f"SELECT rowid FROM {table} WHERE {table} MATCH ? AND rowid IN ({marks})"
+    for term in terms:
+        for (rowid,) in conn.execute(sql, (quote_term(term), *rowids)):
+            hits[rowid] += 1
+    return {rowid: count / len(terms) for rowid, count in hits.items()}

@@ -1,0 +1,269 @@
+"""The library: documents and their chunks in SQLite, searched through an FTS5 index."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+from types import TracebackType
+
+from skills.library.database import open_database
+from skills.library.fts import TOKENIZER, ranked_search
+from skills.library.ingest import parse_content, read_file
+from skills.library.models import AddResult, DocumentInfo, LibraryError, LibraryHit
+
+SCHEMA_VERSION = 1
+# bm25 column weights: chunk text counts fully, the (repeated) document title a little.
+BM25_WEIGHTS = (1.0, 0.3)
+
+_SCHEMA = f"""
+CREATE TABLE IF NOT EXISTS documents (
+    doc_id      TEXT PRIMARY KEY,
+    title       TEXT NOT NULL,
+    kind        TEXT NOT NULL,
+    path        TEXT NOT NULL,
+    size_bytes  INTEGER NOT NULL,
+    chunk_count INTEGER NOT NULL,
+    added_at    TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS chunks (
+    id       INTEGER PRIMARY KEY,
+    doc_id   TEXT NOT NULL REFERENCES documents(doc_id),
+    chunk_no INTEGER NOT NULL,
+    locator  TEXT NOT NULL,
+    title    TEXT NOT NULL,
+    body     TEXT NOT NULL,
+    UNIQUE (doc_id, chunk_no)
+);
+CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
+    body, title, content='chunks', content_rowid='id', tokenize='{TOKENIZER}'
+);
+CREATE TRIGGER IF NOT EXISTS chunks_after_insert AFTER INSERT ON chunks BEGIN
+    INSERT INTO chunks_fts(rowid, body, title) VALUES (new.id, new.body, new.title);
+END;
+CREATE TRIGGER IF NOT EXISTS chunks_after_delete AFTER DELETE ON chunks BEGIN
+    INSERT INTO chunks_fts(chunks_fts, rowid, body, title)
+    VALUES ('delete', old.id, old.body, old.title);
+END;
+"""
+
+
+class LibraryStore:
+    """Documents added with ``add`` and searched with ``search``.
+
+    Adding parses the whole file first and then writes it in one transaction: a file that
+    cannot be read leaves the library exactly as it was.
+    """
+
+    def __init__(self, db_path: Path | None = None) -> None:
+        if db_path is None:
+            from argue.paths import library_db_path
+
+            db_path = library_db_path()
+        self.db_path = db_path
+        self._conn: sqlite3.Connection | None = None
+
+    # ------------------------------------------------------------- connection
+
+    def _connection(self) -> sqlite3.Connection:
+        if self._conn is None:
+            self._conn = open_database(
+                self.db_path, _SCHEMA, SCHEMA_VERSION, "library", LibraryError
+            )
+        return self._conn
+
+    def close(self) -> None:
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+
+    def __enter__(self) -> LibraryStore:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    @contextmanager
+    def _reading(self) -> Iterator[sqlite3.Connection]:
+        conn = self._connection()
+        try:
+            yield conn
+        except sqlite3.Error as exc:
+            raise LibraryError(f"the library database {self.db_path} failed: {exc}") from exc
+
+    @contextmanager
+    def _transaction(self) -> Iterator[sqlite3.Connection]:
+        with self._reading() as conn:
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield conn
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
+
+    # ------------------------------------------------------------- public API
+
+    def add(self, path: Path) -> AddResult:
+        content = read_file(path)
+        doc_id = content.doc_id
+        if self.db_path.exists():
+            existing = self.get(doc_id)
+            if existing is not None:
+                return self._mark_duplicate(existing, path)
+        parsed = parse_content(content)
+        stored_path = str(path.resolve())
+        with self._transaction() as conn:
+            row = conn.execute("SELECT 1 FROM documents WHERE doc_id = ?", (doc_id,)).fetchone()
+            if row is None:
+                conn.execute(
+                    "INSERT INTO documents (doc_id, title, kind, path, size_bytes, chunk_count,"
+                    " added_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    (
+                        doc_id,
+                        parsed.title,
+                        parsed.kind,
+                        stored_path,
+                        len(content.data),
+                        len(parsed.chunks),
+                        datetime.now(UTC).isoformat(timespec="seconds"),
+                    ),
+                )
+                conn.executemany(
+                    "INSERT INTO chunks (doc_id, chunk_no, locator, title, body)"
+                    " VALUES (?, ?, ?, ?, ?)",
+                    [
+                        (doc_id, chunk_no, chunk.locator, parsed.title, chunk.text)
+                        for chunk_no, chunk in enumerate(parsed.chunks, 1)
+                    ],
+                )
+        if row is not None:  # added by another process between our check and our transaction
+            existing = self.get(doc_id)
+            if existing is not None:
+                return self._mark_duplicate(existing, path)
+        return AddResult(
+            doc_id=doc_id,
+            title=parsed.title,
+            kind=parsed.kind,
+            chunk_count=len(parsed.chunks),
+            duplicate=False,
+            path=stored_path,
+        )
+
+    def _mark_duplicate(self, existing: DocumentInfo, path: Path) -> AddResult:
+        """Same content again: nothing is added; if the known copy has gone, follow the new one."""
+        known_path = existing.path
+        if not Path(known_path).exists():
+            known_path = str(path.resolve())
+            with self._transaction() as conn:
+                conn.execute(
+                    "UPDATE documents SET path = ? WHERE doc_id = ?", (known_path, existing.doc_id)
+                )
+        return AddResult(
+            doc_id=existing.doc_id,
+            title=existing.title,
+            kind=existing.kind,
+            chunk_count=existing.chunk_count,
+            duplicate=True,
+            path=known_path,
+        )
+
+    def get(self, doc_id: str) -> DocumentInfo | None:
+        with self._reading() as conn:
+            row = conn.execute(
+                f"SELECT {_DOC_COLUMNS} FROM documents WHERE doc_id = ?", (doc_id,)
+            ).fetchone()
+        return _document(row) if row else None
+
+    def resolve(self, id_or_prefix: str) -> str:
+        """The one document id starting with ``id_or_prefix``; ``library:<id>:<n>`` works too."""
+        wanted = id_or_prefix.strip()
+        if wanted.startswith("library:"):
+            wanted = wanted.split(":")[1]
+        if not wanted:
+            raise LibraryError("empty document id")
+        with self._reading() as conn:
+            rows = conn.execute(
+                "SELECT doc_id FROM documents WHERE substr(doc_id, 1, ?) = ? LIMIT 2",
+                (len(wanted), wanted.lower()),
+            ).fetchall()
+        if not rows:
+            raise LibraryError(f"no document with id {id_or_prefix} in the library")
+        if len(rows) > 1:
+            raise LibraryError(f"document id {id_or_prefix} is ambiguous; give more characters")
+        return str(rows[0][0])
+
+    def list_documents(self) -> list[DocumentInfo]:
+        with self._reading() as conn:
+            rows = conn.execute(
+                f"SELECT {_DOC_COLUMNS} FROM documents ORDER BY added_at, title"
+            ).fetchall()
+        return [_document(row) for row in rows]
+
+    def chunk_total(self) -> int:
+        with self._reading() as conn:
+            return int(conn.execute("SELECT count(*) FROM chunks").fetchone()[0])
+
+    def remove(self, doc_id: str) -> bool:
+        with self._transaction() as conn:
+            conn.execute("DELETE FROM chunks WHERE doc_id = ?", (doc_id,))
+            deleted = conn.execute("DELETE FROM documents WHERE doc_id = ?", (doc_id,)).rowcount
+        return deleted > 0
+
+    def search(self, query: str, k: int = 5) -> list[LibraryHit]:
+        if k < 1:
+            raise ValueError("k must be at least 1")
+        with self._reading() as conn:
+            matches = ranked_search(
+                conn,
+                table="chunks_fts",
+                query=query,
+                limit=k,
+                snippet_column=0,
+                bm25_weights=BM25_WEIGHTS,
+            )
+            if not matches:
+                return []
+            marks = ", ".join("?" for _ in matches)
+            rows = conn.execute(
+                "SELECT c.id, c.doc_id, c.chunk_no, c.locator, d.title, d.kind, d.path"
+                f" FROM chunks c JOIN documents d ON d.doc_id = c.doc_id WHERE c.id IN ({marks})",
+                [m.rowid for m in matches],
+            ).fetchall()
+        by_rowid = {row[0]: row for row in rows}
+        hits: list[LibraryHit] = []
+        for match in matches:
+            row = by_rowid.get(match.rowid)
+            if row is None:
+                continue
+            _, doc_id, chunk_no, locator, title, kind, path = row
+            hits.append(
+                LibraryHit(
+                    item_id=f"library:{doc_id}:{chunk_no}",
+                    doc_id=doc_id,
+                    chunk_no=chunk_no,
+                    title=title,
+                    kind=kind,
+                    locator=locator,
+                    path=path,
+                    snippet=" ".join(match.snippet.split()),
+                    score=match.score,
+                    bm25=match.bm25,
+                )
+            )
+        return hits
+
+
+_DOC_FIELDS = ("doc_id", "title", "kind", "path", "chunk_count", "size_bytes", "added_at")
+_DOC_COLUMNS = ", ".join(_DOC_FIELDS)
+
+
+def _document(row: tuple[object, ...]) -> DocumentInfo:
+    return DocumentInfo.model_validate(dict(zip(_DOC_FIELDS, row, strict=True)))

@@ -1,0 +1,166 @@
+"""A procedural debate script for the ScriptedModel: schema-valid replies built from the prompt.
+
+Like pydantic-ai's TestModel: no ML, the reply is derived from what the prompt shows (evidence
+ids, opponent claim ids, persona letters), with knobs for the behaviours a test wants to see.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from pydantic import BaseModel
+
+from argue.domain import Persona
+from argue.engine.schemas import (
+    ArgumentDraft,
+    FramingDraft,
+    JudgeDraft,
+    PrivateViewDraft,
+    RebuttalDraft,
+    ReflectionDraft,
+    ResearchPlanDraft,
+    SynthesisDraft,
+)
+from argue.engine.toolkit import ResearchRequest
+from argue.llm.base import Message
+from skills.base import SkillItem, SkillResult
+
+EVIDENCE_ID = re.compile(r"\[([A-Z]-R\d+-E\d+)\]")
+CLAIM_ID = re.compile(r"\[([A-Z]\d+\.c\d+)\]")
+WORDS = (
+    "orbit measure density stopping parity residue tree cycle heuristic ergodic bound "
+    "sieve lattice kernel drift entropy spectral dyadic syracuse fractran automaton "
+    "oracle halting register counter modular carry binary ternary graph cover"
+).split()
+
+
+@dataclass
+class DebateScript:
+    """Knobs: what the scripted personas do. Defaults give a lively, well-behaved debate."""
+
+    names: dict[str, str]  # display name -> letter
+    confidence: Callable[[str, int], float] = lambda letter, rnd: 0.6 + 0.05 * rnd
+    concede: bool = True
+    repeat_claims: bool = False
+    research_calls: int = 1
+    synthesis_ready: bool = False
+    cite_bogus: bool = False
+    fail: Callable[[str, int, str], Exception | None] = lambda letter, rnd, phase: None
+    log: list[str] = field(default_factory=list)
+
+    def __call__(self, messages: list[Message], output: type[BaseModel] | None) -> object:
+        system = messages[0].content
+        user = messages[-1].content
+        letter = self._letter(system)
+        rnd = int(m.group(1)) if (m := re.search(r"Round (\d+)", user)) else 0
+        phase = output.__name__ if output else "text"
+        self.log.append(f"{letter}:{rnd}:{phase}")
+        failure = self.fail(letter, rnd, phase)
+        if failure is not None:
+            return failure
+        if output is FramingDraft:
+            question = re.search(r"Question: (.*)", user)
+            letters = re.findall(r"^- ([A-Z]):", user, re.M)
+            return FramingDraft(
+                proposition=f"It is true that {question.group(1) if question else 'X'}",
+                angles={k: f"angle {k}" for k in letters},
+            )
+        if output is PrivateViewDraft:
+            return PrivateViewDraft(holds_proposition=True, view="I would hold it true.")
+        if output is ResearchPlanDraft:
+            return {
+                "calls": [
+                    {"skill": "dogpile", "query": f"{letter} query {i} round {rnd}"}
+                    for i in range(self.research_calls)
+                ],
+                "why": f"{letter} looks for support",
+            }
+        if output is ArgumentDraft:
+            ids = EVIDENCE_ID.findall(user.split("Your evidence", 1)[-1])
+            claims = []
+            for i in range(2):
+                if self.repeat_claims:
+                    text = f"The same claim number {i} again and again"
+                else:
+                    a, b, c = (WORDS[(rnd * 7 + i * 3 + ord(letter) * 5 + j) % len(WORDS)] for j in range(3))
+                    text = f"{letter} round {rnd} claim {i}: {a} {b} {c} {letter.lower()}{rnd}x{i}"
+                cited = ids[i : i + 1] + (["Z-R9-E9"] if self.cite_bogus else [])
+                claims.append({"text": text, "evidence_ids": cited, "warrant": "because"})
+            return {"position": f"{letter} position r{rnd}", "claims": claims,
+                    "taxonomy_tags": ["precision", "not-a-bridge"]}
+        if output is RebuttalDraft:
+            section = user.split("Opponents' claims this round", 1)[-1].split("Your evidence", 1)[0]
+            targets = CLAIM_ID.findall(section)
+            counters = [{"target_claim_id": targets[0], "kind": "refute", "text": "weak"}] if targets else []
+            counters.append({"target_claim_id": "Q9.c9", "kind": "question", "text": "strawman"})
+            concessions = (
+                [{"target_claim_id": targets[-1], "kind": "full", "text": "fair point",
+                  "reason": "well supported"}]
+                if self.concede and targets
+                else []
+            )
+            return {"counters": counters, "concessions": concessions, "common_ground": ["shared"]}
+        if output is ReflectionDraft:
+            return ReflectionDraft(
+                confidence=self.confidence(letter, rnd),
+                would_change_my_mind=f"{letter}: a counterexample",
+                position_now=f"{letter} still holds r{rnd}",
+            )
+        if output is JudgeDraft:
+            letters = re.findall(r"one per persona letter: ([A-Z, ]+);", user)
+            found = [x.strip() for x in letters[0].split(",")] if letters else []
+            return JudgeDraft(
+                ratings=[{"persona": k, "coherence": 0.8, "reason": "consistent"} for k in found],
+                synthesis_ready=self.synthesis_ready,
+                ready_reason="enough material" if self.synthesis_ready else "not yet",
+            )
+        if output is SynthesisDraft:
+            ids = CLAIM_ID.findall(user)
+            return SynthesisDraft(
+                agreements=[{"point": "Both accept the base facts", "claim_ids": ids[:2] + ["X1.c9"]}],
+                disagreements=[{"point": "Whether it generalises", "sides": {"A": "yes", "B": "no"},
+                                "crux": "a proof"}],
+                open_questions=["Can it be extended?"],
+                conclusion="A nuanced conclusion.",
+            )
+        return "ok"
+
+    def _letter(self, system: str) -> str:
+        match = re.search(r"You are (.+?), taking part", system)
+        if match and match.group(1) in self.names:
+            return self.names[match.group(1)]
+        return "-"
+
+
+def names_of(personas: list[Persona]) -> dict[str, str]:
+    return {p.display_name: "ABCDEFGHIJ"[i] for i, p in enumerate(personas)}
+
+
+class ScriptedToolkit:
+    """Research double: each call returns two items whose text is private to the caller."""
+
+    def __init__(self, fail_skill: str | None = None) -> None:
+        self.requests: list[ResearchRequest] = []
+        self.fail_skill = fail_skill
+
+    def menu(self, persona: Persona) -> str:
+        return "- dogpile: search"
+
+    async def run(self, request: ResearchRequest) -> SkillResult:
+        self.requests.append(request)
+        call = request.call
+        if call.skill == self.fail_skill:
+            return SkillResult.failed(call.skill, call.query, "arxiv: HTTP 503 from loopback")
+        items = [
+            SkillItem(
+                id=f"lib:{request.letter}:{call.query}:{n}",
+                title=f"Source {n} for {call.query}",
+                url=f"https://example.org/{request.letter}/{n}/{abs(hash(call.query)) % 1000}",
+                snippet=f"SECRET-RESEARCH-{request.letter} detail {n} about {call.query}",
+                source="arxiv" if n == 1 else "library",
+            )
+            for n in (1, 2)
+        ]
+        return SkillResult.from_items(call.skill, call.query, items)

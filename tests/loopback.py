@@ -1,0 +1,120 @@
+"""A real HTTP server on 127.0.0.1 in a thread, for testing adapters without the network.
+
+Both SDKs ride on httpx2, so respx/pytest-httpx cannot intercept them; a loopback server can.
+Queue replies with ``enqueue`` (served in order, the last one repeats) or install a ``handler``
+that builds a reply from the recorded request. Every request is kept in ``requests``.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+
+@dataclass
+class Reply:
+    status: int = 200
+    json: Any = None
+    body: bytes | str = b""
+    headers: dict[str, str] = field(default_factory=dict)
+    delay_s: float = 0.0
+    content_type: str | None = None
+
+    def encoded(self) -> tuple[bytes, str]:
+        if self.json is not None:
+            return json.dumps(self.json).encode(), self.content_type or "application/json"
+        body = self.body.encode() if isinstance(self.body, str) else self.body
+        return body, self.content_type or "text/plain; charset=utf-8"
+
+
+@dataclass
+class RecordedRequest:
+    method: str
+    path: str
+    query: dict[str, list[str]]
+    headers: dict[str, str]
+    body: bytes
+    at: float
+
+    def json(self) -> Any:
+        return json.loads(self.body or b"null")
+
+
+class LoopbackServer:
+    def __init__(self) -> None:
+        self.requests: list[RecordedRequest] = []
+        self.handler: Callable[[RecordedRequest], Reply] | None = None
+        self._queue: list[Reply] = []
+        self._lock = threading.Lock()
+        server = self
+
+        class _Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+            def _serve(self) -> None:
+                length = int(self.headers.get("Content-Length") or 0)
+                body = self.rfile.read(length) if length else b""
+                parts = urlsplit(self.path)
+                recorded = RecordedRequest(
+                    method=self.command,
+                    path=parts.path,
+                    query=parse_qs(parts.query),
+                    headers={k.lower(): v for k, v in self.headers.items()},
+                    body=body,
+                    at=time.monotonic(),
+                )
+                reply = server._next_reply(recorded)
+                if reply.delay_s:
+                    time.sleep(reply.delay_s)
+                payload, content_type = reply.encoded()
+                try:
+                    self.send_response(reply.status)
+                    self.send_header("Content-Type", content_type)
+                    self.send_header("Content-Length", str(len(payload)))
+                    for key, value in reply.headers.items():
+                        self.send_header(key, value)
+                    self.end_headers()
+                    self.wfile.write(payload)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass
+
+            do_GET = do_POST = do_PUT = do_DELETE = _serve
+
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+        self._httpd.daemon_threads = True
+        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+
+    def _next_reply(self, request: RecordedRequest) -> Reply:
+        with self._lock:
+            self.requests.append(request)
+            if self.handler is not None:
+                return self.handler(request)
+            if not self._queue:
+                return Reply(status=500, json={"error": "loopback server: no reply queued"})
+            return self._queue.pop(0) if len(self._queue) > 1 else self._queue[0]
+
+    def enqueue(self, *replies: Reply) -> None:
+        with self._lock:
+            self._queue.extend(replies)
+
+    @property
+    def url(self) -> str:
+        host, port = self._httpd.server_address[:2]
+        return f"http://{host}:{port}"
+
+    def start(self) -> LoopbackServer:
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._httpd.shutdown()
+        self._httpd.server_close()
