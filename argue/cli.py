@@ -41,14 +41,6 @@ app = typer.Typer(
     add_completion=False,
     rich_markup_mode=None,
 )
-app.add_typer(personas_app, name="personas", help="List and show personas.")
-app.add_typer(library_app, name="library", help="The local library of books and transcripts.")
-app.add_typer(memory_app, name="memory", help="What personas remember from past debates.")
-app.command("research", help="Run a dogpile search and print each source's status.")(
-    research_command
-)
-app.command("taxonomy", help="Tag a text with the six taxonomy bridges.")(taxonomy_command)
-
 DEBATES_DIR_HELP = "Where debates are written (default: $ARGUE_DEBATES_DIR or ./debates)."
 
 
@@ -548,5 +540,14 @@ def _print_markdown(text: str, raw: bool) -> None:
     stdout_console.print(Markdown(text))
 
 
+app.add_typer(personas_app, name="personas", help="List and show personas.")
+app.add_typer(library_app, name="library", help="The local library of books and transcripts.")
+app.add_typer(memory_app, name="memory", help="What personas remember from past debates.")
+app.command("research", help="Run a dogpile search and print each source's status.")(
+    research_command
+)
+app.command("taxonomy", help="Tag a text with the six taxonomy bridges.")(taxonomy_command)
+
+
 def main() -> None:
-    app()
+    app(prog_name="argue")

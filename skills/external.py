@@ -161,12 +161,13 @@ async def run_external(
     except OSError as error:
         return failed(f"could not start {command[0]}: {error}")
 
-    assert process.stdin and process.stdout and process.stderr
-    stdout_task = asyncio.ensure_future(_read_capped(process.stdout, MAX_STDOUT_BYTES))
-    stderr_task = asyncio.ensure_future(_read_tail(process.stderr, MAX_STDERR_BYTES))
+    stdin, stdout_stream, stderr_stream = process.stdin, process.stdout, process.stderr
+    assert stdin and stdout_stream and stderr_stream  # all three were requested as pipes
+    stdout_task = asyncio.ensure_future(_read_capped(stdout_stream, MAX_STDOUT_BYTES))
+    stderr_task = asyncio.ensure_future(_read_tail(stderr_stream, MAX_STDERR_BYTES))
 
     async def run_to_end() -> tuple[bytes, bytes, int]:
-        await _feed_stdin(process.stdin, payload)  # type: ignore[arg-type]
+        await _feed_stdin(stdin, payload)
         stdout = await stdout_task
         stderr = await stderr_task
         return stdout, stderr, await process.wait()

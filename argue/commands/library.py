@@ -23,7 +23,7 @@ def _note(message: str) -> None:
 
     from argue.console import stderr_console
 
-    stderr_console.print(escape(message), highlight=False)
+    stderr_console.print(escape(message), highlight=False, soft_wrap=True)
 
 
 @library_app.command("add")

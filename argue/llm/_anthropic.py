@@ -1,9 +1,12 @@
 """Wire adapter for the Anthropic Messages API (AsyncAnthropic).
 
-Structured output uses a forced tool whose ``input_schema`` is the pydantic JSON schema: it works
-with every Claude model and every Anthropic-compatible gateway, unlike ``output_config`` JSON
-schemas, which only some models accept. The system prompt is the stable prefix of every debate
-call, so it carries ``cache_control`` for prompt caching.
+Structured output asks for ``output_config.format`` (a JSON schema the API enforces while
+decoding; current models support it, and the newest reject forced tools). A server that rejects
+it (HTTP 400 naming output_config / structured outputs: older models, some gateways) gets a
+forced tool whose ``input_schema`` is the schema instead, and this instance keeps using that.
+Likewise ``temperature``, which SDK 1.0 dropped from its signature and newer models refuse, is
+sent through ``extra_body`` until the API says it is deprecated for the model, then left out.
+The system prompt is the stable prefix of every debate call, so it carries ``cache_control``.
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ import asyncio
 import json
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from pydantic import BaseModel
 
@@ -20,7 +23,7 @@ from argue.domain import Usage
 from argue.llm._providers import AnthropicProvider
 from argue.llm._retry import RetryPolicy, Sleep, TransportFailure, call_with_retries, status_failure
 from argue.llm._structured import RawReply, complete_structured, output_schema, tool_name_for
-from argue.llm.base import ChatResult, Message
+from argue.llm.base import ChatResult, Message, ModelRequestError
 from argue.llm.pricing import PriceTable
 
 if TYPE_CHECKING:
@@ -28,6 +31,9 @@ if TYPE_CHECKING:
     from anthropic.types import Message as AnthropicMessage
 
 T = TypeVar("T", bound=BaseModel)
+StructuredMode = Literal["json_schema", "tool"]
+
+_STRUCTURED_OUTPUT_REJECTION_MARKERS = ("output_config", "output_format", "structured output")
 
 
 class AnthropicModel:
@@ -41,6 +47,7 @@ class AnthropicModel:
         sleep: Sleep = asyncio.sleep,
         prices: PriceTable | None = None,
         clock: Callable[[], float] = time.monotonic,
+        structured_mode: StructuredMode = "json_schema",
     ) -> None:
         self.provider = provider.name
         self.model = model
@@ -51,6 +58,8 @@ class AnthropicModel:
         self._clock = clock
         self._slots = asyncio.Semaphore(max_concurrency)
         self._client: AsyncAnthropic | None = None
+        self.structured_mode: StructuredMode = structured_mode
+        self.sends_temperature = True
 
     def __repr__(self) -> str:
         return f"AnthropicModel(model={self.model!r}, base_url={self._connection.base_url!r})"
@@ -65,7 +74,7 @@ class AnthropicModel:
         purpose: str | None = None,
     ) -> ChatResult[T]:
         async def send(conversation: list[Message]) -> RawReply:
-            return await self._send(conversation, output, max_tokens, temperature)
+            return await self._send_adapting(conversation, output, max_tokens, temperature)
 
         return await complete_structured(
             send,
@@ -80,6 +89,36 @@ class AnthropicModel:
         if self._client is not None:
             await self._client.close()
             self._client = None
+
+    async def _send_adapting(
+        self,
+        messages: list[Message],
+        output: type[BaseModel] | None,
+        max_tokens: int,
+        temperature: float | None,
+    ) -> RawReply:
+        """Send; on a 400 about a feature this model lacks, stop using it and send again."""
+        while True:
+            try:
+                return await self._send(messages, output, max_tokens, temperature)
+            except ModelRequestError as error:
+                if not self._stop_using_rejected_feature(error, output, temperature):
+                    raise
+
+    def _stop_using_rejected_feature(
+        self, error: ModelRequestError, output: type[BaseModel] | None, temperature: float | None
+    ) -> bool:
+        if error.status_code != 400:
+            return False
+        message = str(error).lower()
+        if temperature is not None and self.sends_temperature and "temperature" in message:
+            self.sends_temperature = False
+            return True
+        rejects_schema = any(marker in message for marker in _STRUCTURED_OUTPUT_REJECTION_MARKERS)
+        if output is not None and self.structured_mode == "json_schema" and rejects_schema:
+            self.structured_mode = "tool"
+            return True
+        return False
 
     def _build_request(
         self,
@@ -99,9 +138,15 @@ class AnthropicModel:
             request["system"] = [
                 {"type": "text", "text": system_text, "cache_control": {"type": "ephemeral"}}
             ]
-        if temperature is not None:
-            request["temperature"] = temperature
-        if output is not None:
+        if temperature is not None and self.sends_temperature:
+            request["extra_body"] = {"temperature": temperature}
+        if output is not None and self.structured_mode == "json_schema":
+            from anthropic import transform_schema
+
+            request["output_config"] = {
+                "format": {"type": "json_schema", "schema": transform_schema(output)}
+            }
+        elif output is not None:
             name = tool_name_for(output)
             request["tools"] = [
                 {
@@ -146,7 +191,8 @@ class AnthropicModel:
             latency_s=latency_s,
         )
         usage.cost_usd = self._prices.cost(usage)
-        return RawReply(text=_reply_text(response, output), usage=usage)
+        tool_name = tool_name_for(output) if output and self.structured_mode == "tool" else None
+        return RawReply(text=_reply_text(response, tool_name), usage=usage)
 
     async def _attempt(self, client: AsyncAnthropic, request: dict[str, Any]) -> AnthropicMessage:
         import anthropic
@@ -180,11 +226,10 @@ def _alternating_turns(messages: list[Message]) -> list[dict[str, str]]:
     return turns
 
 
-def _reply_text(response: AnthropicMessage, output: type[BaseModel] | None) -> str:
-    """The forced tool's input as JSON when present, else the text blocks."""
-    if output is not None:
-        name = tool_name_for(output)
+def _reply_text(response: AnthropicMessage, tool_name: str | None) -> str:
+    """The forced tool's input as JSON when one was asked for and used, else the text blocks."""
+    if tool_name is not None:
         for block in response.content:
-            if block.type == "tool_use" and block.name == name:
+            if block.type == "tool_use" and block.name == tool_name:
                 return json.dumps(block.input)
     return "".join(block.text for block in response.content if block.type == "text")

@@ -36,6 +36,7 @@ if TYPE_CHECKING:
 T = TypeVar("T", bound=BaseModel)
 
 _SCHEMA_REJECTION_MARKERS = ("response_format", "json_schema")
+_REASONING_MODEL_PREFIXES = ("gpt-5", "o1", "o3", "o4")
 
 
 class OpenAICompatModel:
@@ -60,6 +61,10 @@ class OpenAICompatModel:
         self._slots = asyncio.Semaphore(max_concurrency)
         self._client: AsyncOpenAI | None = None
         self.uses_json_object_fallback = False
+        # OpenAI's reasoning models (gpt-5*, o-series) reject any temperature but the default.
+        self._accepts_temperature = not (
+            provider.official_openai and model.startswith(_REASONING_MODEL_PREFIXES)
+        )
 
     def __repr__(self) -> str:
         return (
@@ -130,7 +135,7 @@ class OpenAICompatModel:
             request["max_completion_tokens"] = max_tokens
         else:
             request["max_tokens"] = max_tokens
-        if temperature is not None:
+        if temperature is not None and self._accepts_temperature:
             request["temperature"] = temperature
         if output is not None and self.uses_json_object_fallback:
             request["response_format"] = {"type": "json_object"}

@@ -17,7 +17,7 @@ from argue.llm.base import ChatModel, ProviderNotConfigured
 from argue.llm.pricing import PriceTable, load_price_table
 
 PROVIDER_NAMES: tuple[str, ...] = ("anthropic", "openai", "ollama", "local")
-DEFAULT_MODELS: dict[str, str] = {"anthropic": "claude-sonnet-4-5", "openai": "gpt-4o-mini"}
+DEFAULT_MODELS: dict[str, str] = {"anthropic": "claude-sonnet-4-6", "openai": "gpt-5.4-mini"}
 DEFAULT_MAX_CONCURRENCY = 4
 AUTO_PROBE_TIMEOUT_S = 0.3
 # An Ollama the user asked for by name may live on another machine: give it longer to answer.

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -36,28 +37,33 @@ def _price(input: float, output: float, cache_read: float, cache_write: float = 
     return ModelPrice(input=input, output=output, cache_read=cache_read, cache_write=cache_write)
 
 
+# Published list prices (standard tier, 5-minute cache writes), checked November 2026.
 DEFAULT_PRICES: dict[str, dict[str, ModelPrice]] = {
     "anthropic": {
+        "claude-opus-5": _price(5.0, 25.0, 0.50, 6.25),
+        "claude-opus-4-8": _price(5.0, 25.0, 0.50, 6.25),
+        "claude-opus-4-7": _price(5.0, 25.0, 0.50, 6.25),
+        "claude-opus-4-6": _price(5.0, 25.0, 0.50, 6.25),
         "claude-opus-4-5": _price(5.0, 25.0, 0.50, 6.25),
-        "claude-opus-4-1": _price(15.0, 75.0, 1.50, 18.75),
-        "claude-opus-4": _price(15.0, 75.0, 1.50, 18.75),
+        "claude-sonnet-4-6": _price(3.0, 15.0, 0.30, 3.75),
         "claude-sonnet-4-5": _price(3.0, 15.0, 0.30, 3.75),
-        "claude-sonnet-4": _price(3.0, 15.0, 0.30, 3.75),
         "claude-haiku-4-5": _price(1.0, 5.0, 0.10, 1.25),
-        "claude-3-5-haiku": _price(0.80, 4.0, 0.08, 1.0),
     },
     "openai": {
-        "gpt-5": _price(1.25, 10.0, 0.125),
-        "gpt-5-mini": _price(0.25, 2.0, 0.025),
-        "gpt-5-nano": _price(0.05, 0.40, 0.005),
+        "gpt-5.5": _price(5.0, 30.0, 0.50),
+        "gpt-5.4": _price(2.50, 15.0, 0.25),
+        "gpt-5.4-mini": _price(0.75, 4.50, 0.075),
+        "gpt-5.4-nano": _price(0.20, 1.25, 0.02),
+        "gpt-5.2": _price(1.75, 14.0, 0.175),
+        "gpt-5.1": _price(1.25, 10.0, 0.125),
         "gpt-4.1": _price(2.0, 8.0, 0.50),
         "gpt-4.1-mini": _price(0.40, 1.60, 0.10),
-        "gpt-4.1-nano": _price(0.10, 0.40, 0.025),
         "gpt-4o": _price(2.50, 10.0, 1.25),
         "gpt-4o-mini": _price(0.15, 0.60, 0.075),
-        "o4-mini": _price(1.10, 4.40, 0.275),
     },
 }
+# A dated snapshot ("claude-haiku-4-5-20251001", "gpt-5.4-mini-2026-03-17") costs as its alias.
+_SNAPSHOT_SUFFIX = re.compile(r"-(\d{8}|\d{4}-\d{2}-\d{2})$")
 
 
 class PriceTableError(ProviderNotConfigured):
@@ -78,12 +84,9 @@ class PriceTable:
         return merged
 
     def lookup(self, provider: str, model: str) -> ModelPrice | None:
-        """Exact name, else the longest known name the model starts with (dated snapshots)."""
+        """The model's own entry, else its alias's when the name is a dated snapshot."""
         models = self._prices.get(provider, {})
-        if model in models:
-            return models[model]
-        prefixes = [name for name in models if model.startswith(name + "-")]
-        return models[max(prefixes, key=len)] if prefixes else None
+        return models.get(model) or models.get(_SNAPSHOT_SUFFIX.sub("", model))
 
     def knows(self, provider: str, model: str) -> bool:
         return self.lookup(provider, model) is not None

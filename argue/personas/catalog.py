@@ -38,9 +38,6 @@ class UnknownPersonaError(LookupError):
         self.known = known
         super().__init__(f"unknown persona '{name}' (known: {', '.join(known)})")
 
-    def __str__(self) -> str:
-        return str(self.args[0])
-
 
 # The file schema is stricter than argue.domain.Persona: unknown keys are typos, every bridge
 # weight must be present and within 0-1.

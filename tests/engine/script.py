@@ -52,7 +52,8 @@ class DebateScript:
 
     def __call__(self, messages: list[Message], output: type[BaseModel] | None) -> object:
         system = messages[0].content
-        user = messages[-1].content
+        # A re-ask appends messages; the original request is the first user message.
+        user = next(m.content for m in messages if m.role == "user")
         letter = self._letter(system)
         rnd = int(m.group(1)) if (m := re.search(r"Round (\d+)", user)) else 0
         phase = output.__name__ if output else "text"

@@ -1,6 +1,5 @@
 from __future__ import annotations
 
-import json
 import os
 import sys
 from pathlib import Path
@@ -59,9 +58,9 @@ async def test_non_zero_exit_is_failed_with_the_last_stderr_line() -> None:
 async def test_timeout_kills_the_process(tmp_path: Path) -> None:
     pid_file = tmp_path / "pid"
     code = f"import os, time; open({str(pid_file)!r}, 'w').write(str(os.getpid())); time.sleep(60)"
-    result = await run_external("slow", python(code), "q", timeout_s=1.0)
+    result = await run_external("slow", python(code), "q", timeout_s=2.0)
     assert result.status == "failed"
-    assert "timed out after 1s (process killed)" in result.note
+    assert "timed out after 2s (process killed)" in result.note
     pid = int(pid_file.read_text())
     with pytest.raises(ProcessLookupError):
         os.kill(pid, 0)
@@ -75,11 +74,11 @@ async def test_timeout_kills_the_process(tmp_path: Path) -> None:
         ("print('[1, 2]')", "wrong output shape: expected a JSON object, got list"),
         ("print('{\"items\": 3}')", "wrong output shape: 'items' must be a list"),
         (
-            "print('{\"items\": [{\"url\": \"https://x\"}]}')",
+            'print(\'{"items": [{"url": "https://x"}]}\')',
             "wrong output shape: item 1: 'title' must be a non-empty string",
         ),
         (
-            "print('{\"items\": [{\"title\": \"t\", \"url\": 5}]}')",
+            'print(\'{"items": [{"title": "t", "url": 5}]}\')',
             "wrong output shape: item 1: 'url' must be a string",
         ),
     ],
@@ -143,6 +142,9 @@ def test_load_external_skills_rejects_bad_shapes(config: dict, message: str) -> 
     assert message in str(raised.value)
 
 
-def test_the_config_example_round_trips_through_json() -> None:
-    # The payload contract: query wins over an "extra" key of the same name.
-    assert json.loads(json.dumps({"query": "q"}))["query"] == "q"
+async def test_the_query_wins_over_an_extra_key_and_bad_extra_is_refused() -> None:
+    result = await run_external("echo", python(ECHO_SEARCH), "real", extra={"query": "spoofed"})
+    assert result.items[0].title == "Result for real"
+    refused = await run_external("echo", python(ECHO_SEARCH), "q", extra={"when": object()})
+    assert refused.status == "refused"
+    assert "extra input is not JSON" in refused.note

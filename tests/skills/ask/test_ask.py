@@ -7,7 +7,7 @@ import pytest
 from pydantic import BaseModel
 
 from argue.domain import BRIDGES, Persona
-from argue.llm._scripted import ScriptedModel
+from argue.llm import ScriptedModel
 from argue.llm.base import Message, ModelUnavailableError
 from argue.personas import PersonaCatalog, load_catalog, persona_card
 from skills.ask import ColleagueAnswer, ask

@@ -103,6 +103,7 @@ def write_epub(
             xhtml = f"""<?xml version="1.0" encoding="utf-8"?>
 <html xmlns="http://www.w3.org/1999/xhtml"><head><title>{title}</title>
 <style>p {{ color: red }}</style></head>
-<body><h1>{chapter_title}</h1>{paragraphs}<script>var hidden = "scripttoken";</script></body></html>"""
+<body><h1>{chapter_title}</h1>{paragraphs}
+<script>var hidden = "scripttoken";</script></body></html>"""
             archive.writestr(f"OEBPS/text/chapter {number}.xhtml", xhtml)
     return path

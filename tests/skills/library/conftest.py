@@ -15,7 +15,7 @@ def filler(seed: str, words: int = 110) -> str:
 
 @pytest.fixture
 def sample_files(tmp_path: Path) -> dict[str, Path]:
-    """One small real file of every supported type; each hides a distinctive word at a known spot."""
+    """One small real file of each supported type, each with a distinctive word at a known spot."""
     folder = tmp_path / "inbox"
     folder.mkdir()
     files: dict[str, Path] = {}

@@ -108,6 +108,23 @@ def test_truncated_pdf_is_refused(tmp_path: Path, sample_files: dict[str, Path])
         parse(path)
 
 
+@pytest.mark.parametrize(("user_password", "readable"), [("", True), ("secret", False)])
+def test_encrypted_pdf(tmp_path: Path, user_password: str, readable: bool) -> None:
+    from pypdf import PdfWriter
+
+    plain = write_pdf(tmp_path / "plain.pdf", [["classified budget figures"]])
+    writer = PdfWriter(clone_from=str(plain))
+    writer.encrypt(user_password=user_password, owner_password="owner", algorithm="RC4-128")
+    locked = tmp_path / "locked.pdf"
+    with locked.open("wb") as handle:
+        writer.write(handle)
+    if readable:
+        assert parse(locked).chunks[0].text == "classified budget figures"
+    else:
+        with pytest.raises(LibraryError, match="password-protected"):
+            parse(locked)
+
+
 # ---------------------------------------------------------------- epub
 
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 from pydantic import BaseModel
 
 from argue.domain import BRIDGES
-from argue.llm._scripted import ScriptedModel
+from argue.llm import ScriptedModel
 from argue.llm.base import Message, ModelUnavailableError
 from skills.taxonomy import BRIDGE_KEYWORDS, classify, classify_with_model, taxonomy_skill
 

@@ -1,0 +1,1 @@
+"""CLI sub-commands; each module imports only typer and the stdlib at load time."""

@@ -1,0 +1,259 @@
+"""A fake LLM that speaks both wire protocols from one loopback HTTP server.
+
+``POST /v1/chat/completions`` answers like OpenAI (the JSON reply in
+``choices[0].message.content``) and ``POST /v1/messages`` like Anthropic (a ``tool_use`` block
+whose ``input`` is the reply). The schema the client asked for (OpenAI
+``response_format.json_schema.name``, Anthropic forced tool name) is mapped back to the engine
+schema class, the request messages are rebuilt as ``Message`` objects, and a ``DebateScript``
+writes the answer from the prompt text, exactly as the engine unit tests do.
+
+The real CLI runs in another process and sees only HTTP, so this is what "the model" is for the
+end-to-end tests. Replies can be delayed (``delay_s``) and requests are counted by schema.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel
+
+from argue.engine import schemas
+from argue.llm._structured import tool_name_for
+from argue.llm.base import Message
+from tests.engine.script import DebateScript
+from tests.loopback import LoopbackServer, RecordedRequest, Reply
+
+OPENAI_PATH = "/v1/chat/completions"
+ANTHROPIC_PATH = "/v1/messages"
+TEXT = "text"  # the schema label of a plain-text request (no structured output asked for)
+
+# Every pydantic model the engine may ask for, keyed by the name that goes on the wire.
+SCHEMAS: dict[str, type[BaseModel]] = {
+    tool_name_for(cls): cls
+    for cls in vars(schemas).values()
+    if isinstance(cls, type)
+    and issubclass(cls, BaseModel)
+    and cls is not BaseModel
+    and cls.__module__ == schemas.__name__
+}
+
+# The framing prompt lists the participants as "- A: Embry: lens…".
+_PARTICIPANT = re.compile(r"^- ([A-Z]): ([^:\n]+):", re.M)
+
+
+@dataclass
+class Call:
+    """One request the fake answered: which wire protocol, which schema, which persona letter."""
+
+    protocol: str  # "openai" | "anthropic"
+    schema: str  # schema class name, or TEXT
+    letter: str  # persona letter the script recognised ("-" for framing/judge/synthesis)
+
+
+class FakeLLM:
+    """The loopback server plus the script; use ``url`` as the base URL of either SDK."""
+
+    def __init__(self, script: DebateScript | None = None, *, delay_s: float = 0.0) -> None:
+        self.script = script or DebateScript(names={})
+        self.delay_s = delay_s
+        self.calls: list[Call] = []
+        self.errors: list[str] = []
+        self._lock = threading.Lock()
+        self.server = LoopbackServer()
+        self.server.handler = self._handle
+
+    # ------------------------------------------------------------ lifecycle
+
+    def start(self) -> FakeLLM:
+        self.server.start()
+        return self
+
+    def stop(self) -> None:
+        self.server.stop()
+
+    @property
+    def url(self) -> str:
+        return self.server.url
+
+    # ------------------------------------------------------------ counting
+
+    def count(self, schema: str | type[BaseModel] | None = None) -> int:
+        """Requests answered so far, all of them or those for one schema."""
+        with self._lock:
+            if schema is None:
+                return len(self.calls)
+            name = schema if isinstance(schema, str) else schema.__name__
+            return sum(1 for call in self.calls if call.schema == name)
+
+    def counts(self) -> Counter[str]:
+        with self._lock:
+            return Counter(call.schema for call in self.calls)
+
+    def protocols(self) -> set[str]:
+        with self._lock:
+            return {call.protocol for call in self.calls}
+
+    # ------------------------------------------------------------ serving
+
+    def _handle(self, request: RecordedRequest) -> Reply:
+        try:
+            if request.method == "POST" and request.path.endswith(OPENAI_PATH):
+                return self._openai(request.json())
+            if request.method == "POST" and request.path.endswith(ANTHROPIC_PATH):
+                return self._anthropic(request.json())
+        except Exception as exc:  # a bug in the fake must show up, not hang the CLI
+            self.errors.append(f"{request.path}: {type(exc).__name__}: {exc}")
+            return Reply(status=400, json=_openai_error(f"fake LLM failed: {exc}"))
+        self.errors.append(f"unexpected request {request.method} {request.path}")
+        return Reply(status=404, json=_openai_error(f"no route {request.path}"))
+
+    def _answer(self, protocol: str, messages: list[Message], schema_name: str | None) -> Any:
+        output = SCHEMAS.get(schema_name) if schema_name else None
+        if schema_name and output is None:
+            raise ValueError(f"unknown schema {schema_name!r}; known: {sorted(SCHEMAS)}")
+        if output is schemas.FramingDraft:
+            self._learn_names(messages[-1].content)
+        value = self.script(messages, output)
+        letter = self.script.log[-1].split(":", 1)[0] if self.script.log else "-"
+        with self._lock:
+            self.calls.append(Call(protocol, output.__name__ if output else TEXT, letter))
+        if isinstance(value, Exception):
+            raise value
+        if isinstance(value, BaseModel):
+            return value.model_dump(mode="json")
+        return value
+
+    def _learn_names(self, framing_prompt: str) -> None:
+        """Seat letters come from the framing prompt, so the script can tell personas apart."""
+        for letter, name in _PARTICIPANT.findall(framing_prompt):
+            self.script.names.setdefault(name.strip(), letter)
+
+    # ------------------------------------------------------------ OpenAI chat.completions
+
+    def _openai(self, body: dict[str, Any]) -> Reply:
+        messages = [
+            Message(role=m["role"], content=_text_of(m.get("content"))) for m in body["messages"]
+        ]
+        response_format = body.get("response_format") or {}
+        schema_name = None
+        if response_format.get("type") == "json_schema":
+            schema_name = response_format["json_schema"]["name"]
+        elif response_format.get("type") == "json_object":
+            schema_name = _schema_title_in_prompt(messages)
+            messages = [m for m in messages if "validates against this JSON schema" not in m.content]
+        value = self._answer("openai", messages, schema_name)
+        content = value if isinstance(value, str) else json.dumps(value)
+        prompt_tokens = sum(len(m.content) for m in messages) // 4 + 1
+        completion_tokens = len(content) // 4 + 1
+        return Reply(
+            delay_s=self.delay_s,
+            json={
+                "id": f"chatcmpl-fake{len(self.calls):06d}",
+                "object": "chat.completion",
+                "created": 1741569952,
+                "model": body.get("model", "gpt-4o-mini"),
+                "choices": [
+                    {
+                        "index": 0,
+                        "message": {
+                            "role": "assistant",
+                            "content": content,
+                            "refusal": None,
+                            "annotations": [],
+                        },
+                        "logprobs": None,
+                        "finish_reason": "stop",
+                    }
+                ],
+                "usage": {
+                    "prompt_tokens": prompt_tokens,
+                    "completion_tokens": completion_tokens,
+                    "total_tokens": prompt_tokens + completion_tokens,
+                    "prompt_tokens_details": {"cached_tokens": 0, "audio_tokens": 0},
+                    "completion_tokens_details": {"reasoning_tokens": 0, "audio_tokens": 0},
+                },
+                "service_tier": "default",
+                "system_fingerprint": "fp_06737a9306",
+            },
+        )
+
+    # ------------------------------------------------------------ Anthropic Messages API
+
+    def _anthropic(self, body: dict[str, Any]) -> Reply:
+        messages: list[Message] = []
+        system = _text_of(body.get("system"))
+        if system:
+            messages.append(Message(role="system", content=system))
+        messages += [
+            Message(role=m["role"], content=_text_of(m.get("content"))) for m in body["messages"]
+        ]
+        tool_choice = body.get("tool_choice") or {}
+        schema_name = tool_choice.get("name") if tool_choice.get("type") == "tool" else None
+        value = self._answer("anthropic", messages, schema_name)
+        if schema_name is not None:
+            content: list[dict[str, Any]] = [
+                {
+                    "type": "tool_use",
+                    "id": f"toolu_fake{len(self.calls):06d}",
+                    "name": schema_name,
+                    "input": value,
+                }
+            ]
+            stop_reason = "tool_use"
+        else:
+            text = value if isinstance(value, str) else json.dumps(value)
+            content = [{"type": "text", "text": text}]
+            stop_reason = "end_turn"
+        input_tokens = sum(len(m.content) for m in messages) // 4 + 1
+        return Reply(
+            delay_s=self.delay_s,
+            json={
+                "id": f"msg_fake{len(self.calls):06d}",
+                "type": "message",
+                "role": "assistant",
+                "model": body.get("model", "claude-sonnet-4-5"),
+                "content": content,
+                "stop_reason": stop_reason,
+                "stop_sequence": None,
+                "usage": {
+                    "input_tokens": input_tokens,
+                    "output_tokens": len(json.dumps(value)) // 4 + 1,
+                    "cache_creation_input_tokens": 0,
+                    "cache_read_input_tokens": 0,
+                    "service_tier": "standard",
+                },
+            },
+        )
+
+
+def _text_of(content: Any) -> str:
+    """A message's text whether it is a string or a list of content blocks/parts."""
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    parts = []
+    for block in content:
+        if isinstance(block, str):
+            parts.append(block)
+        elif isinstance(block, dict) and isinstance(block.get("text"), str):
+            parts.append(block["text"])
+    return "\n\n".join(parts)
+
+
+def _schema_title_in_prompt(messages: list[Message]) -> str | None:
+    """json_object fallback: the schema travels in the system prompt; its title names it."""
+    for message in messages:
+        match = re.search(r'validates against this JSON schema:\n(\{.*\})', message.content, re.S)
+        if match:
+            return json.loads(match.group(1)).get("title")
+    return None
+
+
+def _openai_error(message: str) -> dict[str, Any]:
+    return {"error": {"message": message, "type": "invalid_request_error", "param": None}}

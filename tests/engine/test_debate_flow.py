@@ -1,0 +1,179 @@
+"""A whole debate with the scripted model: modes, layout, ledger, honesty in the record."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from argue.llm import ModelUnavailableError
+from tests.engine.script import DebateScript, ScriptedToolkit
+
+
+def _steady(letter: str, rnd: int) -> float:
+    return {1: 0.9, 2: 0.5}.get(rnd, 0.9 if rnd % 2 else 0.5)
+
+
+def test_adversarial_debate_writes_the_whole_layout(run_debate, personas):
+    run = run_debate(rounds=2, script=DebateScript(
+        names={"Embry": "A", "Horus": "B"}, confidence=_steady))
+    assert run.state.status == "completed"
+    assert run.state.termination == "max_rounds"
+    root = run.store.paths.root
+    for rel in (
+        "config.json", "state.json", "transcript.md", "synthesis.md", "usage.json",
+        "persona_a/research/round_001.json", "persona_a/arguments/round_002.json",
+        "persona_b/concessions.json", "persona_b/confidence.json",
+        "scoring/round_001.json", "scoring/round_002.json", "scoring/summary.json",
+    ):
+        assert (root / rel).is_file(), rel
+    assert (root / "persona_a" / "colleague_consults").is_dir()
+    for path in root.rglob("*.json"):
+        json.loads(path.read_text())
+    config = json.loads((root / "config.json").read_text())
+    assert config["personas"] == {"A": "embry", "B": "horus"}
+    assert config["framing"]["stances"]["A"].startswith("FOR")
+    assert config["framing"]["stances"]["B"].startswith("AGAINST")
+    ledger = json.loads((root / "persona_a" / "concessions.json").read_text())
+    assert [c["claim_id"] for c in ledger] == ["B1.c2", "B2.c2"]
+    assert all(c["to_persona"] == "B" and c["valid_target"] for c in ledger)
+    confidence = json.loads((root / "persona_b" / "confidence.json").read_text())
+    assert confidence == [{"round": 1, "confidence": 0.9}, {"round": 2, "confidence": 0.5}]
+
+
+def test_claims_and_citations_get_code_assigned_ids(run_debate):
+    run = run_debate(rounds=1, script=DebateScript(names={"Embry": "A", "Horus": "B"},
+                                                   cite_bogus=True))
+    argument = run.history.rounds[1].arguments["A"]
+    assert [c.id for c in argument.claims] == ["A1.c1", "A1.c2"]
+    first = argument.claims[0]
+    assert first.verified_evidence_ids == ["A-R1-E1"]
+    assert first.unverified_evidence_ids == ["Z-R9-E9"]
+    assert argument.taxonomy_tags == ["precision"]
+    assert argument.dropped_tags == ["not-a-bridge"]
+    transcript = run.store.paths.transcript.read_text()
+    assert "unverified citations:** Z-R9-E9" in transcript
+    score = run.history.rounds[1].score.personas["A"]
+    evidence = next(c for c in score.components if c.name == "evidence_quality")
+    assert "unverified ids earn nothing: Z-R9-E9" in evidence.reason
+
+
+def test_rebuttal_targets_are_checked_against_real_claims(run_debate):
+    run = run_debate(rounds=1)
+    rebuttal = run.history.rounds[1].rebuttals["A"]
+    assert [(c.target_claim_id, c.valid_target) for c in rebuttal.counters] == [
+        ("B1.c1", True), ("Q9.c9", False)]
+    precision = next(c for c in run.history.rounds[1].score.personas["A"].components
+                     if c.name == "rebuttal_precision")
+    assert precision.value == 0.5
+    assert "missed: Q9.c9" in precision.reason
+
+
+def test_forced_concession_reasks_once_then_records_the_refusal(run_debate):
+    script = DebateScript(names={"Embry": "A", "Horus": "B"}, concede=False)
+    run = run_debate(rounds=1, script=script)
+    reasks = [r for r in run.model.requests if "conceded nothing valid" in r.last_user_message]
+    assert len(reasks) == 2  # one per persona, and only one each
+    rebuttal = run.history.rounds[1].rebuttals["A"]
+    assert rebuttal.declined_to_concede and rebuttal.reasked_for_concession
+    assert "declined to concede" in run.store.paths.synthesis.read_text()
+
+
+@pytest.mark.parametrize(
+    ("mode", "names", "expected"),
+    [
+        ("panel", ["embry", "horus", "brandon"], "PANELIST"),
+        ("socratic", ["horus", "embry"], "QUESTIONER"),
+        ("devils-advocate", ["embry", "horus"], "AGAINST the proposition — devil's advocate"),
+    ],
+)
+def test_every_mode_runs_to_a_synthesis(run_debate, personas, mode, names, expected):
+    lineup = {personas[n].display_name: "ABC"[i] for i, n in enumerate(names)}
+    run = run_debate(names, mode=mode, rounds=2, script=DebateScript(names=lineup))
+    assert run.state.status == "completed"
+    config = run.store.config()
+    assert config.framing.stances["A"].startswith(expected)
+    assert len(run.history.rounds[1].arguments) == len(names)
+    assert "## Concession log" in run.store.paths.synthesis.read_text()
+    if mode == "devils-advocate":
+        assert config.framing.private_views["A"] == "I would hold it true."
+        # the advocate's private view never reaches the opponent
+        opponent_prompts = [
+            m.content for r in run.model.requests for m in r.messages
+            if r.messages[0].content.startswith(f"You are {personas[names[1]].display_name},")
+        ]
+        assert not any("I would hold it true." in p for p in opponent_prompts)
+
+
+def test_research_budget_is_enforced_and_extras_are_noted(run_debate):
+    script = DebateScript(names={"Embry": "A", "Horus": "B"}, research_calls=5)
+    run = run_debate(rounds=1, script=script)
+    research = run.history.rounds[1].research["A"]
+    assert len(research.calls) == 3
+    assert len(research.dropped_calls) == 2
+    assert len([r for r in run.toolkit.requests if r.letter == "A"]) == 3
+    assert any("over the budget of 3" in f.what for f in run.history.failures)
+
+
+def test_skill_failures_are_written_in_fixed_words(run_debate):
+    run = run_debate(rounds=1, toolkit=ScriptedToolkit(fail_skill="dogpile"))
+    sentence = "failed — effect unknown (arxiv: HTTP 503 from loopback)"
+    assert sentence in run.store.paths.transcript.read_text()
+    assert sentence in run.store.paths.synthesis.read_text()
+    assert run.history.rounds[1].research["A"].calls[0].status == "failed"
+
+
+def test_a_persona_whose_model_call_fails_is_recorded_and_the_synthesis_is_partial(run_debate):
+    def fail(letter: str, rnd: int, phase: str):
+        if letter == "B" and phase == "ArgumentDraft":
+            return ModelUnavailableError("openai", "HTTP 503 after 4 attempts")
+        return None
+
+    script = DebateScript(names={"Embry": "A", "Horus": "B"}, fail=fail)
+    run = run_debate(rounds=1, script=script)
+    assert run.state.status == "completed"
+    assert "B" not in run.history.rounds[1].arguments
+    synthesis = run.store.paths.synthesis.read_text()
+    assert "Partial synthesis" in synthesis
+    assert "Horus produced no argument in round(s) 1" in synthesis
+    assert "argument model call: failed — effect unknown (openai: HTTP 503 after 4 attempts)" in synthesis
+
+
+def test_every_persona_failing_to_argue_fails_the_debate(run_debate):
+    def fail(letter: str, rnd: int, phase: str):
+        return ModelUnavailableError("openai", "down") if phase == "ArgumentDraft" else None
+
+    run = run_debate(rounds=2, script=DebateScript(names={"Embry": "A", "Horus": "B"}, fail=fail))
+    assert run.state.status == "failed"
+    assert "no persona produced an argument in round 1" in run.state.error
+
+
+def test_moderator_notes_bind_later_rounds(run_debate, tmp_path, personas):
+    from argue.engine import create_debate
+
+    store = create_debate(
+        tmp_path / "d2", question="Q?", mode="adversarial",
+        personas=[personas["embry"], personas["horus"]], max_rounds=1,
+        provider="scripted", model="s",
+    )
+    store.post_note("Stay within elementary number theory.")
+    run = run_debate(store=store, rounds=1)
+    argument_prompts = [r.last_user_message for r in run.model.requests
+                        if r.output.__name__ == "ArgumentDraft"]
+    assert argument_prompts and all(
+        "Stay within elementary number theory." in p for p in argument_prompts)
+    assert not list(store.paths.inbox.glob("*.txt"))
+
+
+def test_well_scored_claims_go_to_memory_and_the_debate_is_archived(run_debate):
+    stored: list[tuple] = []
+
+    async def writer(persona, text, **fields):
+        stored.append((persona, text, fields))
+        return f"mem:{len(stored)}"
+
+    run = run_debate(rounds=1, memory_writer=writer)
+    personas_written = {p for p, _, f in stored if f.get("scope") != "shared"}
+    assert personas_written == {"embry", "horus"}
+    shared = [s for s in stored if s[2].get("scope") == "shared"]
+    assert len(shared) == 1 and run.store.config().id in shared[0][1]

@@ -1,0 +1,174 @@
+"""Crash safety and context rules: resume at every phase boundary, stop, isolation, bounds."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from argue.engine import DebateRunner
+from argue.llm import ScriptedModel
+from tests.engine.script import DebateScript, ScriptedToolkit
+
+NAMES = {"Embry": "A", "Horus": "B"}
+
+
+def _swinging(letter: str, rnd: int) -> float:
+    return 0.3 if rnd % 2 else 0.8
+
+
+def _snapshot(run) -> dict:
+    history = run.history
+    rounds = {}
+    for number, record in sorted(history.rounds.items()):
+        rounds[number] = {
+            "claims": [(c.id, c.text, tuple(c.verified_evidence_ids)) for c in record.claims()],
+            "concessions": sorted(
+                (c.from_persona, c.claim_id) for r in record.rebuttals.values() for c in r.concessions
+            ),
+            "confidence": {k: v.confidence for k, v in record.reflections.items()},
+            "totals": {k: v.total for k, v in record.score.personas.items()},
+        }
+    state = run.store.state()
+    return {"rounds": rounds, "status": state.status, "termination": state.termination,
+            "synthesis": run.store.paths.synthesis.read_text().split("\n---\n")[0]}
+
+
+@pytest.mark.parametrize(
+    ("stop_at_phase", "stop_round", "halted_phase"),
+    [
+        ("ResearchPlanDraft", 1, "research"),
+        ("ArgumentDraft", 1, "argument"),
+        ("RebuttalDraft", 2, "rebuttal"),
+        ("ReflectionDraft", 2, "scoring"),  # the round is scored and committed first
+        ("JudgeDraft", 1, "scoring"),
+    ],
+)
+def test_resume_after_a_stop_at_any_phase_boundary_matches_an_uninterrupted_run(
+    run_debate, stop_at_phase, stop_round, halted_phase
+):
+    reference = run_debate(rounds=3, script=DebateScript(names=NAMES, confidence=_swinging))
+    holder: dict = {}
+
+    def stop_here(letter: str, rnd: int, phase: str):
+        if phase == stop_at_phase and rnd in (stop_round, 0) and "store" in holder:
+            holder["store"].request_stop()
+        return None
+
+    from argue.engine import create_debate
+
+    first_script = DebateScript(names=NAMES, confidence=_swinging, fail=stop_here)
+    store = create_debate(
+        reference.store.paths.root.parent.parent / "interrupted",
+        question="Is the Collatz conjecture decidable?", mode="adversarial",
+        personas=list(reference.history.personas.values()), max_rounds=3,
+        provider="scripted", model="scripted-1",
+    )
+    holder["store"] = store
+    stopped = run_debate(store=store, script=first_script)
+    assert stopped.state.status == "stopped"
+    assert stopped.state.termination == "stopped"
+    assert stopped.store.state().phase == halted_phase
+    assert not store.stop_requested()  # the flag is consumed
+
+    resumed = run_debate(store=store, script=DebateScript(names=NAMES, confidence=_swinging))
+    assert resumed.state.status == "completed"
+    assert _snapshot(resumed) == _snapshot(reference)
+    # resume repeated no model call whose result was on disk
+    assert len(stopped.model.requests) + len(resumed.model.requests) == len(reference.model.requests)
+
+
+def test_hard_cancel_mid_phase_leaves_a_resumable_debate(run_debate, tmp_path, personas):
+    from argue.engine import create_debate
+
+    reference = run_debate(rounds=2, script=DebateScript(names=NAMES, confidence=_swinging))
+    store = create_debate(
+        tmp_path / "cancel", question="Is the Collatz conjecture decidable?", mode="adversarial",
+        personas=[personas["embry"], personas["horus"]], max_rounds=2,
+        provider="scripted", model="scripted-1",
+    )
+    script = DebateScript(names=NAMES, confidence=_swinging)
+    hang = asyncio.Event()
+
+    async def responder(messages, output):
+        reply = script(messages, output)
+        if output.__name__ == "ArgumentDraft" and messages[0].content.startswith("You are Horus") \
+                and "Round 2 " in messages[1].content:
+            await hang.wait()  # never set: the call is in flight when we cancel
+        return reply
+
+    async def main() -> None:
+        model = ScriptedModel(responder)
+        runner = DebateRunner(store, model, ScriptedToolkit())
+        task = asyncio.create_task(runner.run())
+        while not store.paths.argument("A", 2).exists():
+            await asyncio.sleep(0.01)
+        await asyncio.sleep(0.05)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    asyncio.run(main())
+    assert store.state().status == "interrupted"
+    assert not store.paths.argument("B", 2).exists()
+    assert not store.is_locked()
+
+    resumed = run_debate(store=store, script=DebateScript(names=NAMES, confidence=_swinging))
+    assert resumed.state.status == "completed"
+    assert not any(
+        r.output.__name__ == "ArgumentDraft" and r.messages[0].content.startswith("You are Embry")
+        and "Round 2 " in r.messages[1].content
+        for r in resumed.model.requests
+    )
+    assert _snapshot(resumed) == _snapshot(reference)
+
+
+def test_a_persona_never_sees_an_opponents_research(run_debate):
+    run = run_debate(rounds=3, script=DebateScript(names=NAMES, confidence=_swinging))
+    by_persona: dict[str, list[str]] = {"A": [], "B": []}
+    for request in run.model.requests:
+        system = request.messages[0].content
+        for letter, name in (("A", "Embry"), ("B", "Horus")):
+            if system.startswith(f"You are {name},"):
+                by_persona[letter] += [m.content for m in request.messages]
+    assert any("SECRET-RESEARCH-A" in text for text in by_persona["A"])
+    assert any("SECRET-RESEARCH-B" in text for text in by_persona["B"])
+    assert not any("SECRET-RESEARCH-B" in text for text in by_persona["A"])
+    assert not any("SECRET-RESEARCH-A" in text for text in by_persona["B"])
+    # but the opponent's published claims do reach it
+    assert any("B1.c1" in text for text in by_persona["A"])
+
+
+def test_prompt_size_does_not_grow_with_the_round_number(run_debate):
+    run = run_debate(rounds=8, script=DebateScript(names=NAMES, confidence=_swinging))
+    assert run.state.termination == "max_rounds"
+    sizes = {}
+    for request in run.model.requests:
+        if request.output.__name__ == "ArgumentDraft" and request.messages[0].content.startswith(
+            "You are Embry,"
+        ):
+            round_no = int(request.messages[1].content.split("Round ")[1].split(" ")[0])
+            sizes[round_no] = sum(len(m.content) for m in request.messages)
+    assert sorted(sizes) == list(range(1, 9))
+    late = [sizes[k] for k in range(5, 9)]
+    assert max(late) <= 1.1 * min(late)
+    assert sizes[8] <= 1.6 * sizes[2]
+
+
+def test_a_second_runner_cannot_take_a_running_debate(run_debate, tmp_path, personas):
+    from argue.engine import create_debate
+    from argue.store import DebateLocked
+
+    store = create_debate(
+        tmp_path / "locked", question="Q?", mode="adversarial",
+        personas=[personas["embry"], personas["horus"]], max_rounds=1,
+        provider="scripted", model="s",
+    )
+    store.acquire_lock()
+    try:
+        assert store.is_locked()
+        with pytest.raises(DebateLocked):
+            run_debate(store=store, rounds=1)
+    finally:
+        store.release_lock()
+    assert not store.is_locked()

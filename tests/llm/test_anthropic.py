@@ -1,0 +1,352 @@
+"""The Anthropic adapter: the real AsyncAnthropic client against a loopback Messages API."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+
+import pytest
+
+from argue.llm import (
+    AnthropicModel,
+    AnthropicProvider,
+    Message,
+    ModelAuthError,
+    ModelOutputError,
+    ModelRequestError,
+    ModelUnavailableError,
+    RetryPolicy,
+)
+from tests.llm.wire import (
+    FAST_RETRY,
+    INVALID_VERDICT,
+    VALID_VERDICT,
+    SleepRecorder,
+    Verdict,
+    anthropic_error,
+    anthropic_text_reply,
+    anthropic_tool_reply,
+)
+from tests.loopback import LoopbackServer
+
+API_KEY = "sk-ant-api03-loopback-test-key-0123456789"
+MESSAGES = [
+    Message(role="system", content="You are Ada, a precise economist."),
+    Message(role="user", content="Should cities ban cars from their centres?"),
+]
+
+
+@pytest.fixture
+def sleeps() -> SleepRecorder:
+    return SleepRecorder()
+
+
+@pytest.fixture
+async def claude(loopback: LoopbackServer, sleeps: SleepRecorder) -> AsyncIterator[AnthropicModel]:
+    model = AnthropicModel(
+        "claude-sonnet-4-6",
+        provider=AnthropicProvider(api_key=API_KEY, base_url=loopback.url),
+        retry=FAST_RETRY,
+        sleep=sleeps,
+    )
+    yield model
+    await model.aclose()
+
+
+async def test_structured_output_round_trip(claude: AnthropicModel, loopback: LoopbackServer):
+    loopback.enqueue(anthropic_tool_reply(VALID_VERDICT, cache_read=1024, cache_write=2048))
+
+    result = await claude.complete(MESSAGES, output=Verdict, purpose="A/R1/argument")
+
+    assert isinstance(result.value, Verdict)
+    assert result.value.stance == "against"
+    assert result.value.reasons == ["congestion pricing worked in Stockholm"]
+    usage = result.usage
+    assert (usage.provider, usage.model, usage.purpose) == (
+        "anthropic",
+        "claude-sonnet-4-6",
+        "A/R1/argument",
+    )
+    assert (usage.input_tokens, usage.output_tokens) == (412, 57)
+    assert (usage.cache_read_tokens, usage.cache_write_tokens) == (1024, 2048)
+    # 412*3 + 57*15 + 1024*0.30 + 2048*3.75 per million
+    assert usage.cost_usd == pytest.approx((1236 + 855 + 307.2 + 7680) / 1e6)
+    assert usage.latency_s >= 0
+
+    [request] = loopback.requests
+    assert request.path == "/v1/messages"
+    # This SDK generation sends the key as a bearer token; older ones used x-api-key.
+    assert API_KEY in (request.headers.get("x-api-key") or request.headers["authorization"])
+    body = request.json()
+    assert body["model"] == "claude-sonnet-4-6"
+    assert body["system"] == [
+        {
+            "type": "text",
+            "text": "You are Ada, a precise economist.",
+            "cache_control": {"type": "ephemeral"},
+        }
+    ]
+    assert body["messages"] == [
+        {"role": "user", "content": "Should cities ban cars from their centres?"}
+    ]
+    assert body["tool_choice"] == {"type": "tool", "name": "Verdict"}
+    [tool] = body["tools"]
+    assert tool["name"] == "Verdict"
+    assert tool["input_schema"] == Verdict.model_json_schema()
+
+
+async def test_plain_text_call(claude: AnthropicModel, loopback: LoopbackServer):
+    loopback.enqueue(anthropic_text_reply("Cities should price road space, not ban cars."))
+
+    result = await claude.complete(MESSAGES, temperature=0.3, max_tokens=300)
+
+    assert result.value == "Cities should price road space, not ban cars."
+    body = loopback.requests[0].json()
+    assert "tools" not in body
+    assert (body["temperature"], body["max_tokens"]) == (0.3, 300)
+
+
+async def test_429_honours_retry_after_then_succeeds(
+    claude: AnthropicModel, loopback: LoopbackServer, sleeps: SleepRecorder
+):
+    loopback.enqueue(
+        anthropic_error(
+            429,
+            "rate_limit_error",
+            "Number of request tokens has exceeded your rate limit",
+            headers={"retry-after": "7"},
+        ),
+        anthropic_tool_reply(VALID_VERDICT),
+    )
+
+    result = await claude.complete(MESSAGES, output=Verdict)
+
+    assert result.value.stance == "against"
+    assert len(loopback.requests) == 2
+    assert sleeps.waits == [7.0]
+
+
+async def test_retry_after_is_capped(loopback: LoopbackServer, sleeps: SleepRecorder):
+    policy = RetryPolicy(max_attempts=2, max_backoff_s=30.0, jitter_s=0.0)
+    model = AnthropicModel(
+        "claude-sonnet-4-6",
+        provider=AnthropicProvider(api_key=API_KEY, base_url=loopback.url),
+        retry=policy,
+        sleep=sleeps,
+    )
+    loopback.enqueue(
+        anthropic_error(529, "overloaded_error", "Overloaded", headers={"retry-after": "3600"}),
+        anthropic_tool_reply(VALID_VERDICT),
+    )
+    await model.complete(MESSAGES, output=Verdict)
+    await model.aclose()
+    assert sleeps.waits == [30.0]
+
+
+async def test_500_then_success(
+    claude: AnthropicModel, loopback: LoopbackServer, sleeps: SleepRecorder
+):
+    loopback.enqueue(
+        anthropic_error(500, "api_error", "Internal server error"),
+        anthropic_tool_reply(VALID_VERDICT),
+    )
+
+    result = await claude.complete(MESSAGES, output=Verdict)
+
+    assert result.value.confidence == 0.7
+    assert len(loopback.requests) == 2
+    assert sleeps.waits == [0.5]  # first exponential backoff step, no jitter in FAST_RETRY
+
+
+async def test_persistent_500_gives_up_with_a_clear_message(
+    claude: AnthropicModel, loopback: LoopbackServer, sleeps: SleepRecorder
+):
+    loopback.enqueue(anthropic_error(500, "api_error", "Internal server error"))
+
+    with pytest.raises(ModelUnavailableError) as caught:
+        await claude.complete(MESSAGES, output=Verdict)
+
+    assert len(loopback.requests) == FAST_RETRY.max_attempts == 3
+    assert sleeps.waits == [0.5, 1.0]
+    message = str(caught.value)
+    assert message.startswith("anthropic: gave up after 3 attempts")
+    assert "HTTP 500" in message and "Internal server error" in message
+    assert "\n" not in message
+    assert caught.value.status_code == 500
+
+
+async def test_malformed_output_is_re_asked_with_the_validation_error(
+    claude: AnthropicModel, loopback: LoopbackServer
+):
+    loopback.enqueue(anthropic_tool_reply(INVALID_VERDICT), anthropic_tool_reply(VALID_VERDICT))
+
+    result = await claude.complete(MESSAGES, output=Verdict, purpose="B/R2/rebuttal")
+
+    assert result.value.stance == "against"
+    assert len(loopback.requests) == 2
+    reask = loopback.requests[1].json()["messages"]
+    assert reask[0] == {"role": "user", "content": "Should cities ban cars from their centres?"}
+    assert reask[1]["role"] == "assistant"
+    assert '"stance": "maybe"' in reask[1]["content"]
+    assert reask[2]["role"] == "user"
+    assert "did not validate against the Verdict schema" in reask[2]["content"]
+    assert "stance" in reask[2]["content"] and "reasons" in reask[2]["content"]
+    # Both calls are billed on the one result.
+    assert result.usage.calls == 2
+    assert result.usage.input_tokens == 2 * 412
+    assert result.usage.purpose == "B/R2/rebuttal"
+
+
+async def test_text_reply_with_broken_json_twice_is_an_output_error(
+    claude: AnthropicModel, loopback: LoopbackServer
+):
+    loopback.enqueue(
+        anthropic_text_reply('{"stance": "for", "confidence": 0.5,'),
+        anthropic_text_reply("I think the answer is for."),
+    )
+
+    with pytest.raises(ModelOutputError) as caught:
+        await claude.complete(MESSAGES, output=Verdict)
+
+    assert len(loopback.requests) == 2
+    message = str(caught.value)
+    assert message.startswith("anthropic: output still did not match the Verdict schema")
+    assert caught.value.usage.calls == 2  # the spent tokens travel with the error
+
+
+async def test_timeout_is_retried_then_reported(loopback: LoopbackServer, sleeps: SleepRecorder):
+    policy = RetryPolicy(max_attempts=2, request_timeout_s=0.05, initial_backoff_s=0.1, jitter_s=0)
+    model = AnthropicModel(
+        "claude-sonnet-4-6",
+        provider=AnthropicProvider(api_key=API_KEY, base_url=loopback.url),
+        retry=policy,
+        sleep=sleeps,
+    )
+    slow = anthropic_tool_reply(VALID_VERDICT)
+    slow.delay_s = 0.5
+    loopback.enqueue(slow)
+
+    with pytest.raises(ModelUnavailableError) as caught:
+        await model.complete(MESSAGES, output=Verdict)
+    await model.aclose()
+
+    assert len(loopback.requests) == 2
+    assert sleeps.waits == [0.1]
+    assert "gave up after 2 attempts" in str(caught.value)
+    assert "no answer within 0.05 s" in str(caught.value)
+
+
+async def test_unreachable_server_is_unavailable(sleeps: SleepRecorder):
+    model = AnthropicModel(
+        "claude-sonnet-4-6",
+        provider=AnthropicProvider(api_key=API_KEY, base_url="http://127.0.0.1:9"),
+        retry=RetryPolicy(max_attempts=2, request_timeout_s=2, jitter_s=0),
+        sleep=sleeps,
+    )
+    with pytest.raises(ModelUnavailableError, match="connection failed"):
+        await model.complete(MESSAGES)
+    await model.aclose()
+    assert len(sleeps.waits) == 1
+
+
+async def test_401_is_not_retried_and_names_the_provider(
+    claude: AnthropicModel, loopback: LoopbackServer, sleeps: SleepRecorder
+):
+    loopback.enqueue(anthropic_error(401, "authentication_error", "invalid x-api-key"))
+
+    with pytest.raises(ModelAuthError) as caught:
+        await claude.complete(MESSAGES, output=Verdict)
+
+    assert len(loopback.requests) == 1
+    assert sleeps.waits == []
+    message = str(caught.value)
+    assert message.startswith("anthropic: HTTP 401")
+    assert "ANTHROPIC_API_KEY" in message and "invalid x-api-key" in message
+    assert caught.value.status_code == 401
+
+
+@pytest.mark.parametrize("status", [400, 404, 422])
+async def test_client_errors_are_not_retried(
+    claude: AnthropicModel, loopback: LoopbackServer, status: int
+):
+    loopback.enqueue(anthropic_error(status, "invalid_request_error", "model: field required"))
+
+    with pytest.raises(ModelRequestError, match=f"HTTP {status}"):
+        await claude.complete(MESSAGES)
+
+    assert len(loopback.requests) == 1
+
+
+async def test_exhausted_credit_is_not_retried(claude: AnthropicModel, loopback: LoopbackServer):
+    loopback.enqueue(
+        anthropic_error(
+            429,
+            "rate_limit_error",
+            "Your credit balance is too low to access the Anthropic API.",
+            headers={"retry-after": "1"},
+        )
+    )
+
+    with pytest.raises(ModelRequestError, match="quota or credit exhausted"):
+        await claude.complete(MESSAGES)
+
+    assert len(loopback.requests) == 1
+
+
+async def test_the_key_never_appears_in_errors_or_repr(
+    loopback: LoopbackServer, monkeypatch: pytest.MonkeyPatch
+):
+    monkeypatch.setenv("ANTHROPIC_API_KEY", API_KEY)
+    model = AnthropicModel(
+        "claude-sonnet-4-6",
+        provider=AnthropicProvider.from_env(
+            {"ANTHROPIC_API_KEY": API_KEY, "ANTHROPIC_BASE_URL": loopback.url}
+        ),
+        retry=FAST_RETRY,
+    )
+    loopback.enqueue(anthropic_error(401, "authentication_error", f"invalid x-api-key: {API_KEY}"))
+
+    with pytest.raises(ModelAuthError) as caught:
+        await model.complete(MESSAGES)
+    await model.aclose()
+
+    assert API_KEY not in str(caught.value)
+    assert "***" in str(caught.value)
+    assert API_KEY not in repr(model)
+    assert API_KEY not in repr(model._connection)
+    assert (caught.value.__cause__ is None and caught.value.__context__ is None) or (
+        API_KEY not in str(caught.value.__context__)
+    )
+
+
+async def test_concurrency_is_limited_per_model(loopback: LoopbackServer):
+    from anthropic.types import Message as AnthropicMessage
+
+    model = AnthropicModel(
+        "claude-sonnet-4-6",
+        provider=AnthropicProvider(api_key=API_KEY, base_url=loopback.url),
+        retry=FAST_RETRY,
+        max_concurrency=2,
+    )
+    canned = AnthropicMessage.model_validate(anthropic_text_reply("ok").json)
+    in_flight = peak = 0
+    release = asyncio.Event()
+
+    async def counting_attempt(client: object, request: dict[str, object]) -> AnthropicMessage:
+        nonlocal in_flight, peak
+        in_flight += 1
+        peak = max(peak, in_flight)
+        await release.wait()
+        in_flight -= 1
+        return canned
+
+    model._attempt = counting_attempt  # type: ignore[method-assign]
+    calls = [asyncio.create_task(model.complete(MESSAGES)) for _ in range(5)]
+    for _ in range(20):
+        await asyncio.sleep(0)
+    assert peak == 2  # two in flight, three waiting for a slot
+    release.set()
+    results = await asyncio.gather(*calls)
+    await model.aclose()
+    assert [r.value for r in results] == ["ok"] * 5
+    assert peak == 2
