@@ -315,7 +315,8 @@ def _finish(store: DebateStore, state: DebateState, json_output: bool) -> None:
     synthesis = store.paths.synthesis
     if state.status in ("stopped", "budget_exhausted", "interrupted"):
         _report(
-            f"Debate {store.debate_id} is {state.status}. Resume with: ./run.sh resume {store.debate_id}"
+            f"Debate {store.debate_id} is {state.status}. "
+            f"Resume with: ./run.sh resume {store.debate_id}"
         )
     elif state.status == "failed":
         _report(f"Debate {store.debate_id} failed: {state.error}")
@@ -383,7 +384,8 @@ def stop_command(
     for store in targets:
         if not store.is_locked():
             _report(
-                f"{store.debate_id} is not running (status {store.state().status}); nothing to stop."
+                f"{store.debate_id} is not running "
+                f"(status {store.state().status}); nothing to stop."
             )
             continue
         store.request_stop()

@@ -7,7 +7,7 @@ The model refers to ids; code resolves them. Every id in these records is assign
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field
 
@@ -65,7 +65,9 @@ class Persona(BaseModel):
     lens: str = Field(description="Discipline lens, e.g. 'formal/mathematical'")
     expertise: list[str] = Field(description="Keywords used for deterministic routing")
     style: str = Field(description="Communication style")
-    bridges: dict[Bridge, float] = Field(description="Bridge weights 0-1 for the six bridges")
+    bridges: dict[Bridge, Annotated[float, Field(ge=0.0, le=1.0)]] = Field(
+        description="Bridge weights 0-1 for the six bridges"
+    )
     bdi: BDIState = Field(default_factory=BDIState)
     colleagues: list[str] = Field(default_factory=list)
 

@@ -1,4 +1,4 @@
-"""Where argue keeps its data. ``ARGUE_HOME`` overrides everything (tests point it at a temp dir)."""
+"""Where argue keeps its data. ``ARGUE_HOME`` overrides everything (tests use a temp dir)."""
 
 from __future__ import annotations
 

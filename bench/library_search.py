@@ -88,7 +88,8 @@ def measure(chunks: int, queries: list[str], vocabulary: list[str], seed: int) -
             for path in files:
                 store.add(path)
             ingest_s = time.perf_counter() - started
-            assert store.chunk_total() == chunks, store.chunk_total()
+            if store.chunk_total() != chunks:
+                raise SystemExit(f"expected {chunks} chunks, built {store.chunk_total()}")
             for query in queries[:10]:  # warm the page cache
                 store.search(query, k=5)
             timings: list[float] = []

@@ -91,7 +91,9 @@ class LoopbackServer:
 
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
         self._httpd.daemon_threads = True
-        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
 
     def _next_reply(self, request: RecordedRequest) -> Reply:
         with self._lock:
@@ -101,6 +103,13 @@ class LoopbackServer:
             if not self._queue:
                 return Reply(status=500, json={"error": "loopback server: no reply queued"})
             return self._queue.pop(0) if len(self._queue) > 1 else self._queue[0]
+
+    def reset(self) -> None:
+        """Forget recorded requests, queued replies and the handler (for a shared server)."""
+        with self._lock:
+            self.requests.clear()
+            self._queue.clear()
+            self.handler = None
 
     def enqueue(self, *replies: Reply) -> None:
         with self._lock:

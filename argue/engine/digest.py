@@ -60,7 +60,8 @@ def build_digest(history: DebateHistory, letter: str, round_no: int) -> str:
     ][-MAX_CONCESSIONS:]
     lines.append("Concessions so far (most recent last):")
     lines += [
-        f"- R{rnd}: {history.persona_name(c.from_persona)} conceded [{c.claim_id}]: {clip(c.text, 160)}"
+        f"- R{rnd}: {history.persona_name(c.from_persona)} conceded [{c.claim_id}]: "
+        f"{clip(c.text, 160)}"
         for rnd, c in concessions
     ] or ["- (none)"]
     trajectory = history.confidences(letter)

@@ -67,7 +67,10 @@ def role_hint(mode: Mode, index: int) -> str:
             )
         return "As the defender, answer the questioner's challenges and defend the proposition."
     if mode == "devils-advocate" and index == 0:
-        return "Argue the side you were assigned, not your private view, as strongly as honesty allows."
+        return (
+            "Argue the side you were assigned, not your private view, "
+            "as strongly as honesty allows."
+        )
     if mode == "panel":
         return "Argue your angle and engage with the other panelists' claims by id."
     return "Argue your side with evidence."

@@ -311,7 +311,7 @@ async def make_rebuttal(
                     phase="rebuttal",
                     kind="refused",
                     what="rebuttal",
-                    reason="no opponent published a claim this round, so there was nothing to rebut",
+                    reason="no opponent published a claim this round: nothing to rebut",
                 )
             ],
         )

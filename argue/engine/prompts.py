@@ -96,7 +96,8 @@ def concession_reask(valid_ids: list[str]) -> Message:
         role="user",
         content=(
             "Your rebuttal conceded nothing valid. Concede the opponents' strongest point now: "
-            f"`concessions` must contain at least one entry targeting one of {', '.join(valid_ids)}, "
+            "`concessions` must contain at least one entry targeting one of "
+            f"{', '.join(valid_ids)}, "
             "with a reason. Return the full rebuttal JSON again."
         ),
     )
@@ -190,7 +191,8 @@ def synthesis_messages(question: str, proposition: str, material: str) -> list[M
         Message(
             role="user",
             content=(
-                f"Question: {question}\nProposition: {proposition}\n\nDebate record:\n{material}\n\n"
+                f"Question: {question}\nProposition: {proposition}\n\n"
+                f"Debate record:\n{material}\n\n"
                 "Return `agreements` (point + supporting claim_ids), `disagreements` (point, each "
                 "side by persona letter, and the crux that would settle it), `open_questions` and "
                 "a nuanced `conclusion`."

@@ -32,7 +32,8 @@ def check_termination(
         ):
             return TerminationDecision(
                 "null_production",
-                f"no novel claim and no new verified evidence in rounds {round_no - 1} and {round_no}",
+                "no novel claim and no new verified evidence in rounds "
+                f"{round_no - 1} and {round_no}",
             )
         current = history.rounds.get(round_no)
         if current and current.score and current.score.judge.synthesis_ready:
@@ -66,5 +67,8 @@ def _convergence(history: DebateHistory, round_no: int) -> str | None:
     )
     opposed = history.config.mode in ("adversarial", "devils-advocate")
     if opposed and all(v >= 0.5 for v in finals.values()):
-        return f"stable disagreement: confidence settled while both sides still hold opposite positions ({summary})"
+        return (
+            "stable disagreement: confidence settled while both sides still hold "
+            f"opposite positions ({summary})"
+        )
     return f"confidence settled for every persona ({summary})"

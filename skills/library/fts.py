@@ -22,6 +22,9 @@ from dataclasses import dataclass
 # ("state-of-the-art", "don't"): inside double quotes FTS5 reads it as a phrase.
 _TOKEN_RE = re.compile(r"\w+(?:[-'’]\w+)*")
 MAX_QUERY_TERMS = 24
+# Upper-case FTS5 operators a user may type meaning the operator ("zebra OR lion"): they are not
+# terms (they would count against coverage). A query made only of them searches them as words.
+_OPERATOR_WORDS = frozenset({"AND", "OR", "NOT", "NEAR"})
 TOKENIZER = "porter unicode61 remove_diacritics 2"
 
 
@@ -36,10 +39,11 @@ class FtsMatch:
 
 def query_terms(text: str) -> list[str]:
     """Distinct word tokens of ``text``, in order, at most MAX_QUERY_TERMS."""
+    tokens = [match.group(0) for match in _TOKEN_RE.finditer(text)]
+    words = [token for token in tokens if token not in _OPERATOR_WORDS]
     seen: set[str] = set()
     terms: list[str] = []
-    for match in _TOKEN_RE.finditer(text):
-        token = match.group(0)
+    for token in words or tokens:
         key = token.casefold()
         if key in seen:
             continue

@@ -17,7 +17,7 @@ import json
 import re
 import threading
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic import BaseModel
@@ -25,11 +25,13 @@ from pydantic import BaseModel
 from argue.engine import schemas
 from argue.llm._structured import tool_name_for
 from argue.llm.base import Message
+from skills.ask.consult import ColleagueAnswer
 from tests.engine.script import DebateScript
 from tests.loopback import LoopbackServer, RecordedRequest, Reply
 
 OPENAI_PATH = "/v1/chat/completions"
 ANTHROPIC_PATH = "/v1/messages"
+_SCHEMA_PROMPT = "validates against this JSON schema"  # the json_object fallback's instruction
 TEXT = "text"  # the schema label of a plain-text request (no structured output asked for)
 
 # Every pydantic model the engine may ask for, keyed by the name that goes on the wire.
@@ -42,8 +44,44 @@ SCHEMAS: dict[str, type[BaseModel]] = {
     and cls.__module__ == schemas.__name__
 }
 
+# Skills that call the model themselves (a colleague consulted with /ask).
+SCHEMAS[tool_name_for(ColleagueAnswer)] = ColleagueAnswer
+
 # The framing prompt lists the participants as "- A: Embry: lens…".
 _PARTICIPANT = re.compile(r"^- ([A-Z]): ([^:\n]+):", re.M)
+
+
+@dataclass
+class ResearchingScript(DebateScript):
+    """``DebateScript`` whose research plans search for ``topic`` and may consult a colleague.
+
+    ``consult``: persona letter -> colleague persona name, asked once in round 1.
+    """
+
+    topic: str = "Collatz conjecture decidability"
+    consult: dict[str, str] = field(default_factory=dict)
+
+    def __call__(self, messages: list[Message], output: type[BaseModel] | None) -> object:
+        if output is ColleagueAnswer:
+            self.log.append("-:0:ColleagueAnswer")
+            return ColleagueAnswer(
+                answer="Conway's FRACTRAN result makes generalised Collatz problems undecidable.",
+                confidence=0.7,
+            )
+        value = super().__call__(messages, output)
+        if output is schemas.ResearchPlanDraft and isinstance(value, dict):
+            letter, rnd = self.log[-1].split(":")[:2]
+            for call in value["calls"]:
+                call["query"] = self.topic
+            if rnd == "1" and letter in self.consult:
+                value["calls"].append(
+                    {
+                        "skill": "ask",
+                        "colleague": self.consult[letter],
+                        "query": "Is the Collatz conjecture a decidable statement?",
+                    }
+                )
+        return value
 
 
 @dataclass
@@ -59,7 +97,7 @@ class FakeLLM:
     """The loopback server plus the script; use ``url`` as the base URL of either SDK."""
 
     def __init__(self, script: DebateScript | None = None, *, delay_s: float = 0.0) -> None:
-        self.script = script or DebateScript(names={})
+        self.script = script or ResearchingScript(names={})
         self.delay_s = delay_s
         self.calls: list[Call] = []
         self.errors: list[str] = []
@@ -145,7 +183,7 @@ class FakeLLM:
             schema_name = response_format["json_schema"]["name"]
         elif response_format.get("type") == "json_object":
             schema_name = _schema_title_in_prompt(messages)
-            messages = [m for m in messages if "validates against this JSON schema" not in m.content]
+            messages = [m for m in messages if _SCHEMA_PROMPT not in m.content]
         value = self._answer("openai", messages, schema_name)
         content = value if isinstance(value, str) else json.dumps(value)
         prompt_tokens = sum(len(m.content) for m in messages) // 4 + 1
@@ -249,7 +287,7 @@ def _text_of(content: Any) -> str:
 def _schema_title_in_prompt(messages: list[Message]) -> str | None:
     """json_object fallback: the schema travels in the system prompt; its title names it."""
     for message in messages:
-        match = re.search(r'validates against this JSON schema:\n(\{.*\})', message.content, re.S)
+        match = re.search(_SCHEMA_PROMPT + r":\n(\{.*\})", message.content, re.S)
         if match:
             return json.loads(match.group(1)).get("title")
     return None

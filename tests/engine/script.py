@@ -29,11 +29,7 @@ from skills.base import SkillItem, SkillResult
 
 EVIDENCE_ID = re.compile(r"\[([A-Z]-R\d+-E\d+)\]")
 CLAIM_ID = re.compile(r"\[([A-Z]\d+\.c\d+)\]")
-WORDS = (
-    "orbit measure density stopping parity residue tree cycle heuristic ergodic bound "
-    "sieve lattice kernel drift entropy spectral dyadic syracuse fractran automaton "
-    "oracle halting register counter modular carry binary ternary graph cover"
-).split()
+WORDS = ["orbit", "measure", "density", "stopping", "parity", "residue", "tree", "cycle", "heuristic", "ergodic", "bound", "sieve", "lattice", "kernel", "drift", "entropy", "spectral", "dyadic", "syracuse", "fractran", "automaton", "oracle", "halting", "register", "counter", "modular", "carry", "binary", "ternary", "graph", "cover"]
 
 
 @dataclass
@@ -85,20 +81,36 @@ class DebateScript:
                 if self.repeat_claims:
                     text = f"The same claim number {i} again and again"
                 else:
-                    a, b, c = (WORDS[(rnd * 7 + i * 3 + ord(letter) * 5 + j) % len(WORDS)] for j in range(3))
+                    a, b, c = (
+                        WORDS[(rnd * 7 + i * 3 + ord(letter) * 5 + j) % len(WORDS)]
+                        for j in range(3)
+                    )
                     text = f"{letter} round {rnd} claim {i}: {a} {b} {c} {letter.lower()}{rnd}x{i}"
                 cited = ids[i : i + 1] + (["Z-R9-E9"] if self.cite_bogus else [])
                 claims.append({"text": text, "evidence_ids": cited, "warrant": "because"})
-            return {"position": f"{letter} position r{rnd}", "claims": claims,
-                    "taxonomy_tags": ["precision", "not-a-bridge"]}
+            return {
+                "position": f"{letter} position r{rnd}",
+                "claims": claims,
+                "taxonomy_tags": ["precision", "not-a-bridge"],
+            }
         if output is RebuttalDraft:
             section = user.split("Opponents' claims this round", 1)[-1].split("Your evidence", 1)[0]
             targets = CLAIM_ID.findall(section)
-            counters = [{"target_claim_id": targets[0], "kind": "refute", "text": "weak"}] if targets else []
+            counters = (
+                [{"target_claim_id": targets[0], "kind": "refute", "text": "weak"}]
+                if targets
+                else []
+            )
             counters.append({"target_claim_id": "Q9.c9", "kind": "question", "text": "strawman"})
             concessions = (
-                [{"target_claim_id": targets[-1], "kind": "full", "text": "fair point",
-                  "reason": "well supported"}]
+                [
+                    {
+                        "target_claim_id": targets[-1],
+                        "kind": "full",
+                        "text": "fair point",
+                        "reason": "well supported",
+                    }
+                ]
                 if self.concede and targets
                 else []
             )
@@ -120,9 +132,16 @@ class DebateScript:
         if output is SynthesisDraft:
             ids = CLAIM_ID.findall(user)
             return SynthesisDraft(
-                agreements=[{"point": "Both accept the base facts", "claim_ids": ids[:2] + ["X1.c9"]}],
-                disagreements=[{"point": "Whether it generalises", "sides": {"A": "yes", "B": "no"},
-                                "crux": "a proof"}],
+                agreements=[
+                    {"point": "Both accept the base facts", "claim_ids": [*ids[:2], "X1.c9"]}
+                ],
+                disagreements=[
+                    {
+                        "point": "Whether it generalises",
+                        "sides": {"A": "yes", "B": "no"},
+                        "crux": "a proof",
+                    }
+                ],
                 open_questions=["Can it be extended?"],
                 conclusion="A nuanced conclusion.",
             )

@@ -15,16 +15,25 @@ def _steady(letter: str, rnd: int) -> float:
 
 
 def test_adversarial_debate_writes_the_whole_layout(run_debate, personas):
-    run = run_debate(rounds=2, script=DebateScript(
-        names={"Embry": "A", "Horus": "B"}, confidence=_steady))
+    run = run_debate(
+        rounds=2, script=DebateScript(names={"Embry": "A", "Horus": "B"}, confidence=_steady)
+    )
     assert run.state.status == "completed"
     assert run.state.termination == "max_rounds"
     root = run.store.paths.root
     for rel in (
-        "config.json", "state.json", "transcript.md", "synthesis.md", "usage.json",
-        "persona_a/research/round_001.json", "persona_a/arguments/round_002.json",
-        "persona_b/concessions.json", "persona_b/confidence.json",
-        "scoring/round_001.json", "scoring/round_002.json", "scoring/summary.json",
+        "config.json",
+        "state.json",
+        "transcript.md",
+        "synthesis.md",
+        "usage.json",
+        "persona_a/research/round_001.json",
+        "persona_a/arguments/round_002.json",
+        "persona_b/concessions.json",
+        "persona_b/confidence.json",
+        "scoring/round_001.json",
+        "scoring/round_002.json",
+        "scoring/summary.json",
     ):
         assert (root / rel).is_file(), rel
     assert (root / "persona_a" / "colleague_consults").is_dir()
@@ -42,8 +51,9 @@ def test_adversarial_debate_writes_the_whole_layout(run_debate, personas):
 
 
 def test_claims_and_citations_get_code_assigned_ids(run_debate):
-    run = run_debate(rounds=1, script=DebateScript(names={"Embry": "A", "Horus": "B"},
-                                                   cite_bogus=True))
+    run = run_debate(
+        rounds=1, script=DebateScript(names={"Embry": "A", "Horus": "B"}, cite_bogus=True)
+    )
     argument = run.history.rounds[1].arguments["A"]
     assert [c.id for c in argument.claims] == ["A1.c1", "A1.c2"]
     first = argument.claims[0]
@@ -62,9 +72,14 @@ def test_rebuttal_targets_are_checked_against_real_claims(run_debate):
     run = run_debate(rounds=1)
     rebuttal = run.history.rounds[1].rebuttals["A"]
     assert [(c.target_claim_id, c.valid_target) for c in rebuttal.counters] == [
-        ("B1.c1", True), ("Q9.c9", False)]
-    precision = next(c for c in run.history.rounds[1].score.personas["A"].components
-                     if c.name == "rebuttal_precision")
+        ("B1.c1", True),
+        ("Q9.c9", False),
+    ]
+    precision = next(
+        c
+        for c in run.history.rounds[1].score.personas["A"].components
+        if c.name == "rebuttal_precision"
+    )
     assert precision.value == 0.5
     assert "missed: Q9.c9" in precision.reason
 
@@ -99,7 +114,9 @@ def test_every_mode_runs_to_a_synthesis(run_debate, personas, mode, names, expec
         assert config.framing.private_views["A"] == "I would hold it true."
         # the advocate's private view never reaches the opponent
         opponent_prompts = [
-            m.content for r in run.model.requests for m in r.messages
+            m.content
+            for r in run.model.requests
+            for m in r.messages
             if r.messages[0].content.startswith(f"You are {personas[names[1]].display_name},")
         ]
         assert not any("I would hold it true." in p for p in opponent_prompts)
@@ -136,7 +153,10 @@ def test_a_persona_whose_model_call_fails_is_recorded_and_the_synthesis_is_parti
     synthesis = run.store.paths.synthesis.read_text()
     assert "Partial synthesis" in synthesis
     assert "Horus produced no argument in round(s) 1" in synthesis
-    assert "argument model call: failed — effect unknown (openai: HTTP 503 after 4 attempts)" in synthesis
+    assert (
+        "argument model call: failed — effect unknown (openai: HTTP 503 after 4 attempts)"
+        in synthesis
+    )
 
 
 def test_every_persona_failing_to_argue_fails_the_debate(run_debate):
@@ -152,16 +172,22 @@ def test_moderator_notes_bind_later_rounds(run_debate, tmp_path, personas):
     from argue.engine import create_debate
 
     store = create_debate(
-        tmp_path / "d2", question="Q?", mode="adversarial",
-        personas=[personas["embry"], personas["horus"]], max_rounds=1,
-        provider="scripted", model="s",
+        tmp_path / "d2",
+        question="Q?",
+        mode="adversarial",
+        personas=[personas["embry"], personas["horus"]],
+        max_rounds=1,
+        provider="scripted",
+        model="s",
     )
     store.post_note("Stay within elementary number theory.")
     run = run_debate(store=store, rounds=1)
-    argument_prompts = [r.last_user_message for r in run.model.requests
-                        if r.output.__name__ == "ArgumentDraft"]
+    argument_prompts = [
+        r.last_user_message for r in run.model.requests if r.output.__name__ == "ArgumentDraft"
+    ]
     assert argument_prompts and all(
-        "Stay within elementary number theory." in p for p in argument_prompts)
+        "Stay within elementary number theory." in p for p in argument_prompts
+    )
     assert not list(store.paths.inbox.glob("*.txt"))
 
 

@@ -24,14 +24,20 @@ def _snapshot(run) -> dict:
         rounds[number] = {
             "claims": [(c.id, c.text, tuple(c.verified_evidence_ids)) for c in record.claims()],
             "concessions": sorted(
-                (c.from_persona, c.claim_id) for r in record.rebuttals.values() for c in r.concessions
+                (c.from_persona, c.claim_id)
+                for r in record.rebuttals.values()
+                for c in r.concessions
             ),
             "confidence": {k: v.confidence for k, v in record.reflections.items()},
             "totals": {k: v.total for k, v in record.score.personas.items()},
         }
     state = run.store.state()
-    return {"rounds": rounds, "status": state.status, "termination": state.termination,
-            "synthesis": run.store.paths.synthesis.read_text().split("\n---\n")[0]}
+    return {
+        "rounds": rounds,
+        "status": state.status,
+        "termination": state.termination,
+        "synthesis": run.store.paths.synthesis.read_text().split("\n---\n")[0],
+    }
 
 
 @pytest.mark.parametrize(
@@ -60,9 +66,12 @@ def test_resume_after_a_stop_at_any_phase_boundary_matches_an_uninterrupted_run(
     first_script = DebateScript(names=NAMES, confidence=_swinging, fail=stop_here)
     store = create_debate(
         reference.store.paths.root.parent.parent / "interrupted",
-        question="Is the Collatz conjecture decidable?", mode="adversarial",
-        personas=list(reference.history.personas.values()), max_rounds=3,
-        provider="scripted", model="scripted-1",
+        question="Is the Collatz conjecture decidable?",
+        mode="adversarial",
+        personas=list(reference.history.personas.values()),
+        max_rounds=3,
+        provider="scripted",
+        model="scripted-1",
     )
     holder["store"] = store
     stopped = run_debate(store=store, script=first_script)
@@ -75,7 +84,9 @@ def test_resume_after_a_stop_at_any_phase_boundary_matches_an_uninterrupted_run(
     assert resumed.state.status == "completed"
     assert _snapshot(resumed) == _snapshot(reference)
     # resume repeated no model call whose result was on disk
-    assert len(stopped.model.requests) + len(resumed.model.requests) == len(reference.model.requests)
+    assert len(stopped.model.requests) + len(resumed.model.requests) == len(
+        reference.model.requests
+    )
 
 
 def test_hard_cancel_mid_phase_leaves_a_resumable_debate(run_debate, tmp_path, personas):
@@ -83,17 +94,24 @@ def test_hard_cancel_mid_phase_leaves_a_resumable_debate(run_debate, tmp_path, p
 
     reference = run_debate(rounds=2, script=DebateScript(names=NAMES, confidence=_swinging))
     store = create_debate(
-        tmp_path / "cancel", question="Is the Collatz conjecture decidable?", mode="adversarial",
-        personas=[personas["embry"], personas["horus"]], max_rounds=2,
-        provider="scripted", model="scripted-1",
+        tmp_path / "cancel",
+        question="Is the Collatz conjecture decidable?",
+        mode="adversarial",
+        personas=[personas["embry"], personas["horus"]],
+        max_rounds=2,
+        provider="scripted",
+        model="scripted-1",
     )
     script = DebateScript(names=NAMES, confidence=_swinging)
     hang = asyncio.Event()
 
     async def responder(messages, output):
         reply = script(messages, output)
-        if output.__name__ == "ArgumentDraft" and messages[0].content.startswith("You are Horus") \
-                and "Round 2 " in messages[1].content:
+        if (
+            output.__name__ == "ArgumentDraft"
+            and messages[0].content.startswith("You are Horus")
+            and "Round 2 " in messages[1].content
+        ):
             await hang.wait()  # never set: the call is in flight when we cancel
         return reply
 
@@ -116,7 +134,8 @@ def test_hard_cancel_mid_phase_leaves_a_resumable_debate(run_debate, tmp_path, p
     resumed = run_debate(store=store, script=DebateScript(names=NAMES, confidence=_swinging))
     assert resumed.state.status == "completed"
     assert not any(
-        r.output.__name__ == "ArgumentDraft" and r.messages[0].content.startswith("You are Embry")
+        r.output.__name__ == "ArgumentDraft"
+        and r.messages[0].content.startswith("You are Embry")
         and "Round 2 " in r.messages[1].content
         for r in resumed.model.requests
     )
@@ -160,9 +179,13 @@ def test_a_second_runner_cannot_take_a_running_debate(run_debate, tmp_path, pers
     from argue.store import DebateLocked
 
     store = create_debate(
-        tmp_path / "locked", question="Q?", mode="adversarial",
-        personas=[personas["embry"], personas["horus"]], max_rounds=1,
-        provider="scripted", model="s",
+        tmp_path / "locked",
+        question="Q?",
+        mode="adversarial",
+        personas=[personas["embry"], personas["horus"]],
+        max_rounds=1,
+        provider="scripted",
+        model="s",
     )
     store.acquire_lock()
     try:

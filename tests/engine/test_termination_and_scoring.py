@@ -84,30 +84,96 @@ def _history() -> DebateHistory:
 
     catalog = load_catalog()
     config = DebateConfig(
-        id="argue_20260101_000000", question="Q", mode="adversarial",
-        personas={"A": "embry", "B": "horus"}, max_rounds=3, provider="s", model="s",
+        id="argue_20260101_000000",
+        question="Q",
+        mode="adversarial",
+        personas={"A": "embry", "B": "horus"},
+        max_rounds=3,
+        provider="s",
+        model="s",
         framing=Framing(proposition="P", stances={"A": "FOR", "B": "AGAINST"}),
     )
-    history = DebateHistory(config=config, personas={"A": catalog.get("embry"), "B": catalog.get("horus")})
+    history = DebateHistory(
+        config=config, personas={"A": catalog.get("embry"), "B": catalog.get("horus")}
+    )
     record = history.round(1)
-    record.research["A"] = ResearchRecord(persona="A", round=1, evidence=[
-        Evidence(id="A-R1-E1", persona="A", round=1, skill="dogpile", query="q", title="t1", source="arxiv"),
-        Evidence(id="A-R1-E2", persona="A", round=1, skill="dogpile", query="q", title="t2", source="github"),
-    ])
-    record.arguments["A"] = ArgumentRecord(persona="A", round=1, position="p", claims=[
-        Claim(id="A1.c1", persona="A", round=1, text="orbits of the syracuse map descend",
-              evidence_ids=["A-R1-E1", "A-R1-E2"], verified_evidence_ids=["A-R1-E1", "A-R1-E2"]),
-        Claim(id="A1.c2", persona="A", round=1, text="fractran machines are universal",
-              evidence_ids=["B-R1-E1"], unverified_evidence_ids=["B-R1-E1"]),
-    ])
-    record.arguments["B"] = ArgumentRecord(persona="B", round=1, position="p", claims=[
-        Claim(id="B1.c1", persona="B", round=1, text="orbits of the syracuse map descend quickly"),
-    ])
-    record.rebuttals["A"] = RebuttalRecord(persona="A", round=1, counters=[
-        Counter(target_claim_id="B1.c1", kind="refute", text="x", valid_target=True),
-        Counter(target_claim_id="A1.c1", kind="refute", text="own claim", valid_target=False),
-    ], concessions=[Concession(round=1, from_persona="A", to_persona="B", claim_id="B1.c1",
-                               kind="partial", text="ok", reason="good", valid_target=True)])
+    record.research["A"] = ResearchRecord(
+        persona="A",
+        round=1,
+        evidence=[
+            Evidence(
+                id="A-R1-E1",
+                persona="A",
+                round=1,
+                skill="dogpile",
+                query="q",
+                title="t1",
+                source="arxiv",
+            ),
+            Evidence(
+                id="A-R1-E2",
+                persona="A",
+                round=1,
+                skill="dogpile",
+                query="q",
+                title="t2",
+                source="github",
+            ),
+        ],
+    )
+    record.arguments["A"] = ArgumentRecord(
+        persona="A",
+        round=1,
+        position="p",
+        claims=[
+            Claim(
+                id="A1.c1",
+                persona="A",
+                round=1,
+                text="orbits of the syracuse map descend",
+                evidence_ids=["A-R1-E1", "A-R1-E2"],
+                verified_evidence_ids=["A-R1-E1", "A-R1-E2"],
+            ),
+            Claim(
+                id="A1.c2",
+                persona="A",
+                round=1,
+                text="fractran machines are universal",
+                evidence_ids=["B-R1-E1"],
+                unverified_evidence_ids=["B-R1-E1"],
+            ),
+        ],
+    )
+    record.arguments["B"] = ArgumentRecord(
+        persona="B",
+        round=1,
+        position="p",
+        claims=[
+            Claim(
+                id="B1.c1", persona="B", round=1, text="orbits of the syracuse map descend quickly"
+            ),
+        ],
+    )
+    record.rebuttals["A"] = RebuttalRecord(
+        persona="A",
+        round=1,
+        counters=[
+            Counter(target_claim_id="B1.c1", kind="refute", text="x", valid_target=True),
+            Counter(target_claim_id="A1.c1", kind="refute", text="own claim", valid_target=False),
+        ],
+        concessions=[
+            Concession(
+                round=1,
+                from_persona="A",
+                to_persona="B",
+                claim_id="B1.c1",
+                kind="partial",
+                text="ok",
+                reason="good",
+                valid_target=True,
+            )
+        ],
+    )
     record.reflections["A"] = ReflectionRecord(persona="A", round=1, confidence=0.9)
     return history
 

@@ -6,6 +6,7 @@ import asyncio
 from collections.abc import AsyncIterator
 
 import pytest
+from anthropic import transform_schema
 
 from argue.llm import (
     AnthropicModel,
@@ -24,6 +25,7 @@ from tests.llm.wire import (
     SleepRecorder,
     Verdict,
     anthropic_error,
+    anthropic_json_reply,
     anthropic_text_reply,
     anthropic_tool_reply,
 )
@@ -41,20 +43,27 @@ def sleeps() -> SleepRecorder:
     return SleepRecorder()
 
 
-@pytest.fixture
-async def claude(loopback: LoopbackServer, sleeps: SleepRecorder) -> AsyncIterator[AnthropicModel]:
-    model = AnthropicModel(
+def make_model(
+    loopback: LoopbackServer, sleeps: SleepRecorder, retry: RetryPolicy = FAST_RETRY, **kwargs
+) -> AnthropicModel:
+    return AnthropicModel(
         "claude-sonnet-4-6",
         provider=AnthropicProvider(api_key=API_KEY, base_url=loopback.url),
-        retry=FAST_RETRY,
+        retry=retry,
         sleep=sleeps,
+        **kwargs,
     )
+
+
+@pytest.fixture
+async def claude(loopback: LoopbackServer, sleeps: SleepRecorder) -> AsyncIterator[AnthropicModel]:
+    model = make_model(loopback, sleeps)
     yield model
     await model.aclose()
 
 
 async def test_structured_output_round_trip(claude: AnthropicModel, loopback: LoopbackServer):
-    loopback.enqueue(anthropic_tool_reply(VALID_VERDICT, cache_read=1024, cache_write=2048))
+    loopback.enqueue(anthropic_json_reply(VALID_VERDICT, cache_read=1024, cache_write=2048))
 
     result = await claude.complete(MESSAGES, output=Verdict, purpose="A/R1/argument")
 
@@ -69,7 +78,7 @@ async def test_structured_output_round_trip(claude: AnthropicModel, loopback: Lo
     )
     assert (usage.input_tokens, usage.output_tokens) == (412, 57)
     assert (usage.cache_read_tokens, usage.cache_write_tokens) == (1024, 2048)
-    # 412*3 + 57*15 + 1024*0.30 + 2048*3.75 per million
+    # Sonnet 4.6: 412*3 + 57*15 + 1024*0.30 + 2048*3.75 USD per million tokens
     assert usage.cost_usd == pytest.approx((1236 + 855 + 307.2 + 7680) / 1e6)
     assert usage.latency_s >= 0
 
@@ -77,6 +86,7 @@ async def test_structured_output_round_trip(claude: AnthropicModel, loopback: Lo
     assert request.path == "/v1/messages"
     # This SDK generation sends the key as a bearer token; older ones used x-api-key.
     assert API_KEY in (request.headers.get("x-api-key") or request.headers["authorization"])
+    assert request.headers["x-stainless-retry-count"] == "0"
     body = request.json()
     assert body["model"] == "claude-sonnet-4-6"
     assert body["system"] == [
@@ -89,21 +99,72 @@ async def test_structured_output_round_trip(claude: AnthropicModel, loopback: Lo
     assert body["messages"] == [
         {"role": "user", "content": "Should cities ban cars from their centres?"}
     ]
+    assert body["output_config"] == {
+        "format": {"type": "json_schema", "schema": transform_schema(Verdict)}
+    }
+    assert "tools" not in body
+
+
+async def test_forced_tool_mode_round_trip(loopback: LoopbackServer, sleeps: SleepRecorder):
+    model = make_model(loopback, sleeps, structured_mode="tool")
+    loopback.enqueue(anthropic_tool_reply(VALID_VERDICT))
+
+    result = await model.complete(MESSAGES, output=Verdict)
+    await model.aclose()
+
+    assert result.value == Verdict.model_validate(VALID_VERDICT)
+    body = loopback.requests[0].json()
     assert body["tool_choice"] == {"type": "tool", "name": "Verdict"}
     [tool] = body["tools"]
-    assert tool["name"] == "Verdict"
-    assert tool["input_schema"] == Verdict.model_json_schema()
+    assert (tool["name"], tool["input_schema"]) == ("Verdict", Verdict.model_json_schema())
+    assert "output_config" not in body
 
 
-async def test_plain_text_call(claude: AnthropicModel, loopback: LoopbackServer):
-    loopback.enqueue(anthropic_text_reply("Cities should price road space, not ban cars."))
+async def test_server_without_structured_outputs_falls_back_to_a_forced_tool(
+    claude: AnthropicModel, loopback: LoopbackServer
+):
+    loopback.enqueue(
+        anthropic_error(
+            400,
+            "invalid_request_error",
+            "output_config.format: structured outputs are not supported for this model",
+        ),
+        anthropic_tool_reply(VALID_VERDICT),
+        anthropic_tool_reply(VALID_VERDICT),
+    )
 
-    result = await claude.complete(MESSAGES, temperature=0.3, max_tokens=300)
+    first = await claude.complete(MESSAGES, output=Verdict)
+    second = await claude.complete(MESSAGES, output=Verdict)
 
-    assert result.value == "Cities should price road space, not ban cars."
-    body = loopback.requests[0].json()
-    assert "tools" not in body
-    assert (body["temperature"], body["max_tokens"]) == (0.3, 300)
+    assert first.value.stance == second.value.stance == "against"
+    bodies = [r.json() for r in loopback.requests]
+    assert len(bodies) == 3
+    assert "output_config" in bodies[0]
+    # The fallback is remembered: no second rejected attempt for the next call.
+    assert all("tools" in b and "output_config" not in b for b in bodies[1:])
+    assert claude.structured_mode == "tool"
+
+
+async def test_temperature_goes_in_the_body_until_the_model_refuses_it(
+    claude: AnthropicModel, loopback: LoopbackServer
+):
+    loopback.enqueue(
+        anthropic_text_reply("first"),
+        anthropic_error(
+            400, "invalid_request_error", "`temperature` is deprecated for this model."
+        ),
+        anthropic_text_reply("second"),
+    )
+
+    first = await claude.complete(MESSAGES, temperature=0.3, max_tokens=300)
+    claude.model = "claude-opus-5"
+    second = await claude.complete(MESSAGES, temperature=0.3)
+
+    assert (first.value, second.value) == ("first", "second")
+    bodies = [r.json() for r in loopback.requests]
+    assert (bodies[0]["temperature"], bodies[0]["max_tokens"]) == (0.3, 300)
+    assert bodies[1]["temperature"] == 0.3
+    assert "temperature" not in bodies[2]
 
 
 async def test_429_honours_retry_after_then_succeeds(
@@ -113,10 +174,10 @@ async def test_429_honours_retry_after_then_succeeds(
         anthropic_error(
             429,
             "rate_limit_error",
-            "Number of request tokens has exceeded your rate limit",
+            "Number of request tokens has exceeded your per-minute rate limit",
             headers={"retry-after": "7"},
         ),
-        anthropic_tool_reply(VALID_VERDICT),
+        anthropic_json_reply(VALID_VERDICT),
     )
 
     result = await claude.complete(MESSAGES, output=Verdict)
@@ -127,19 +188,15 @@ async def test_429_honours_retry_after_then_succeeds(
 
 
 async def test_retry_after_is_capped(loopback: LoopbackServer, sleeps: SleepRecorder):
-    policy = RetryPolicy(max_attempts=2, max_backoff_s=30.0, jitter_s=0.0)
-    model = AnthropicModel(
-        "claude-sonnet-4-6",
-        provider=AnthropicProvider(api_key=API_KEY, base_url=loopback.url),
-        retry=policy,
-        sleep=sleeps,
-    )
+    model = make_model(loopback, sleeps, RetryPolicy(max_attempts=2, max_backoff_s=30, jitter_s=0))
     loopback.enqueue(
         anthropic_error(529, "overloaded_error", "Overloaded", headers={"retry-after": "3600"}),
-        anthropic_tool_reply(VALID_VERDICT),
+        anthropic_json_reply(VALID_VERDICT),
     )
+
     await model.complete(MESSAGES, output=Verdict)
     await model.aclose()
+
     assert sleeps.waits == [30.0]
 
 
@@ -148,7 +205,7 @@ async def test_500_then_success(
 ):
     loopback.enqueue(
         anthropic_error(500, "api_error", "Internal server error"),
-        anthropic_tool_reply(VALID_VERDICT),
+        anthropic_json_reply(VALID_VERDICT),
     )
 
     result = await claude.complete(MESSAGES, output=Verdict)
@@ -169,16 +226,16 @@ async def test_persistent_500_gives_up_with_a_clear_message(
     assert len(loopback.requests) == FAST_RETRY.max_attempts == 3
     assert sleeps.waits == [0.5, 1.0]
     message = str(caught.value)
-    assert message.startswith("anthropic: gave up after 3 attempts")
-    assert "HTTP 500" in message and "Internal server error" in message
+    assert message.startswith(f"anthropic: gave up after 3 attempts at {loopback.url}")
+    assert "last error HTTP 500: Internal server error" in message
     assert "\n" not in message
     assert caught.value.status_code == 500
 
 
-async def test_malformed_output_is_re_asked_with_the_validation_error(
+async def test_invalid_output_is_re_asked_with_the_validation_error(
     claude: AnthropicModel, loopback: LoopbackServer
 ):
-    loopback.enqueue(anthropic_tool_reply(INVALID_VERDICT), anthropic_tool_reply(VALID_VERDICT))
+    loopback.enqueue(anthropic_json_reply(INVALID_VERDICT), anthropic_json_reply(VALID_VERDICT))
 
     result = await claude.complete(MESSAGES, output=Verdict, purpose="B/R2/rebuttal")
 
@@ -190,14 +247,14 @@ async def test_malformed_output_is_re_asked_with_the_validation_error(
     assert '"stance": "maybe"' in reask[1]["content"]
     assert reask[2]["role"] == "user"
     assert "did not validate against the Verdict schema" in reask[2]["content"]
-    assert "stance" in reask[2]["content"] and "reasons" in reask[2]["content"]
+    assert "- stance:" in reask[2]["content"] and "- reasons: Field required" in reask[2]["content"]
     # Both calls are billed on the one result.
     assert result.usage.calls == 2
     assert result.usage.input_tokens == 2 * 412
     assert result.usage.purpose == "B/R2/rebuttal"
 
 
-async def test_text_reply_with_broken_json_twice_is_an_output_error(
+async def test_broken_json_twice_is_an_output_error(
     claude: AnthropicModel, loopback: LoopbackServer
 ):
     loopback.enqueue(
@@ -209,20 +266,17 @@ async def test_text_reply_with_broken_json_twice_is_an_output_error(
         await claude.complete(MESSAGES, output=Verdict)
 
     assert len(loopback.requests) == 2
-    message = str(caught.value)
-    assert message.startswith("anthropic: output still did not match the Verdict schema")
+    assert "Invalid JSON" in loopback.requests[1].json()["messages"][-1]["content"]
+    assert str(caught.value).startswith(
+        "anthropic: output still did not match the Verdict schema after one re-ask"
+    )
     assert caught.value.usage.calls == 2  # the spent tokens travel with the error
 
 
 async def test_timeout_is_retried_then_reported(loopback: LoopbackServer, sleeps: SleepRecorder):
     policy = RetryPolicy(max_attempts=2, request_timeout_s=0.05, initial_backoff_s=0.1, jitter_s=0)
-    model = AnthropicModel(
-        "claude-sonnet-4-6",
-        provider=AnthropicProvider(api_key=API_KEY, base_url=loopback.url),
-        retry=policy,
-        sleep=sleeps,
-    )
-    slow = anthropic_tool_reply(VALID_VERDICT)
+    model = make_model(loopback, sleeps, policy)
+    slow = anthropic_json_reply(VALID_VERDICT)
     slow.delay_s = 0.5
     loopback.enqueue(slow)
 
@@ -261,17 +315,18 @@ async def test_401_is_not_retried_and_names_the_provider(
     assert sleeps.waits == []
     message = str(caught.value)
     assert message.startswith("anthropic: HTTP 401")
-    assert "ANTHROPIC_API_KEY" in message and "invalid x-api-key" in message
+    assert "check ANTHROPIC_API_KEY" in message and "invalid x-api-key" in message
     assert caught.value.status_code == 401
 
 
-@pytest.mark.parametrize("status", [400, 404, 422])
+@pytest.mark.parametrize("status", [400, 403, 404, 422])
 async def test_client_errors_are_not_retried(
     claude: AnthropicModel, loopback: LoopbackServer, status: int
 ):
-    loopback.enqueue(anthropic_error(status, "invalid_request_error", "model: field required"))
+    loopback.enqueue(anthropic_error(status, "invalid_request_error", "messages: field required"))
 
-    with pytest.raises(ModelRequestError, match=f"HTTP {status}"):
+    expected = ModelAuthError if status == 403 else ModelRequestError
+    with pytest.raises(expected, match=f"HTTP {status}"):
         await claude.complete(MESSAGES)
 
     assert len(loopback.requests) == 1
@@ -297,13 +352,10 @@ async def test_the_key_never_appears_in_errors_or_repr(
     loopback: LoopbackServer, monkeypatch: pytest.MonkeyPatch
 ):
     monkeypatch.setenv("ANTHROPIC_API_KEY", API_KEY)
-    model = AnthropicModel(
-        "claude-sonnet-4-6",
-        provider=AnthropicProvider.from_env(
-            {"ANTHROPIC_API_KEY": API_KEY, "ANTHROPIC_BASE_URL": loopback.url}
-        ),
-        retry=FAST_RETRY,
+    provider = AnthropicProvider.from_env(
+        {"ANTHROPIC_API_KEY": API_KEY, "ANTHROPIC_BASE_URL": loopback.url}
     )
+    model = AnthropicModel("claude-sonnet-4-6", provider=provider, retry=FAST_RETRY)
     loopback.enqueue(anthropic_error(401, "authentication_error", f"invalid x-api-key: {API_KEY}"))
 
     with pytest.raises(ModelAuthError) as caught:
@@ -311,23 +363,16 @@ async def test_the_key_never_appears_in_errors_or_repr(
     await model.aclose()
 
     assert API_KEY not in str(caught.value)
-    assert "***" in str(caught.value)
+    assert "invalid x-api-key: ***" in str(caught.value)
+    assert caught.value.__cause__ is None and caught.value.__suppress_context__
     assert API_KEY not in repr(model)
-    assert API_KEY not in repr(model._connection)
-    assert (caught.value.__cause__ is None and caught.value.__context__ is None) or (
-        API_KEY not in str(caught.value.__context__)
-    )
+    assert API_KEY not in repr(provider)
 
 
-async def test_concurrency_is_limited_per_model(loopback: LoopbackServer):
+async def test_concurrency_is_limited_per_model(loopback: LoopbackServer, sleeps: SleepRecorder):
     from anthropic.types import Message as AnthropicMessage
 
-    model = AnthropicModel(
-        "claude-sonnet-4-6",
-        provider=AnthropicProvider(api_key=API_KEY, base_url=loopback.url),
-        retry=FAST_RETRY,
-        max_concurrency=2,
-    )
+    model = make_model(loopback, sleeps, max_concurrency=2)
     canned = AnthropicMessage.model_validate(anthropic_text_reply("ok").json)
     in_flight = peak = 0
     release = asyncio.Event()
@@ -347,6 +392,6 @@ async def test_concurrency_is_limited_per_model(loopback: LoopbackServer):
     assert peak == 2  # two in flight, three waiting for a slot
     release.set()
     results = await asyncio.gather(*calls)
-    await model.aclose()
+
     assert [r.value for r in results] == ["ok"] * 5
     assert peak == 2

@@ -63,7 +63,7 @@ def anthropic_tool_reply(
             "id": "msg_01XFDUDYJgAACzvnptvVoYEL",
             "type": "message",
             "role": "assistant",
-            "model": "claude-sonnet-4-5-20250929",
+            "model": "claude-sonnet-4-6",
             "content": [
                 {
                     "type": "tool_use",
@@ -85,19 +85,37 @@ def anthropic_tool_reply(
     )
 
 
-def anthropic_text_reply(text: str) -> Reply:
+def anthropic_text_reply(
+    text: str,
+    *,
+    input_tokens: int = 412,
+    output_tokens: int = 57,
+    cache_read: int = 0,
+    cache_write: int = 0,
+) -> Reply:
     return Reply(
         json={
             "id": "msg_013Zva2CMHLNnXjNJJKqJ2EF",
             "type": "message",
             "role": "assistant",
-            "model": "claude-sonnet-4-5-20250929",
+            "model": "claude-sonnet-4-6",
             "content": [{"type": "text", "text": text}],
             "stop_reason": "end_turn",
             "stop_sequence": None,
-            "usage": {"input_tokens": 120, "output_tokens": 30},
+            "usage": {
+                "input_tokens": input_tokens,
+                "output_tokens": output_tokens,
+                "cache_creation_input_tokens": cache_write,
+                "cache_read_input_tokens": cache_read,
+                "service_tier": "standard",
+            },
         }
     )
+
+
+def anthropic_json_reply(payload: dict[str, Any], **usage: int) -> Reply:
+    """What structured output (output_config.format) returns: one text block of JSON."""
+    return anthropic_text_reply(json.dumps(payload), **usage)
 
 
 def anthropic_error(

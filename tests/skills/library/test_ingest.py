@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from skills.library.chunking import MAX_CHARS, numbered, pack_lines
+from skills.library.chunking import MAX_CHARS, ParsedDocument, numbered, pack_lines
 from skills.library.ingest import parse_content, read_file
 from skills.library.models import LibraryError
 from skills.library.subtitles import format_timestamp, parse_timestamp
@@ -13,7 +13,7 @@ from tests.skills.library.builders import write_epub, write_pdf
 from tests.skills.library.conftest import filler
 
 
-def parse(path: Path):  # type: ignore[no-untyped-def]
+def parse(path: Path) -> ParsedDocument:
     return parse_content(read_file(path))
 
 

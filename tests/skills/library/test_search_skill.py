@@ -82,3 +82,30 @@ async def test_bad_arguments_are_refused(tmp_path: Path) -> None:
     no_words = await search_library('"*" -- ()', db_path=db_path)
     assert no_words.status == "refused"
     assert "no searchable words" in no_words.note
+
+
+def test_public_surface_changes_only_on_purpose() -> None:
+    import skills.library
+    import skills.memory
+
+    assert set(skills.library.__all__) == {
+        "EMPTY_LIBRARY_NOTE",
+        "SUPPORTED_SUFFIXES",
+        "AddResult",
+        "DocumentInfo",
+        "LibraryError",
+        "LibraryHit",
+        "LibraryStore",
+        "search_library",
+    }
+    assert set(skills.memory.__all__) == {
+        "MemoryRecord",
+        "MemoryScope",
+        "MemoryStore",
+        "MemoryStoreError",
+        "learn_memory",
+        "recall_memory",
+    }
+    assert skills.library.SUPPORTED_SUFFIXES == (
+        ".epub", ".markdown", ".md", ".pdf", ".srt", ".text", ".txt", ".vtt",
+    )  # fmt: skip

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import shutil
 import sqlite3
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -20,10 +21,9 @@ def db_path(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def library(db_path: Path) -> LibraryStore:
-    store = LibraryStore(db_path)
-    yield store  # type: ignore[misc]
-    store.close()
+def library(db_path: Path) -> Iterator[LibraryStore]:
+    with LibraryStore(db_path) as store:
+        yield store
 
 
 def snapshot(db_path: Path) -> tuple[list[tuple[object, ...]], list[tuple[object, ...]], int]:

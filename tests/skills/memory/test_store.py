@@ -1,10 +1,12 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from skills.base import SkillResult
 from skills.memory import (
     MemoryStore,
     MemoryStoreError,
@@ -14,13 +16,12 @@ from skills.memory import (
 
 
 @pytest.fixture
-def memory(tmp_path: Path) -> MemoryStore:
-    store = MemoryStore(tmp_path / "memory.sqlite3")
-    yield store  # type: ignore[misc]
-    store.close()
+def memory(tmp_path: Path) -> Iterator[MemoryStore]:
+    with MemoryStore(tmp_path / "memory.sqlite3") as store:
+        yield store
 
 
-def ids(result) -> list[str]:  # type: ignore[no-untyped-def]
+def ids(result: SkillResult) -> list[str]:
     return [item.id for item in result.items]
 
 

@@ -1,0 +1,329 @@
+"""The OpenAI-compatible adapter: the real AsyncOpenAI client against a loopback server."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+import pytest
+
+from argue.llm import (
+    Message,
+    ModelAuthError,
+    ModelOutputError,
+    ModelRequestError,
+    ModelUnavailableError,
+    OpenAICompatModel,
+    OpenAICompatProvider,
+    RetryPolicy,
+)
+from tests.llm.wire import (
+    FAST_RETRY,
+    INVALID_VERDICT,
+    VALID_VERDICT,
+    SleepRecorder,
+    Verdict,
+    openai_error,
+    openai_json_reply,
+    openai_reply,
+)
+from tests.loopback import LoopbackServer
+
+API_KEY = "sk-proj-loopback-test-key-abcdefghijklmnop"
+MESSAGES = [
+    Message(role="system", content="You are Ada, a precise economist."),
+    Message(role="user", content="Should cities ban cars from their centres?"),
+]
+
+
+@pytest.fixture
+def sleeps() -> SleepRecorder:
+    return SleepRecorder()
+
+
+def make_model(
+    loopback: LoopbackServer,
+    sleeps: SleepRecorder,
+    retry: RetryPolicy = FAST_RETRY,
+    *,
+    name: str = "openai",
+    model: str = "gpt-5.4-mini",
+) -> OpenAICompatModel:
+    provider = OpenAICompatProvider(
+        name=name, base_url=f"{loopback.url}/v1", api_key=API_KEY, key_env="OPENAI_API_KEY"
+    )
+    return OpenAICompatModel(model, provider=provider, retry=retry, sleep=sleeps)
+
+
+@pytest.fixture
+async def gpt(loopback: LoopbackServer, sleeps: SleepRecorder) -> AsyncIterator[OpenAICompatModel]:
+    model = make_model(loopback, sleeps)
+    yield model
+    await model.aclose()
+
+
+async def test_structured_output_round_trip(gpt: OpenAICompatModel, loopback: LoopbackServer):
+    loopback.enqueue(openai_json_reply(VALID_VERDICT, prompt_tokens=1500, cached_tokens=1000))
+
+    result = await gpt.complete(MESSAGES, output=Verdict, max_tokens=400, purpose="A/R1/argument")
+
+    assert result.value == Verdict.model_validate(VALID_VERDICT)
+    usage = result.usage
+    assert (usage.provider, usage.model, usage.purpose) == (
+        "openai",
+        "gpt-5.4-mini",
+        "A/R1/argument",
+    )
+    # prompt_tokens includes the cached ones: Usage keeps them apart.
+    assert (usage.input_tokens, usage.cache_read_tokens, usage.output_tokens) == (500, 1000, 40)
+    # gpt-5.4-mini: 500*0.75 + 1000*0.075 + 40*4.50 USD per million tokens
+    assert usage.cost_usd == pytest.approx((375 + 75 + 180) / 1e6)
+
+    [request] = loopback.requests
+    assert request.path == "/v1/chat/completions"
+    assert request.headers["authorization"] == f"Bearer {API_KEY}"
+    assert request.headers["x-stainless-retry-count"] == "0"
+    body = request.json()
+    assert body["model"] == "gpt-5.4-mini"
+    assert body["messages"] == [
+        {"role": "system", "content": "You are Ada, a precise economist."},
+        {"role": "user", "content": "Should cities ban cars from their centres?"},
+    ]
+    assert body["response_format"] == {
+        "type": "json_schema",
+        "json_schema": {"name": "Verdict", "schema": Verdict.model_json_schema(), "strict": False},
+    }
+    # A loopback base URL is "a compatible server", which knows max_tokens.
+    assert body["max_tokens"] == 400
+
+
+async def test_usage_without_cache_details(gpt: OpenAICompatModel, loopback: LoopbackServer):
+    loopback.enqueue(openai_reply("Price the road space.", prompt_tokens=80, completion_tokens=6))
+
+    result = await gpt.complete(MESSAGES, temperature=0.2)
+
+    assert result.value == "Price the road space."
+    assert (result.usage.input_tokens, result.usage.cache_read_tokens) == (80, 0)
+    body = loopback.requests[0].json()
+    assert body["temperature"] == 0.2
+    assert "response_format" not in body
+
+
+async def test_429_honours_retry_after_then_succeeds(
+    gpt: OpenAICompatModel, loopback: LoopbackServer, sleeps: SleepRecorder
+):
+    loopback.enqueue(
+        openai_error(
+            429,
+            "Rate limit reached for gpt-5.4-mini on tokens per min (TPM): Limit 200000.",
+            error_type="tokens",
+            code="rate_limit_exceeded",
+            headers={"retry-after": "2"},
+        ),
+        openai_json_reply(VALID_VERDICT),
+    )
+
+    result = await gpt.complete(MESSAGES, output=Verdict)
+
+    assert result.value.stance == "against"
+    assert len(loopback.requests) == 2
+    assert sleeps.waits == [2.0]
+
+
+async def test_retry_after_as_an_http_date(
+    gpt: OpenAICompatModel, loopback: LoopbackServer, sleeps: SleepRecorder
+):
+    loopback.enqueue(
+        openai_error(503, "overloaded", headers={"retry-after": "Wed, 21 Oct 2015 07:28:00 GMT"}),
+        openai_json_reply(VALID_VERDICT),
+    )
+
+    await gpt.complete(MESSAGES, output=Verdict)
+
+    assert sleeps.waits == [0.0]  # a date in the past means "now"
+
+
+async def test_500_then_success(
+    gpt: OpenAICompatModel, loopback: LoopbackServer, sleeps: SleepRecorder
+):
+    loopback.enqueue(
+        openai_error(
+            500, "The server had an error while processing your request.", error_type="server_error"
+        ),
+        openai_json_reply(VALID_VERDICT),
+    )
+
+    result = await gpt.complete(MESSAGES, output=Verdict)
+
+    assert result.value.reasons == ["congestion pricing worked in Stockholm"]
+    assert len(loopback.requests) == 2
+    assert sleeps.waits == [0.5]
+
+
+async def test_persistent_502_gives_up_with_a_clear_message(
+    gpt: OpenAICompatModel, loopback: LoopbackServer, sleeps: SleepRecorder
+):
+    loopback.enqueue(openai_error(502, "Bad gateway", error_type="server_error"))
+
+    with pytest.raises(ModelUnavailableError) as caught:
+        await gpt.complete(MESSAGES, output=Verdict)
+
+    assert len(loopback.requests) == 3
+    assert sleeps.waits == [0.5, 1.0]
+    assert str(caught.value) == (
+        f"openai: gave up after 3 attempts at {loopback.url}/v1: last error HTTP 502: Bad gateway"
+    )
+
+
+async def test_invalid_json_is_re_asked_with_the_error_then_succeeds(
+    gpt: OpenAICompatModel, loopback: LoopbackServer
+):
+    loopback.enqueue(
+        openai_reply('```json\n{"stance": "against", "confidence": 0.7\n```'),
+        openai_json_reply(VALID_VERDICT),
+    )
+
+    result = await gpt.complete(MESSAGES, output=Verdict)
+
+    assert result.value.confidence == 0.7
+    reask = loopback.requests[1].json()["messages"]
+    assert [m["role"] for m in reask] == ["system", "user", "assistant", "user"]
+    assert "Invalid JSON" in reask[3]["content"]
+    assert reask[2]["content"].startswith("```json")
+    assert result.usage.calls == 2
+
+
+async def test_invalid_twice_is_an_output_error(gpt: OpenAICompatModel, loopback: LoopbackServer):
+    loopback.enqueue(openai_json_reply(INVALID_VERDICT), openai_json_reply(INVALID_VERDICT))
+
+    with pytest.raises(ModelOutputError) as caught:
+        await gpt.complete(MESSAGES, output=Verdict)
+
+    assert len(loopback.requests) == 2
+    message = str(caught.value)
+    assert message.startswith("openai: output still did not match the Verdict schema")
+    assert "reasons: Field required" in message and "\n" not in message
+
+
+async def test_refusal_is_an_output_error(gpt: OpenAICompatModel, loopback: LoopbackServer):
+    loopback.enqueue(openai_reply(None, refusal="I can't help with that."))
+
+    with pytest.raises(ModelOutputError, match="the model refused: I can't help with that."):
+        await gpt.complete(MESSAGES, output=Verdict)
+
+
+async def test_timeout_is_retried_then_reported(loopback: LoopbackServer, sleeps: SleepRecorder):
+    policy = RetryPolicy(max_attempts=2, request_timeout_s=0.05, initial_backoff_s=0.1, jitter_s=0)
+    model = make_model(loopback, sleeps, policy)
+    slow = openai_json_reply(VALID_VERDICT)
+    slow.delay_s = 0.5
+    loopback.enqueue(slow)
+
+    with pytest.raises(ModelUnavailableError) as caught:
+        await model.complete(MESSAGES, output=Verdict)
+    await model.aclose()
+
+    assert len(loopback.requests) == 2
+    assert sleeps.waits == [0.1]
+    assert "gave up after 2 attempts" in str(caught.value)
+    assert "no answer within 0.05 s" in str(caught.value)
+
+
+async def test_401_is_not_retried(
+    gpt: OpenAICompatModel, loopback: LoopbackServer, sleeps: SleepRecorder
+):
+    loopback.enqueue(openai_error(401, "Incorrect API key provided.", code="invalid_api_key"))
+
+    with pytest.raises(ModelAuthError) as caught:
+        await gpt.complete(MESSAGES)
+
+    assert len(loopback.requests) == 1
+    assert sleeps.waits == []
+    assert str(caught.value).startswith("openai: HTTP 401")
+    assert "check OPENAI_API_KEY" in str(caught.value)
+
+
+async def test_insufficient_quota_is_not_retried(gpt: OpenAICompatModel, loopback: LoopbackServer):
+    loopback.enqueue(
+        openai_error(
+            429,
+            "You exceeded your current quota, please check your plan and billing details.",
+            error_type="insufficient_quota",
+            code="insufficient_quota",
+        )
+    )
+
+    with pytest.raises(ModelRequestError, match="HTTP 429 .* quota or credit exhausted"):
+        await gpt.complete(MESSAGES)
+
+    assert len(loopback.requests) == 1
+
+
+async def test_json_schema_rejection_falls_back_to_json_object_and_remembers(
+    loopback: LoopbackServer, sleeps: SleepRecorder
+):
+    model = make_model(loopback, sleeps, name="ollama", model="llama3.2")
+    loopback.enqueue(
+        openai_error(
+            400,
+            "'response_format.type' must be 'json_object' or 'text'",
+            param="response_format",
+        ),
+        openai_json_reply(VALID_VERDICT),
+        openai_json_reply(VALID_VERDICT),
+    )
+
+    first = await model.complete(MESSAGES, output=Verdict)
+    second = await model.complete(MESSAGES, output=Verdict)
+    await model.aclose()
+
+    assert first.value == second.value == Verdict.model_validate(VALID_VERDICT)
+    bodies = [r.json() for r in loopback.requests]
+    assert len(bodies) == 3  # the rejected try happens once, not on every call
+    assert bodies[0]["response_format"]["type"] == "json_schema"
+    for body in bodies[1:]:
+        assert body["response_format"] == {"type": "json_object"}
+        system = body["messages"][0]
+        assert system["role"] == "system" and "JSON schema" in system["content"]
+        assert '"stance"' in system["content"]
+    assert model.uses_json_object_fallback
+
+
+async def test_other_400s_do_not_trigger_the_fallback(
+    gpt: OpenAICompatModel, loopback: LoopbackServer
+):
+    loopback.enqueue(openai_error(400, "The model `gpt-9` does not exist", param="model"))
+
+    with pytest.raises(ModelRequestError, match="does not exist"):
+        await gpt.complete(MESSAGES, output=Verdict)
+
+    assert len(loopback.requests) == 1
+    assert not gpt.uses_json_object_fallback
+
+
+async def test_official_openai_gets_max_completion_tokens_and_no_temperature_for_gpt5():
+    official = OpenAICompatProvider(
+        name="openai", base_url="https://api.openai.com/v1", api_key=API_KEY
+    )
+    reasoning = OpenAICompatModel("gpt-5.4-mini", provider=official)
+    classic = OpenAICompatModel("gpt-4.1-mini", provider=official)
+
+    body = reasoning._build_request(MESSAGES, None, 300, 0.2)
+    assert body["max_completion_tokens"] == 300 and "max_tokens" not in body
+    assert "temperature" not in body
+    assert classic._build_request(MESSAGES, None, 300, 0.2)["temperature"] == 0.2
+
+
+async def test_the_key_never_appears_in_errors_or_repr(
+    loopback: LoopbackServer, monkeypatch: pytest.MonkeyPatch, sleeps: SleepRecorder
+):
+    monkeypatch.setenv("OPENAI_API_KEY", API_KEY)
+    model = make_model(loopback, sleeps)
+    loopback.enqueue(openai_error(401, f"Incorrect API key provided: {API_KEY}."))
+
+    with pytest.raises(ModelAuthError) as caught:
+        await model.complete(MESSAGES)
+    await model.aclose()
+
+    assert API_KEY not in str(caught.value)
+    assert "Incorrect API key provided: ***." in str(caught.value)
+    assert API_KEY not in repr(model)
