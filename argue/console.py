@@ -9,7 +9,7 @@ from rich.console import Console
 from rich.markup import escape
 
 stdout_console = Console(highlight=False, soft_wrap=True)
-stderr_console = Console(stderr=True, highlight=False)
+stderr_console = Console(stderr=True, highlight=False, soft_wrap=True)
 
 
 def die(message: str, code: int = 2) -> NoReturn:

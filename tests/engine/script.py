@@ -29,7 +29,39 @@ from skills.base import SkillItem, SkillResult
 
 EVIDENCE_ID = re.compile(r"\[([A-Z]-R\d+-E\d+)\]")
 CLAIM_ID = re.compile(r"\[([A-Z]\d+\.c\d+)\]")
-WORDS = ["orbit", "measure", "density", "stopping", "parity", "residue", "tree", "cycle", "heuristic", "ergodic", "bound", "sieve", "lattice", "kernel", "drift", "entropy", "spectral", "dyadic", "syracuse", "fractran", "automaton", "oracle", "halting", "register", "counter", "modular", "carry", "binary", "ternary", "graph", "cover"]
+WORDS = [
+    "orbit",
+    "measure",
+    "density",
+    "stopping",
+    "parity",
+    "residue",
+    "tree",
+    "cycle",
+    "heuristic",
+    "ergodic",
+    "bound",
+    "sieve",
+    "lattice",
+    "kernel",
+    "drift",
+    "entropy",
+    "spectral",
+    "dyadic",
+    "syracuse",
+    "fractran",
+    "automaton",
+    "oracle",
+    "halting",
+    "register",
+    "counter",
+    "modular",
+    "carry",
+    "binary",
+    "ternary",
+    "graph",
+    "cover",
+]
 
 
 @dataclass
@@ -41,6 +73,7 @@ class DebateScript:
     concede: bool = True
     repeat_claims: bool = False
     research_calls: int = 1
+    plan_skills: tuple[str, ...] = ("dogpile",)
     synthesis_ready: bool = False
     cite_bogus: bool = False
     fail: Callable[[str, int, str], Exception | None] = lambda letter, rnd, phase: None
@@ -67,10 +100,11 @@ class DebateScript:
         if output is PrivateViewDraft:
             return PrivateViewDraft(holds_proposition=True, view="I would hold it true.")
         if output is ResearchPlanDraft:
+            skills = [self.plan_skills[i % len(self.plan_skills)] for i in range(self.research_calls)]
             return {
                 "calls": [
-                    {"skill": "dogpile", "query": f"{letter} query {i} round {rnd}"}
-                    for i in range(self.research_calls)
+                    {"skill": skill, "query": f"{letter} query {i} round {rnd}"}
+                    for i, skill in enumerate(skills)
                 ],
                 "why": f"{letter} looks for support",
             }
@@ -145,6 +179,8 @@ class DebateScript:
                 open_questions=["Can it be extended?"],
                 conclusion="A nuanced conclusion.",
             )
+        if output is not None and output.__name__ == "ColleagueAnswer":
+            return {"answer": f"A colleague's view on: {user[:80]}", "confidence": 0.7}
         return "ok"
 
     def _letter(self, system: str) -> str:

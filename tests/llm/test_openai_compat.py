@@ -207,7 +207,7 @@ async def test_invalid_twice_is_an_output_error(gpt: OpenAICompatModel, loopback
 async def test_refusal_is_an_output_error(gpt: OpenAICompatModel, loopback: LoopbackServer):
     loopback.enqueue(openai_reply(None, refusal="I can't help with that."))
 
-    with pytest.raises(ModelOutputError, match="the model refused: I can't help with that."):
+    with pytest.raises(ModelOutputError, match=r"the model refused: I can.t help with that\."):
         await gpt.complete(MESSAGES, output=Verdict)
 
 
@@ -252,7 +252,7 @@ async def test_insufficient_quota_is_not_retried(gpt: OpenAICompatModel, loopbac
         )
     )
 
-    with pytest.raises(ModelRequestError, match="HTTP 429 .* quota or credit exhausted"):
+    with pytest.raises(ModelRequestError, match=r"HTTP 429 .* quota or credit exhausted"):
         await gpt.complete(MESSAGES)
 
     assert len(loopback.requests) == 1
