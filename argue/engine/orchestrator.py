@@ -17,6 +17,7 @@ from pydantic import BaseModel
 
 from argue.domain import (
     ArgumentRecord,
+    Belief,
     Concession,
     DebateState,
     Failure,
@@ -105,7 +106,6 @@ class DebateRunner:
         try:
             if config.framing is None:
                 await self._frame()
-            self.seats = self._seats()
             start = max((r.round for r in self.history.committed_rounds()), default=0) + 1
             for round_no in range(start, config.max_rounds + 1):
                 outcome = await self._round(round_no)
@@ -130,6 +130,7 @@ class DebateRunner:
     async def _round(self, round_no: int) -> DebateState | None:
         config = self.history.config
         self.report(f"Round {round_no}/{config.max_rounds}")
+        self.seats = self._seats(round_no)
         self.history.moderator_notes = self.store.drain_inbox(round_no)
         for phase, runner in (
             ("research", self._research),
@@ -214,11 +215,12 @@ class DebateRunner:
         self.history.config = config
         self.report(f"Proposition: {proposition}")
 
-    def _seats(self) -> dict[str, PersonaSeat]:
+    def _seats(self, round_no: int) -> dict[str, PersonaSeat]:
         config = self.history.config
         assert config.framing is not None
         seats = {}
-        for letter, persona in self.history.personas.items():
+        for letter, original in self.history.personas.items():
+            persona = updated_beliefs(original, self.history, letter, round_no)
             stance = config.framing.stances.get(letter, "your own angle")
             seats[letter] = PersonaSeat(
                 letter=letter,
@@ -560,6 +562,28 @@ class DebateRunner:
 
     def _load_history(self) -> DebateHistory:
         return load_history(self.store)
+
+
+def updated_beliefs(
+    persona: Persona, history: DebateHistory, letter: str, round_no: int
+) -> Persona:
+    """The persona's BDI after the belief updates of its reflections before ``round_no``."""
+    beliefs = [b.model_copy() for b in persona.bdi.beliefs]
+    for record in history.ordered_rounds():
+        reflection = record.reflections.get(letter)
+        if record.round >= round_no or reflection is None:
+            continue
+        for update in reflection.belief_updates:
+            key = update.belief.strip().lower()
+            match = next((b for b in beliefs if b.statement.strip().lower() == key), None)
+            if match is not None:
+                match.strength = update.new_strength
+            else:
+                beliefs.append(Belief(statement=update.belief, strength=update.new_strength))
+    if beliefs == persona.bdi.beliefs:
+        return persona
+    bdi = persona.bdi.model_copy(update={"beliefs": beliefs[-8:]})
+    return persona.model_copy(update={"bdi": bdi})
 
 
 _BUCKET = {

@@ -116,17 +116,18 @@ def load_price_overrides(path: Path) -> dict[str, dict[str, ModelPrice]]:
             f"ARGUE_PRICES: {path} must map provider -> model -> "
             '{"input": ..., "output": ..., "cache_read": ..., "cache_write": ...}'
         )
-    try:
-        return {
-            provider: {name: ModelPrice.model_validate(entry) for name, entry in models.items()}
-            for provider, models in raw.items()
-        }
-    except ValidationError as error:
-        first = error.errors(include_url=False)[0]
-        where = ".".join(str(part) for part in first["loc"]) or "(root)"
-        raise PriceTableError(
-            f"ARGUE_PRICES: {path}: bad price entry ({where}: {first['msg']})"
-        ) from None
+    table: dict[str, dict[str, ModelPrice]] = {}
+    for provider, models in raw.items():
+        for name, entry in models.items():
+            try:
+                table.setdefault(provider, {})[name] = ModelPrice.model_validate(entry)
+            except ValidationError as error:
+                first = error.errors(include_url=False)[0]
+                where = ".".join([provider, name, *(str(part) for part in first["loc"])])
+                raise PriceTableError(
+                    f"ARGUE_PRICES: {path}: bad price entry ({where}: {first['msg']})"
+                ) from None
+    return table
 
 
 def load_price_table(env: Mapping[str, str] | None = None) -> PriceTable:

@@ -165,7 +165,8 @@ def test_openai_debate_folder_layout(openai_debate: FinishedDebate):
     assert config["mode"] == "adversarial"
     assert config["personas"] == {"A": "embry", "B": "horus"}
     assert config["max_rounds"] == 2
-    assert (config["provider"], config["model"]) == ("openai", "gpt-4o-mini")
+    assert config["provider"] == "openai"
+    assert config["model"] == openai_debate.fake.server.requests[0].json()["model"]
     assert not any("key" in name.lower() for name in config)
     assert_no_secret(folder)
 
@@ -213,9 +214,8 @@ def test_every_persona_folder_has_the_spec_layout(openai_debate: FinishedDebate)
     """Spec tree: persona_x/ holds research/, colleague_consults/ and arguments/ (even if empty)."""
     for letter in ("a", "b"):
         persona = openai_debate.folder / f"persona_{letter}"
-        missing = [
-            sub for sub in ("research", "colleague_consults", "arguments") if not (persona / sub).is_dir()
-        ]
+        subs = ("research", "colleague_consults", "arguments")
+        missing = [sub for sub in subs if not (persona / sub).is_dir()]
         if missing:
             pytest.xfail(
                 f"persona_{letter}/ lacks {missing}: colleague_consults/ is only created by a "
@@ -295,10 +295,8 @@ def test_anthropic_debate(tmp_path: Path, fake: FakeLLM):
 
     folder = cli.debate_dir(summary["id"])
     parsed = {p.relative_to(folder).as_posix(): v for p, v in all_json_files(folder).items()}
-    assert (parsed["config.json"]["provider"], parsed["config.json"]["model"]) == (
-        "anthropic",
-        "claude-sonnet-4-5",
-    )
+    assert parsed["config.json"]["provider"] == "anthropic"
+    assert parsed["config.json"]["model"] == request.json()["model"]
     assert parsed["state.json"]["status"] == "completed"
     assert {u["provider"] for u in parsed["usage.json"]} == {"anthropic"}
     assert_no_secret(folder)
@@ -327,8 +325,10 @@ def test_stop_then_resume_repeats_no_model_call(cli: Cli, fake: FakeLLM):
         folder = cli.debate_dir(debate_id)
         # Stop once round 1 has arguments on disk, so resume has something it must not redo.
         wait_for(
-            lambda: (folder / "persona_b/arguments/round_001.json").is_file()
-            and (folder / "persona_a/arguments/round_001.json").is_file(),
+            lambda: (
+                (folder / "persona_b/arguments/round_001.json").is_file()
+                and (folder / "persona_a/arguments/round_001.json").is_file()
+            ),
             deadline_s=60,
             what="round 1 arguments",
         )
@@ -461,4 +461,3 @@ def test_usage_errors_exit_2_with_one_line(cli: Cli, fake: FakeLLM, case: str):
     assert result.stdout.strip() == ""
     assert fake.count() == 0
     assert not cli.debates.exists() or not any(cli.debates.iterdir())
-

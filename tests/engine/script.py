@@ -100,7 +100,9 @@ class DebateScript:
         if output is PrivateViewDraft:
             return PrivateViewDraft(holds_proposition=True, view="I would hold it true.")
         if output is ResearchPlanDraft:
-            skills = [self.plan_skills[i % len(self.plan_skills)] for i in range(self.research_calls)]
+            skills = [
+                self.plan_skills[i % len(self.plan_skills)] for i in range(self.research_calls)
+            ]
             return {
                 "calls": [
                     {"skill": skill, "query": f"{letter} query {i} round {rnd}"}
@@ -152,6 +154,9 @@ class DebateScript:
         if output is ReflectionDraft:
             return ReflectionDraft(
                 confidence=self.confidence(letter, rnd),
+                belief_updates=[
+                    {"belief": f"{letter} learned in round {rnd}", "new_strength": 0.99}
+                ],
                 would_change_my_mind=f"{letter}: a counterexample",
                 position_now=f"{letter} still holds r{rnd}",
             )

@@ -203,3 +203,15 @@ def test_well_scored_claims_go_to_memory_and_the_debate_is_archived(run_debate):
     assert personas_written == {"embry", "horus"}
     shared = [s for s in stored if s[2].get("scope") == "shared"]
     assert len(shared) == 1 and run.store.config().id in shared[0][1]
+
+
+def test_belief_updates_from_reflection_shape_the_next_rounds_card(run_debate):
+    run = run_debate(rounds=2)
+    systems = [
+        r.messages[0].content
+        for r in run.model.requests
+        if r.output.__name__ == "ArgumentDraft"
+        and r.messages[0].content.startswith("You are Embry")
+    ]
+    assert "A learned in round 1" not in systems[0]
+    assert "A learned in round 1" in systems[1]
