@@ -99,9 +99,13 @@ def is_official_openai(base_url: str) -> bool:
 
 
 def ollama_host_url(env: Mapping[str, str]) -> str:
-    """``OLLAMA_HOST`` as a URL: scheme and port 11434 added, a 0.0.0.0 bind address made local."""
+    """``OLLAMA_HOST`` as a URL, read the way Ollama reads it: no scheme means port 11434, an
+    explicit http:// or https:// means that scheme's port; a 0.0.0.0 bind address is local."""
     raw = (env.get("OLLAMA_HOST") or OLLAMA_DEFAULT_HOST).strip().rstrip("/")
-    if "://" not in raw:
+    default_port = 11434
+    if "://" in raw:
+        default_port = 443 if raw.startswith("https://") else 80
+    else:
         raw = f"http://{raw}"
     parts = urlsplit(raw)
     host = parts.hostname or "127.0.0.1"
@@ -109,8 +113,7 @@ def ollama_host_url(env: Mapping[str, str]) -> str:
         host = "127.0.0.1"
     if ":" in host:
         host = f"[{host}]"
-    port = parts.port or 11434
-    return f"{parts.scheme}://{host}:{port}{parts.path}"
+    return f"{parts.scheme}://{host}:{parts.port or default_port}{parts.path}"
 
 
 def probe_ollama(host_url: str, timeout_s: float = 0.3) -> list[str] | None:

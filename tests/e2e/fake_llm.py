@@ -96,11 +96,21 @@ class Call:
 class FakeLLM:
     """The loopback server plus the script; use ``url`` as the base URL of either SDK."""
 
-    def __init__(self, script: DebateScript | None = None, *, delay_s: float = 0.0) -> None:
+    def __init__(
+        self,
+        script: DebateScript | None = None,
+        *,
+        delay_s: float = 0.0,
+        anthropic_output_config: bool = True,
+    ) -> None:
         self.script = script or ResearchingScript(names={})
         self.delay_s = delay_s
+        # False: answer ``output_config`` with the 400 an older model gives (forced-tool path).
+        self.anthropic_output_config = anthropic_output_config
         self.calls: list[Call] = []
         self.errors: list[str] = []
+        # Replies a schema-enforcing API could not have produced (keys the sent schema forbids).
+        self.schema_violations: list[str] = []
         self._lock = threading.Lock()
         self.server = LoopbackServer()
         self.server.handler = self._handle
@@ -166,6 +176,12 @@ class FakeLLM:
             return value.model_dump(mode="json")
         return value
 
+    def _check_enforced(self, schema_name: str | None, schema: dict[str, Any], value: Any) -> None:
+        problems = schema_violations(schema, value)
+        if problems:
+            with self._lock:
+                self.schema_violations.append(f"{schema_name}: {'; '.join(problems)}")
+
     def _learn_names(self, framing_prompt: str) -> None:
         """Seat letters come from the framing prompt, so the script can tell personas apart."""
         for letter, name in _PARTICIPANT.findall(framing_prompt):
@@ -230,15 +246,35 @@ class FakeLLM:
         messages += [
             Message(role=m["role"], content=_text_of(m.get("content"))) for m in body["messages"]
         ]
+        output_format = (body.get("output_config") or {}).get("format") or {}
         tool_choice = body.get("tool_choice") or {}
-        schema_name = tool_choice.get("name") if tool_choice.get("type") == "tool" else None
+        tool_name = tool_choice.get("name") if tool_choice.get("type") == "tool" else None
+        schema_name = tool_name
+        if output_format.get("type") == "json_schema":
+            if not self.anthropic_output_config:
+                return Reply(
+                    status=400,
+                    json={
+                        "type": "error",
+                        "error": {
+                            "type": "invalid_request_error",
+                            "message": "output_config.format: structured outputs are not "
+                            "supported by this model",
+                        },
+                        "request_id": "req_fake_no_structured_outputs",
+                    },
+                )
+            schema_name = output_format["schema"].get("title")
         value = self._answer("anthropic", messages, schema_name)
-        if schema_name is not None:
+        if output_format.get("type") == "json_schema":
+            # The API enforces this schema while decoding: what it cannot express, it cannot say.
+            self._check_enforced(schema_name, output_format["schema"], value)
+        if tool_name is not None:
             content: list[dict[str, Any]] = [
                 {
                     "type": "tool_use",
                     "id": f"toolu_fake{len(self.calls):06d}",
-                    "name": schema_name,
+                    "name": tool_name,
                     "input": value,
                 }
             ]
@@ -291,6 +327,53 @@ def _schema_title_in_prompt(messages: list[Message]) -> str | None:
         if match:
             return json.loads(match.group(1)).get("title")
     return None
+
+
+def schema_violations(schema: dict[str, Any], value: Any) -> list[str]:
+    """Keys in ``value`` that a decoder enforcing ``schema`` could never emit.
+
+    A small structural walk ($ref, anyOf, objects, arrays), enough to catch an object schema with
+    ``additionalProperties: false`` and no ``properties`` (a ``dict[str, str]`` field after
+    strict-schema transformation) receiving keys.
+    """
+    defs = schema.get("$defs", {})
+    problems: list[str] = []
+
+    def walk(node: dict[str, Any], item: Any, where: str) -> None:
+        if "$ref" in node:
+            node = defs.get(node["$ref"].rsplit("/", 1)[-1], {})
+        for option in node.get("anyOf", []):
+            if _shape_matches(option, item, defs):
+                walk(option, item, where)
+                return
+        if isinstance(item, dict) and node.get("type") == "object":
+            properties = node.get("properties", {})
+            extra = node.get("additionalProperties", True)
+            for key, sub in item.items():
+                if key in properties:
+                    walk(properties[key], sub, f"{where}.{key}")
+                elif extra is False:
+                    problems.append(f"{where}.{key} is not allowed by the schema sent")
+                elif isinstance(extra, dict):
+                    walk(extra, sub, f"{where}.{key}")
+        elif isinstance(item, list) and isinstance(node.get("items"), dict):
+            for index, sub in enumerate(item):
+                walk(node["items"], sub, f"{where}[{index}]")
+
+    walk(schema, value, "$")
+    return problems
+
+
+def _shape_matches(node: dict[str, Any], item: Any, defs: dict[str, Any]) -> bool:
+    if "$ref" in node:
+        node = defs.get(node["$ref"].rsplit("/", 1)[-1], {})
+    kind = node.get("type")
+    return {
+        "object": isinstance(item, dict),
+        "array": isinstance(item, list),
+        "string": isinstance(item, str),
+        "null": item is None,
+    }.get(kind, kind is None)
 
 
 def _openai_error(message: str) -> dict[str, Any]:

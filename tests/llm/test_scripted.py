@@ -100,7 +100,7 @@ async def test_invalid_reply_is_re_asked_with_the_validation_error():
 async def test_still_invalid_after_the_re_ask_is_an_output_error():
     model = ScriptedModel(replies=["not json at all", {"stance": "for"}])
 
-    with pytest.raises(ModelOutputError, match="^scripted: output still did not match") as caught:
+    with pytest.raises(ModelOutputError, match=r"^scripted: output still did not match") as caught:
         await model.complete(ASK, output=Verdict)
 
     assert len(model.requests) == 2

@@ -1,0 +1,55 @@
+"""The CLI's shape: fast to import (no SDKs at load time), every documented command present."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from typer.testing import CliRunner
+
+from argue.cli import app
+
+
+def test_importing_the_cli_loads_no_sdk():
+    code = (
+        "import sys, argue.cli; "
+        "heavy = {'anthropic', 'openai', 'llama_cpp', 'httpx', 'jinja2', 'pypdf'} & set(sys.modules); "
+        "print(sorted(heavy)); sys.exit(1 if heavy else 0)"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_help_lists_every_command():
+    result = CliRunner().invoke(app, ["--help"])
+    assert result.exit_code == 0
+    for command in (
+        "argue", "resume", "stop", "status", "transcript", "synthesize", "interject",
+        "personas", "library", "memory", "research", "taxonomy",
+    ):
+        assert f" {command} " in result.stdout
+
+
+def test_status_of_an_empty_folder(tmp_path):
+    result = CliRunner().invoke(app, ["status", "--json", "--debates-dir", str(tmp_path)])
+    assert result.exit_code == 0
+    assert result.stdout.strip() == "[]"
+
+
+def test_usage_errors_exit_2_with_one_line(tmp_path):
+    runner = CliRunner()
+    cases = [
+        ["argue", "Q?", "--mode", "chaos"],
+        ["argue", "Q?", "--persona-a", "nobody", "--persona-b", "horus"],
+        ["argue", "Q?", "--mode", "panel", "--personas", "embry,horus"],
+        ["argue", "Q?", "--personas", "embry,embry"],
+        ["argue", "Q?", "--advocate", "embry"],
+        ["argue", "Q?", "--sources", "arxiv,nowhere"],
+        ["resume", "argue_20200101_000000", "--debates-dir", str(tmp_path)],
+        ["transcript", "../etc", "--debates-dir", str(tmp_path)],
+    ]
+    for args in cases:
+        result = runner.invoke(app, args)
+        assert result.exit_code == 2, (args, result.output)
+        assert "Traceback" not in result.output
+        assert len(result.stderr.strip().splitlines()) == 1, (args, result.stderr)
