@@ -69,6 +69,9 @@ class DebateRunner:
         self.usage: list[Usage] = store.load_list(store.paths.usage, Usage)
         self.model = MeteredModel(model, self.usage)
         self.toolkit = toolkit
+        bind_model = getattr(toolkit, "bind_model", None)
+        if bind_model is not None:
+            bind_model(self.model)  # skill calls (ask) are metered with the debate's
         self.report = reporter
         self.memory_writer = memory_writer
         self._stop: StopKind | None = None
@@ -175,7 +178,7 @@ class DebateRunner:
             )
             draft: FramingDraft = result.value  # type: ignore[assignment]
             proposition = draft.proposition.strip() or config.question
-            angles = draft.angles
+            angles = {a.persona.strip().upper(): a.angle for a in draft.angles}
         except ModelError as exc:
             self._record_failures(
                 [

@@ -10,13 +10,17 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 
+class PanelAngle(BaseModel):
+    persona: str = Field(description="Persona letter, e.g. A")
+    angle: str = Field(description="The angle that persona takes")
+
+
 class FramingDraft(BaseModel):
     proposition: str = Field(
         description="The question restated as one clear, debatable proposition"
     )
-    angles: dict[str, str] = Field(
-        default_factory=dict,
-        description="panel mode only: persona letter -> the angle that persona takes",
+    angles: list[PanelAngle] = Field(
+        default_factory=list, description="panel mode only: one angle per persona letter"
     )
 
 
@@ -110,9 +114,14 @@ class AgreementDraft(BaseModel):
     claim_ids: list[str] = Field(default_factory=list)
 
 
+class Side(BaseModel):
+    persona: str = Field(description="Persona letter, e.g. A")
+    position: str
+
+
 class DisagreementDraft(BaseModel):
     point: str
-    sides: dict[str, str] = Field(default_factory=dict, description="persona letter -> its side")
+    sides: list[Side] = Field(default_factory=list, description="Each persona's side")
     crux: str = Field(default="", description="What would settle it")
 
 

@@ -48,6 +48,9 @@ class SkillToolkit:
         self.external = dict(external or {})
         self._catalog = catalog
 
+    def bind_model(self, model: ChatModel) -> None:
+        self.model = model
+
     @property
     def catalog(self):
         if self._catalog is None:

@@ -1,11 +1,14 @@
 """Wire adapter for the Anthropic Messages API (AsyncAnthropic).
 
-Structured output asks for ``output_config.format`` (a JSON schema the API enforces while
-decoding; current models support it, and the newest reject forced tools). A server that rejects
-it (HTTP 400 naming output_config / structured outputs: older models, some gateways) gets a
-forced tool whose ``input_schema`` is the schema instead, and this instance keeps using that.
-Likewise ``temperature``, which SDK 1.0 dropped from its signature and newer models refuse, is
-sent through ``extra_body`` until the API says it is deprecated for the model, then left out.
+Structured output has three modes, tried in this order and chosen per schema:
+``json_schema`` (``output_config.format``: the API enforces the schema while decoding),
+``tool`` (a forced tool whose ``input_schema`` is the schema) and ``prompt`` (the schema in the
+system prompt; the reply is validated, and re-asked once, like every mode). A schema with open
+maps (``dict[str, str]`` fields) skips ``json_schema``: the API only takes closed objects, so it
+would force those maps empty. A 400 saying this model lacks a mode (older models have no
+``output_config``, the newest refuse forced tools) retires that mode for this instance.
+``temperature`` (gone from the SDK signature, refused by newer models) goes through
+``extra_body`` until the API calls it deprecated for the model, then is left out.
 The system prompt is the stable prefix of every debate call, so it carries ``cache_control``.
 """
 
@@ -20,9 +23,16 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar
 from pydantic import BaseModel
 
 from argue.domain import Usage
+from argue.llm._limits import provider_slots
 from argue.llm._providers import AnthropicProvider
 from argue.llm._retry import RetryPolicy, Sleep, TransportFailure, call_with_retries, status_failure
-from argue.llm._structured import RawReply, complete_structured, output_schema, tool_name_for
+from argue.llm._structured import (
+    RawReply,
+    complete_structured,
+    output_schema,
+    schema_instruction,
+    tool_name_for,
+)
 from argue.llm.base import ChatResult, Message, ModelRequestError
 from argue.llm.pricing import PriceTable
 
@@ -31,9 +41,14 @@ if TYPE_CHECKING:
     from anthropic.types import Message as AnthropicMessage
 
 T = TypeVar("T", bound=BaseModel)
-StructuredMode = Literal["json_schema", "tool"]
+StructuredMode = Literal["json_schema", "tool", "prompt"]
+STRUCTURED_MODES: tuple[StructuredMode, ...] = ("json_schema", "tool", "prompt")
 
-_STRUCTURED_OUTPUT_REJECTION_MARKERS = ("output_config", "output_format", "structured output")
+# What a 400 says when the model lacks a mode: the mode it retires.
+_MODE_REJECTION_MARKERS: dict[StructuredMode, tuple[str, ...]] = {
+    "json_schema": ("output_config", "output_format", "structured output"),
+    "tool": ("tool_choice",),
+}
 
 
 class AnthropicModel:
@@ -47,7 +62,7 @@ class AnthropicModel:
         sleep: Sleep = asyncio.sleep,
         prices: PriceTable | None = None,
         clock: Callable[[], float] = time.monotonic,
-        structured_mode: StructuredMode = "json_schema",
+        structured_modes: tuple[StructuredMode, ...] = STRUCTURED_MODES,
     ) -> None:
         self.provider = provider.name
         self.model = model
@@ -56,9 +71,11 @@ class AnthropicModel:
         self._sleep = sleep
         self._prices = prices or PriceTable()
         self._clock = clock
-        self._slots = asyncio.Semaphore(max_concurrency)
+        self.max_concurrency = max_concurrency
         self._client: AsyncAnthropic | None = None
-        self.structured_mode: StructuredMode = structured_mode
+        self._client_loop: asyncio.AbstractEventLoop | None = None
+        self._structured_modes = structured_modes
+        self.rejected_modes: set[StructuredMode] = set()
         self.sends_temperature = True
 
     def __repr__(self) -> str:
@@ -90,6 +107,20 @@ class AnthropicModel:
             await self._client.close()
             self._client = None
 
+    def _client_for_running_loop(self) -> AsyncAnthropic:
+        """The SDK client; a new one in a new event loop (its connection pool is loop-bound)."""
+        loop = asyncio.get_running_loop()
+        if self._client is None or self._client_loop is not loop:
+            self._client = self._connection.client(self._retry.request_timeout_s)
+            self._client_loop = loop
+        return self._client
+
+    def structured_mode_for(self, output: type[BaseModel]) -> StructuredMode:
+        usable = [mode for mode in self._structured_modes if mode not in self.rejected_modes]
+        if has_open_maps(output_schema(output)):
+            usable = [mode for mode in usable if mode != "json_schema"]
+        return usable[0] if usable else "prompt"
+
     async def _send_adapting(
         self,
         messages: list[Message],
@@ -99,14 +130,15 @@ class AnthropicModel:
     ) -> RawReply:
         """Send; on a 400 about a feature this model lacks, stop using it and send again."""
         while True:
+            mode = self.structured_mode_for(output) if output is not None else None
             try:
-                return await self._send(messages, output, max_tokens, temperature)
+                return await self._send(messages, output, mode, max_tokens, temperature)
             except ModelRequestError as error:
-                if not self._stop_using_rejected_feature(error, output, temperature):
+                if not self._stop_using_rejected_feature(error, mode, temperature):
                     raise
 
     def _stop_using_rejected_feature(
-        self, error: ModelRequestError, output: type[BaseModel] | None, temperature: float | None
+        self, error: ModelRequestError, mode: StructuredMode | None, temperature: float | None
     ) -> bool:
         if error.status_code != 400:
             return False
@@ -114,9 +146,9 @@ class AnthropicModel:
         if temperature is not None and self.sends_temperature and "temperature" in message:
             self.sends_temperature = False
             return True
-        rejects_schema = any(marker in message for marker in _STRUCTURED_OUTPUT_REJECTION_MARKERS)
-        if output is not None and self.structured_mode == "json_schema" and rejects_schema:
-            self.structured_mode = "tool"
+        markers = _MODE_REJECTION_MARKERS.get(mode, ()) if mode else ()
+        if mode is not None and any(marker in message for marker in markers):
+            self.rejected_modes.add(mode)
             return True
         return False
 
@@ -124,10 +156,14 @@ class AnthropicModel:
         self,
         messages: list[Message],
         output: type[BaseModel] | None,
+        mode: StructuredMode | None,
         max_tokens: int,
         temperature: float | None,
     ) -> dict[str, Any]:
-        system_text = "\n\n".join(m.content for m in messages if m.role == "system")
+        system_parts = [m.content for m in messages if m.role == "system"]
+        if output is not None and mode == "prompt":
+            system_parts.append(schema_instruction(output))
+        system_text = "\n\n".join(system_parts)
         request: dict[str, Any] = {
             "model": self.model,
             "max_tokens": max_tokens,
@@ -140,13 +176,13 @@ class AnthropicModel:
             ]
         if temperature is not None and self.sends_temperature:
             request["extra_body"] = {"temperature": temperature}
-        if output is not None and self.structured_mode == "json_schema":
+        if output is not None and mode == "json_schema":
             from anthropic import transform_schema
 
             request["output_config"] = {
                 "format": {"type": "json_schema", "schema": transform_schema(output)}
             }
-        elif output is not None:
+        elif output is not None and mode == "tool":
             name = tool_name_for(output)
             request["tools"] = [
                 {
@@ -162,14 +198,13 @@ class AnthropicModel:
         self,
         messages: list[Message],
         output: type[BaseModel] | None,
+        mode: StructuredMode | None,
         max_tokens: int,
         temperature: float | None,
     ) -> RawReply:
-        request = self._build_request(messages, output, max_tokens, temperature)
-        if self._client is None:
-            self._client = self._connection.client(self._retry.request_timeout_s)
-        client = self._client
-        async with self._slots:
+        request = self._build_request(messages, output, mode, max_tokens, temperature)
+        client = self._client_for_running_loop()
+        async with provider_slots(self.provider, self.max_concurrency):
             started = self._clock()
             response = await call_with_retries(
                 lambda: self._attempt(client, request),
@@ -191,7 +226,7 @@ class AnthropicModel:
             latency_s=latency_s,
         )
         usage.cost_usd = self._prices.cost(usage)
-        tool_name = tool_name_for(output) if output and self.structured_mode == "tool" else None
+        tool_name = tool_name_for(output) if output is not None and mode == "tool" else None
         return RawReply(text=_reply_text(response, tool_name), usage=usage)
 
     async def _attempt(self, client: AsyncAnthropic, request: dict[str, Any]) -> AnthropicMessage:
@@ -211,6 +246,17 @@ class AnthropicModel:
             ) from None
         except anthropic.APIResponseValidationError as error:
             raise TransportFailure("unreadable", detail=error.message) from None
+
+
+def has_open_maps(schema: object) -> bool:
+    """Whether a JSON schema has an object with free-form keys (``additionalProperties``)."""
+    if isinstance(schema, dict):
+        if schema.get("additionalProperties") not in (None, False):
+            return True
+        return any(has_open_maps(value) for value in schema.values())
+    if isinstance(schema, list):
+        return any(has_open_maps(item) for item in schema)
+    return False
 
 
 def _alternating_turns(messages: list[Message]) -> list[dict[str, str]]:

@@ -47,6 +47,10 @@ NOT_INSTALLED = (
 )
 # One process-wide lock: the workaround below swaps a function in the llama_cpp module.
 _MODEL_PARAMS_PATCH_LOCK = threading.Lock()
+GGML_LOG_ERROR, GGML_LOG_CONT = 3, 5
+# llama.cpp logs this at ERROR level on every Gemma 3 load although nothing is wrong.
+_HARMLESS_LLAMA_ERRORS = ("using full-size SWA cache",)
+_llama_log_forwarder: Any = None  # the ctypes callback must outlive every call into llama.cpp
 
 
 def default_model_path() -> Path:
@@ -186,6 +190,7 @@ class LocalLlamaModel:
         if self._model_path is None:
             # The GGUF carries no chat template; llama.cpp would fall back to llama-2's.
             settings["chat_format"] = "gemma"
+        _install_llama_log_filter()
         patch = (
             contextlib.nullcontext() if self._cpu_extra_buffers else _without_cpu_extra_buffers()
         )
@@ -225,6 +230,30 @@ def _without_cpu_extra_buffers() -> Iterator[None]:
             yield
         finally:
             bindings.llama_model_default_params = original
+
+
+def _install_llama_log_filter() -> None:
+    """Let llama.cpp's real errors reach stderr, minus known-harmless ones and chatter."""
+    global _llama_log_forwarder
+    if _llama_log_forwarder is not None:
+        return
+    import ctypes
+
+    import llama_cpp
+
+    last_level = 0
+
+    @llama_cpp.llama_log_callback
+    def forward(level: int, text: bytes, user_data: ctypes.c_void_p) -> None:
+        nonlocal last_level
+        level = last_level if level == GGML_LOG_CONT else level
+        last_level = level
+        message = text.decode("utf-8", errors="replace")
+        if level == GGML_LOG_ERROR and not any(m in message for m in _HARMLESS_LLAMA_ERRORS):
+            print(message, end="", file=sys.stderr, flush=True)
+
+    _llama_log_forwarder = forward
+    llama_cpp.llama_log_set(forward, ctypes.c_void_p(0))
 
 
 def _chat_messages(messages: list[Message], *, fold_system: bool) -> list[dict[str, str]]:

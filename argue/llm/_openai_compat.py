@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from pydantic import BaseModel
 
 from argue.domain import Usage
+from argue.llm._limits import provider_slots
 from argue.llm._providers import OpenAICompatProvider
 from argue.llm._retry import RetryPolicy, Sleep, TransportFailure, call_with_retries, status_failure
 from argue.llm._secrets import masked_error
@@ -58,8 +59,9 @@ class OpenAICompatModel:
         self._sleep = sleep
         self._prices = prices or PriceTable()
         self._clock = clock
-        self._slots = asyncio.Semaphore(max_concurrency)
+        self.max_concurrency = max_concurrency
         self._client: AsyncOpenAI | None = None
+        self._client_loop: asyncio.AbstractEventLoop | None = None
         self.uses_json_object_fallback = False
         # OpenAI's reasoning models (gpt-5*, o-series) reject any temperature but the default.
         self._accepts_temperature = not (
@@ -97,6 +99,14 @@ class OpenAICompatModel:
         if self._client is not None:
             await self._client.close()
             self._client = None
+
+    def _client_for_running_loop(self) -> AsyncOpenAI:
+        """The SDK client; a new one in a new event loop (its connection pool is loop-bound)."""
+        loop = asyncio.get_running_loop()
+        if self._client is None or self._client_loop is not loop:
+            self._client = self._connection.client(self._retry.request_timeout_s)
+            self._client_loop = loop
+        return self._client
 
     async def _send_with_fallback(
         self,
@@ -158,10 +168,8 @@ class OpenAICompatModel:
         temperature: float | None,
     ) -> RawReply:
         request = self._build_request(messages, output, max_tokens, temperature)
-        if self._client is None:
-            self._client = self._connection.client(self._retry.request_timeout_s)
-        client = self._client
-        async with self._slots:
+        client = self._client_for_running_loop()
+        async with provider_slots(self.provider, self.max_concurrency):
             started = self._clock()
             response = await call_with_retries(
                 lambda: self._attempt(client, request),

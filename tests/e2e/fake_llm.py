@@ -23,7 +23,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from argue.engine import schemas
-from argue.llm._structured import tool_name_for
+from argue.llm._structured import schema_instruction, tool_name_for
 from argue.llm.base import Message
 from skills.ask.consult import ColleagueAnswer
 from tests.engine.script import DebateScript
@@ -31,7 +31,8 @@ from tests.loopback import LoopbackServer, RecordedRequest, Reply
 
 OPENAI_PATH = "/v1/chat/completions"
 ANTHROPIC_PATH = "/v1/messages"
-_SCHEMA_PROMPT = "validates against this JSON schema"  # the json_object fallback's instruction
+# How an adapter that cannot send the schema on the wire puts it in the prompt (first line).
+_SCHEMA_PROMPT = schema_instruction(schemas.FramingDraft).split("\n", 1)[0]
 TEXT = "text"  # the schema label of a plain-text request (no structured output asked for)
 
 # Every pydantic model the engine may ask for, keyed by the name that goes on the wire.
@@ -101,12 +102,13 @@ class FakeLLM:
         script: DebateScript | None = None,
         *,
         delay_s: float = 0.0,
-        anthropic_output_config: bool = True,
+        anthropic_refuses: frozenset[str] = frozenset(),
     ) -> None:
         self.script = script or ResearchingScript(names={})
         self.delay_s = delay_s
-        # False: answer ``output_config`` with the 400 an older model gives (forced-tool path).
-        self.anthropic_output_config = anthropic_output_config
+        # Anthropic features answered with the 400 a model lacking them gives:
+        # "output_config" (older models), "tool_choice" (the newest refuse forced tools).
+        self.anthropic_refuses = anthropic_refuses
         self.calls: list[Call] = []
         self.errors: list[str] = []
         # Replies a schema-enforcing API could not have produced (keys the sent schema forbids).
@@ -199,7 +201,8 @@ class FakeLLM:
             schema_name = response_format["json_schema"]["name"]
         elif response_format.get("type") == "json_object":
             schema_name = _schema_title_in_prompt(messages)
-            messages = [m for m in messages if _SCHEMA_PROMPT not in m.content]
+            messages = [_without_schema_prompt(m) for m in messages]
+            messages = [m for m in messages if m.content]
         value = self._answer("openai", messages, schema_name)
         content = value if isinstance(value, str) else json.dumps(value)
         prompt_tokens = sum(len(m.content) for m in messages) // 4 + 1
@@ -251,20 +254,21 @@ class FakeLLM:
         tool_name = tool_choice.get("name") if tool_choice.get("type") == "tool" else None
         schema_name = tool_name
         if output_format.get("type") == "json_schema":
-            if not self.anthropic_output_config:
-                return Reply(
-                    status=400,
-                    json={
-                        "type": "error",
-                        "error": {
-                            "type": "invalid_request_error",
-                            "message": "output_config.format: structured outputs are not "
-                            "supported by this model",
-                        },
-                        "request_id": "req_fake_no_structured_outputs",
-                    },
+            if "output_config" in self.anthropic_refuses:
+                return _anthropic_error(
+                    "output_config.format: structured outputs are not supported by this model"
                 )
             schema_name = output_format["schema"].get("title")
+        elif tool_name is not None:
+            if "tool_choice" in self.anthropic_refuses:
+                return _anthropic_error(
+                    "tool_choice: forcing a tool is not supported by this model; "
+                    "use output_config.format"
+                )
+        else:
+            # No structured-output feature: the schema travels in the system prompt, if at all.
+            schema_name = _schema_title_in_prompt(messages)
+            messages = [_without_schema_prompt(m) for m in messages]
         value = self._answer("anthropic", messages, schema_name)
         if output_format.get("type") == "json_schema":
             # The API enforces this schema while decoding: what it cannot express, it cannot say.
@@ -323,7 +327,7 @@ def _text_of(content: Any) -> str:
 def _schema_title_in_prompt(messages: list[Message]) -> str | None:
     """json_object fallback: the schema travels in the system prompt; its title names it."""
     for message in messages:
-        match = re.search(_SCHEMA_PROMPT + r":\n(\{.*\})", message.content, re.S)
+        match = re.search(re.escape(_SCHEMA_PROMPT) + r"\n(\{.*\})", message.content, re.S)
         if match:
             return json.loads(match.group(1)).get("title")
     return None
@@ -374,6 +378,25 @@ def _shape_matches(node: dict[str, Any], item: Any, defs: dict[str, Any]) -> boo
         "string": isinstance(item, str),
         "null": item is None,
     }.get(kind, kind is None)
+
+
+def _without_schema_prompt(message: Message) -> Message:
+    """The message minus the appended schema instruction (Anthropic joins system parts)."""
+    if _SCHEMA_PROMPT not in message.content:
+        return message
+    head = message.content.split(_SCHEMA_PROMPT, 1)[0].rstrip()
+    return Message(role=message.role, content=head)
+
+
+def _anthropic_error(message: str) -> Reply:
+    return Reply(
+        status=400,
+        json={
+            "type": "error",
+            "error": {"type": "invalid_request_error", "message": message},
+            "request_id": "req_fake_feature_refused",
+        },
+    )
 
 
 def _openai_error(message: str) -> dict[str, Any]:

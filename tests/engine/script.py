@@ -95,7 +95,7 @@ class DebateScript:
             letters = re.findall(r"^- ([A-Z]):", user, re.M)
             return FramingDraft(
                 proposition=f"It is true that {question.group(1) if question else 'X'}",
-                angles={k: f"angle {k}" for k in letters},
+                angles=[{"persona": k, "angle": f"angle {k}"} for k in letters],
             )
         if output is PrivateViewDraft:
             return PrivateViewDraft(holds_proposition=True, view="I would hold it true.")
@@ -177,7 +177,10 @@ class DebateScript:
                 disagreements=[
                     {
                         "point": "Whether it generalises",
-                        "sides": {"A": "yes", "B": "no"},
+                        "sides": [
+                            {"persona": "A", "position": "yes"},
+                            {"persona": "B", "position": "no"},
+                        ],
                         "crux": "a proof",
                     }
                 ],

@@ -7,6 +7,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 from anthropic import transform_schema
+from pydantic import BaseModel
 
 from argue.llm import (
     AnthropicModel,
@@ -32,6 +33,12 @@ from tests.llm.wire import (
 from tests.loopback import LoopbackServer
 
 API_KEY = "sk-ant-api03-loopback-test-key-0123456789"
+
+
+class Framing(BaseModel):
+    angles: dict[str, str]
+
+
 MESSAGES = [
     Message(role="system", content="You are Ada, a precise economist."),
     Message(role="user", content="Should cities ban cars from their centres?"),
@@ -106,7 +113,7 @@ async def test_structured_output_round_trip(claude: AnthropicModel, loopback: Lo
 
 
 async def test_forced_tool_mode_round_trip(loopback: LoopbackServer, sleeps: SleepRecorder):
-    model = make_model(loopback, sleeps, structured_mode="tool")
+    model = make_model(loopback, sleeps, structured_modes=("tool",))
     loopback.enqueue(anthropic_tool_reply(VALID_VERDICT))
 
     result = await model.complete(MESSAGES, output=Verdict)
@@ -142,7 +149,48 @@ async def test_server_without_structured_outputs_falls_back_to_a_forced_tool(
     assert "output_config" in bodies[0]
     # The fallback is remembered: no second rejected attempt for the next call.
     assert all("tools" in b and "output_config" not in b for b in bodies[1:])
-    assert claude.structured_mode == "tool"
+    assert claude.rejected_modes == {"json_schema"}
+
+
+async def test_open_maps_skip_output_config_which_would_close_them(
+    claude: AnthropicModel, loopback: LoopbackServer
+):
+    loopback.enqueue(anthropic_tool_reply({"angles": {"A": "cost", "B": "safety"}}, name="Framing"))
+
+    result = await claude.complete(MESSAGES, output=Framing)
+
+    assert result.value.angles == {"A": "cost", "B": "safety"}
+    body = loopback.requests[0].json()
+    assert "output_config" not in body
+    assert body["tool_choice"] == {"type": "tool", "name": "Framing"}
+    assert claude.structured_mode_for(Verdict) == "json_schema"  # closed schemas keep it
+
+
+async def test_a_model_refusing_forced_tools_gets_the_schema_in_the_prompt(
+    claude: AnthropicModel, loopback: LoopbackServer
+):
+    loopback.enqueue(
+        anthropic_error(
+            400,
+            "invalid_request_error",
+            'tool_choice: type "tool" and "any" are not supported for this model.',
+        ),
+        anthropic_json_reply({"angles": {"A": "cost"}}),
+        anthropic_json_reply({"angles": {"B": "safety"}}),
+    )
+
+    first = await claude.complete(MESSAGES, output=Framing)
+    second = await claude.complete(MESSAGES, output=Framing)
+
+    assert (first.value.angles, second.value.angles) == ({"A": "cost"}, {"B": "safety"})
+    bodies = [r.json() for r in loopback.requests]
+    assert "tool_choice" in bodies[0]
+    for body in bodies[1:]:
+        assert "tools" not in body and "output_config" not in body
+        system_text = body["system"][0]["text"]
+        assert system_text.startswith("You are Ada, a precise economist.")
+        assert "validates against this JSON schema" in system_text and '"angles"' in system_text
+    assert claude.rejected_modes == {"tool"}
 
 
 async def test_temperature_goes_in_the_body_until_the_model_refuses_it(
@@ -369,10 +417,11 @@ async def test_the_key_never_appears_in_errors_or_repr(
     assert API_KEY not in repr(provider)
 
 
-async def test_concurrency_is_limited_per_model(loopback: LoopbackServer, sleeps: SleepRecorder):
+async def test_concurrency_is_limited_per_provider(loopback: LoopbackServer, sleeps: SleepRecorder):
     from anthropic.types import Message as AnthropicMessage
 
-    model = make_model(loopback, sleeps, max_concurrency=2)
+    persona_model = make_model(loopback, sleeps, max_concurrency=2)
+    judge_model = make_model(loopback, sleeps, max_concurrency=2)
     canned = AnthropicMessage.model_validate(anthropic_text_reply("ok").json)
     in_flight = peak = 0
     release = asyncio.Event()
@@ -385,11 +434,15 @@ async def test_concurrency_is_limited_per_model(loopback: LoopbackServer, sleeps
         in_flight -= 1
         return canned
 
-    model._attempt = counting_attempt  # type: ignore[method-assign]
-    calls = [asyncio.create_task(model.complete(MESSAGES)) for _ in range(5)]
+    persona_model._attempt = counting_attempt  # type: ignore[method-assign]
+    judge_model._attempt = counting_attempt  # type: ignore[method-assign]
+    calls = [
+        asyncio.create_task(model.complete(MESSAGES))
+        for model in (persona_model, judge_model, persona_model, judge_model, persona_model)
+    ]
     for _ in range(20):
         await asyncio.sleep(0)
-    assert peak == 2  # two in flight, three waiting for a slot
+    assert peak == 2  # two in flight across both instances, three waiting for a slot
     release.set()
     results = await asyncio.gather(*calls)
 

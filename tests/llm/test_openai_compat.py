@@ -327,3 +327,15 @@ async def test_the_key_never_appears_in_errors_or_repr(
     assert API_KEY not in str(caught.value)
     assert "Incorrect API key provided: ***." in str(caught.value)
     assert API_KEY not in repr(model)
+
+
+def test_one_model_serves_successive_event_loops(loopback: LoopbackServer, sleeps: SleepRecorder):
+    import asyncio
+
+    model = make_model(loopback, sleeps)
+    loopback.enqueue(openai_reply("first"), openai_reply("second"))
+
+    first = asyncio.run(model.complete(MESSAGES))
+    second = asyncio.run(model.complete(MESSAGES))
+
+    assert (first.value, second.value) == ("first", "second")

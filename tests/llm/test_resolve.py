@@ -192,9 +192,9 @@ def test_os_environ_is_the_default(monkeypatch: pytest.MonkeyPatch):
 
 def test_max_concurrency_from_argument_and_env():
     env = {"ANTHROPIC_API_KEY": "a" * 12, "ARGUE_MAX_CONCURRENCY": "7"}
-    assert resolve_model(env=env)._slots._value == 7
-    assert resolve_model(env=env, max_concurrency=2)._slots._value == 2
-    assert resolve_model(env={"ANTHROPIC_API_KEY": "a" * 12})._slots._value == 4
+    assert resolve_model(env=env).max_concurrency == 7
+    assert resolve_model(env=env, max_concurrency=2).max_concurrency == 2
+    assert resolve_model(env={"ANTHROPIC_API_KEY": "a" * 12}).max_concurrency == 4
     with pytest.raises(ProviderNotConfigured, match="ARGUE_MAX_CONCURRENCY must be a positive"):
         resolve_model(env={**env, "ARGUE_MAX_CONCURRENCY": "zero"})
 
