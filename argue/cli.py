@@ -453,7 +453,18 @@ def status_command(
     if not items:
         stdout_console.print(f"No debates in {root}", markup=False)
         return
-    table = Table("id", "status", "round", "mode", "personas", "termination", "question")
+    from rich.table import Column
+
+    id_width = max(len(row["id"]) for row in items)
+    table = Table(
+        Column("id", no_wrap=True, min_width=id_width),
+        "status",
+        "round",
+        "mode",
+        "personas",
+        "termination",
+        "question",
+    )
     for row in items:
         table.add_row(
             row["id"],

@@ -145,6 +145,7 @@ class DebateRunner:
             if halted:
                 return halted
             self.store.update_state(round=round_no, phase=phase)
+            self.report(f"  {phase}: {len(self.history.letters)} personas in parallel…")
             await runner(round_no)
             self._checkpoint_usage()
             self._render_transcript()
@@ -520,16 +521,20 @@ class DebateRunner:
         )
 
     async def _conclude(self, reason: str, detail: str) -> DebateState:
+        """Mark the debate completed, then write what the ending needs (synthesis, archive)."""
         from argue.engine.synthesis import archive_debate, write_synthesis
 
-        self.store.update_state(phase="synthesis", termination=reason, termination_detail=detail)
         self.report(f"Termination: {reason} — {detail}")
+        state = self.store.update_state(
+            phase="synthesis", termination=reason, termination_detail=detail
+        )
+        state = self._finish_state(reason, detail)
         await write_synthesis(self.store, self.history, self.model, self.usage, self.report)
         self._checkpoint_usage()
         if self.memory_writer is not None:
             await archive_debate(self.store, self.history, self.memory_writer)
         self._render_transcript()
-        return self._finish_state(reason, detail)
+        return state
 
     # ------------------------------------------------------------ bookkeeping
 

@@ -2,10 +2,12 @@
 
 ``POST /v1/chat/completions`` answers like OpenAI (the JSON reply in
 ``choices[0].message.content``) and ``POST /v1/messages`` like Anthropic (a ``tool_use`` block
-whose ``input`` is the reply). The schema the client asked for (OpenAI
-``response_format.json_schema.name``, Anthropic forced tool name) is mapped back to the engine
-schema class, the request messages are rebuilt as ``Message`` objects, and a ``DebateScript``
-writes the answer from the prompt text, exactly as the engine unit tests do.
+whose ``input`` is the reply for a forced tool, else a text block holding the JSON). The schema
+the client asked for (OpenAI ``response_format.json_schema.name``; Anthropic forced tool name or
+``output_config.format.schema.title``; else the schema written into the prompt) is mapped back to
+the engine schema class, the request messages are rebuilt as ``Message`` objects (Anthropic's
+``system`` apart, content blocks joined), and a ``DebateScript`` writes the answer from the
+prompt text, exactly as the engine unit tests do.
 
 The real CLI runs in another process and sees only HTTP, so this is what "the model" is for the
 end-to-end tests. Replies can be delayed (``delay_s``) and requests are counted by schema.
@@ -158,6 +160,8 @@ class FakeLLM:
                 return self._anthropic(request.json())
         except Exception as exc:  # a bug in the fake must show up, not hang the CLI
             self.errors.append(f"{request.path}: {type(exc).__name__}: {exc}")
+            if request.path.endswith(ANTHROPIC_PATH):
+                return _anthropic_error(f"fake LLM failed: {exc}")
             return Reply(status=400, json=_openai_error(f"fake LLM failed: {exc}"))
         self.errors.append(f"unexpected request {request.method} {request.path}")
         return Reply(status=404, json=_openai_error(f"no route {request.path}"))
@@ -204,6 +208,10 @@ class FakeLLM:
             messages = [_without_schema_prompt(m) for m in messages]
             messages = [m for m in messages if m.content]
         value = self._answer("openai", messages, schema_name)
+        if response_format.get("type") == "json_schema" and response_format["json_schema"].get(
+            "strict"
+        ):
+            self._check_enforced(schema_name, response_format["json_schema"]["schema"], value)
         content = value if isinstance(value, str) else json.dumps(value)
         prompt_tokens = sum(len(m.content) for m in messages) // 4 + 1
         completion_tokens = len(content) // 4 + 1

@@ -36,7 +36,7 @@ _DROPPED_NAMES = {
     "ALL_PROXY",
     "NO_PROXY",
 }
-_DROPPED_SUFFIXES = ("_API_KEY", "_TOKEN", "_SECRET", "_KEY")
+_DROPPED_SUFFIXES = ("_KEY", "_TOKEN", "_SECRET")  # credentials of any provider or source
 
 LIBRARY_NOTE = """\
 # Notes on the Collatz conjecture

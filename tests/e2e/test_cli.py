@@ -221,16 +221,8 @@ def test_every_persona_folder_has_the_spec_layout(openai_debate: FinishedDebate)
 
 def test_completed_debate_is_not_labelled_partial_or_running(openai_debate: FinishedDebate):
     """The files a finished `argue` run leaves behind say it finished."""
-    wrong = []
-    if "Partial synthesis" in openai_debate.synthesis_after_run:
-        wrong.append("synthesis.md says 'Partial synthesis. the debate is running'")
-    if "**Status:** running" in openai_debate.transcript_after_run:
-        wrong.append("transcript.md says 'Status: running'")
-    if wrong:
-        pytest.xfail(
-            " and ".join(wrong) + ": DebateRunner._conclude renders both before _finish_state "
-            "marks the debate completed"
-        )
+    assert "Partial synthesis" not in openai_debate.synthesis_after_run
+    assert "**Status:** completed" in openai_debate.transcript_after_run
 
 
 def test_status_lists_and_shows_the_debate(openai_debate: FinishedDebate):
@@ -258,25 +250,14 @@ def test_status_lists_and_shows_the_debate(openai_debate: FinishedDebate):
 def test_status_table_keeps_ids_whole_when_piped(openai_debate: FinishedDebate):
     """Piped output is 80 columns wide: the id is what a user copies, it must not be cut."""
     table = openai_debate.cli.ok("status", COLUMNS="80").stdout
-    if openai_debate.summary["id"] not in table:
-        pytest.xfail(
-            "`status` at 80 columns truncates the id column ('argue_20…'): "
-            "argue/cli.py status_command should give the id column no_wrap=True"
-        )
+    assert openai_debate.summary["id"] in table
 
 
 def test_every_model_call_is_metered(openai_debate: FinishedDebate):
     """usage.json accounts for every request the model server answered (the consult included)."""
     usage = json.loads((openai_debate.folder / "usage.json").read_text(encoding="utf-8"))
-    metered = sum(entry.get("calls", 1) for entry in usage)
-    if metered != openai_debate.calls_after_run:
-        purposes = sorted({entry.get("purpose") or "" for entry in usage})
-        pytest.xfail(
-            f"usage.json meters {metered} calls, the server answered "
-            f"{openai_debate.calls_after_run} ({openai_debate.fake.counts()}); purposes metered: "
-            f"{purposes}. The /ask consult goes through the unmetered model: argue/cli.py _run "
-            "builds SkillToolkit(chat_model) instead of the runner's MeteredModel"
-        )
+    assert sum(entry.get("calls", 1) for entry in usage) == openai_debate.calls_after_run
+    assert "ask" in {entry.get("purpose") for entry in usage}
 
 
 def test_transcript_raw(openai_debate: FinishedDebate):
@@ -362,12 +343,8 @@ def test_anthropic_debate(tmp_path: Path, fake: FakeLLM, server: str):
     # A refused feature is retired at once: at most one refusal per concurrent caller.
     assert len(refusals) <= 2 * len(refused), features
     assert len(answered) == fake.count()
-    if fake.schema_violations:
-        pytest.xfail(
-            "replies an output_config-enforcing API cannot produce: "
-            + " | ".join(sorted(set(fake.schema_violations)))
-            + " (dict[str, str] fields become closed empty objects after transform_schema)"
-        )
+    # Every reply fits the schema the API was told to enforce (no open maps forced empty).
+    assert fake.schema_violations == []
 
 
 # ---------------------------------------------------------------- stop + resume
