@@ -13,7 +13,8 @@ from argue.cli import app
 def test_importing_the_cli_loads_no_sdk():
     code = (
         "import sys, argue.cli; "
-        "heavy = {'anthropic', 'openai', 'llama_cpp', 'httpx', 'jinja2', 'pypdf'} & set(sys.modules); "
+        "heavy = {'anthropic', 'openai', 'llama_cpp', 'httpx', 'jinja2', 'pypdf'}; "
+        "heavy &= set(sys.modules); "
         "print(sorted(heavy)); sys.exit(1 if heavy else 0)"
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
@@ -24,8 +25,18 @@ def test_help_lists_every_command():
     result = CliRunner().invoke(app, ["--help"])
     assert result.exit_code == 0
     for command in (
-        "argue", "resume", "stop", "status", "transcript", "synthesize", "interject",
-        "personas", "library", "memory", "research", "taxonomy",
+        "argue",
+        "resume",
+        "stop",
+        "status",
+        "transcript",
+        "synthesize",
+        "interject",
+        "personas",
+        "library",
+        "memory",
+        "research",
+        "taxonomy",
     ):
         assert f" {command} " in result.stdout
 

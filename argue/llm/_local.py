@@ -13,6 +13,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -117,7 +118,7 @@ class LocalLlamaModel:
         purpose: str | None = None,
     ) -> ChatResult[T]:
         async def send(conversation: list[Message]) -> RawReply:
-            return await asyncio.to_thread(
+            return await run_in_daemon_thread(
                 self._complete_blocking, conversation, output, max_tokens, temperature
             )
 
@@ -276,3 +277,33 @@ def _chat_messages(messages: list[Message], *, fold_system: bool) -> list[dict[s
         else:
             turns.insert(0, {"role": "user", "content": system_text})
     return turns
+
+
+R = TypeVar("R")
+
+
+async def run_in_daemon_thread(fn: Callable[..., R], *args: object) -> R:
+    """Run a blocking call off the event loop in a daemon thread.
+
+    Unlike ``asyncio.to_thread`` this never blocks ``asyncio.run``'s executor shutdown: a
+    cancelled debate (second Ctrl-C) exits at once instead of waiting for llama.cpp to finish.
+    """
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future[R] = loop.create_future()
+
+    def deliver(setter: Callable[[], None]) -> None:
+        if not future.done():
+            setter()
+
+    def target() -> None:
+        try:
+            result = fn(*args)
+        except BaseException as exc:  # handed to the awaiting coroutine
+            outcome = partial(deliver, partial(future.set_exception, exc))
+        else:
+            outcome = partial(deliver, partial(future.set_result, result))
+        with contextlib.suppress(RuntimeError):  # the loop is gone: nobody is waiting
+            loop.call_soon_threadsafe(outcome)
+
+    threading.Thread(target=target, daemon=True, name="argue-llama").start()
+    return await future
