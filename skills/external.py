@@ -20,7 +20,7 @@ import re
 import shlex
 import signal
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from skills.base import SkillItem, SkillResult
@@ -36,12 +36,25 @@ class _OutputTooLarge(Exception):
     pass
 
 
-async def _read_capped(stream: asyncio.StreamReader, limit: int) -> bytes:
+async def _read_capped(
+    stream: asyncio.StreamReader, limit: int, on_overflow: Callable[[], None]
+) -> bytes:
+    """Read up to ``limit`` bytes; past it, call ``on_overflow`` (kill) and drain to EOF.
+
+    Draining matters: a full, unread pipe never reaches EOF and the wait for the killed
+    process would hang.
+    """
     buffer = bytearray()
+    overflow = False
     while chunk := await stream.read(_READ_CHUNK):
+        if overflow:
+            continue
         buffer.extend(chunk)
         if len(buffer) > limit:
-            raise _OutputTooLarge
+            overflow = True
+            on_overflow()
+    if overflow:
+        raise _OutputTooLarge
     return bytes(buffer)
 
 
@@ -163,7 +176,9 @@ async def run_external(
 
     stdin, stdout_stream, stderr_stream = process.stdin, process.stdout, process.stderr
     assert stdin and stdout_stream and stderr_stream  # all three were requested as pipes
-    stdout_task = asyncio.ensure_future(_read_capped(stdout_stream, MAX_STDOUT_BYTES))
+    stdout_task = asyncio.ensure_future(
+        _read_capped(stdout_stream, MAX_STDOUT_BYTES, lambda: _kill(process))
+    )
     stderr_task = asyncio.ensure_future(_read_tail(stderr_stream, MAX_STDERR_BYTES))
 
     async def run_to_end() -> tuple[bytes, bytes, int]:
@@ -185,7 +200,8 @@ async def run_external(
         for task in (stdout_task, stderr_task):
             task.cancel()
         await asyncio.gather(stdout_task, stderr_task, return_exceptions=True)
-        await process.wait()
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(process.wait(), timeout=5)
         return failed(reason)
 
     if returncode != 0:

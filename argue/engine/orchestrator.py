@@ -103,10 +103,20 @@ class DebateRunner:
             self.report(f"Debate {config.id} is already completed ({state.termination}).")
             return state
         self.store.clear_stop()
-        state = self.store.update_state(
-            status="running", pid=os.getpid(), termination=None, termination_detail="", error=None
+        # An ending already decided (the run died while writing the synthesis) is kept.
+        decided = state.termination if state.phase == "synthesis" else None
+        detail = state.termination_detail if decided else ""
+        self.store.update_state(
+            status="running",
+            pid=os.getpid(),
+            termination=decided,
+            termination_detail=detail,
+            error=None,
         )
         try:
+            if decided is not None and decided != "stopped":
+                self.report(f"Resuming the ending of {config.id}: {decided}")
+                return await self._conclude(decided, detail)
             if config.framing is None:
                 await self._frame()
             start = max((r.round for r in self.history.committed_rounds()), default=0) + 1
@@ -114,7 +124,9 @@ class DebateRunner:
                 outcome = await self._round(round_no)
                 if outcome is not None:
                     return outcome
-            return self._finish_state("max_rounds", "reached the round limit")
+            return await self._conclude(
+                "max_rounds", f"reached the limit of {config.max_rounds} rounds"
+            )
         except DebateFailed as exc:
             self._record_failures(
                 [
@@ -521,18 +533,23 @@ class DebateRunner:
         )
 
     async def _conclude(self, reason: str, detail: str) -> DebateState:
-        """Mark the debate completed, then write what the ending needs (synthesis, archive)."""
+        """Write the ending (synthesis, archive), then mark the debate completed.
+
+        The synthesis is rendered as the completed debate it describes; if the run dies while
+        writing it, state.json still says phase "synthesis" and ``resume`` redoes only this.
+        """
         from argue.engine.synthesis import archive_debate, write_synthesis
 
         self.report(f"Termination: {reason} — {detail}")
-        state = self.store.update_state(
-            phase="synthesis", termination=reason, termination_detail=detail
+        self.store.update_state(phase="synthesis", termination=reason, termination_detail=detail)
+        final = self.store.state().model_copy(update={"status": "completed", "pid": None})
+        await write_synthesis(
+            self.store, self.history, self.model, self.usage, self.report, state=final
         )
-        state = self._finish_state(reason, detail)
-        await write_synthesis(self.store, self.history, self.model, self.usage, self.report)
         self._checkpoint_usage()
         if self.memory_writer is not None:
             await archive_debate(self.store, self.history, self.memory_writer)
+        state = self._finish_state(reason, detail)
         self._render_transcript()
         return state
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from argue.domain import Usage
+from argue.domain import DebateState, Usage
 from argue.engine import prompts
 from argue.engine.context import DebateHistory
 from argue.engine.digest import clip
@@ -51,6 +51,8 @@ async def write_synthesis(
     model: ChatModel | None,
     usage: list[Usage],
     report: Callable[[str], None] = lambda _: None,
+    *,
+    state: DebateState | None = None,
 ) -> str:
     """Render synthesis.md; ask the model for the prose only if it is not already on disk."""
     from argue.domain import Failure
@@ -87,7 +89,7 @@ async def write_synthesis(
             report("  " + failure.sentence())
     elif prose is None and model is None:
         prose_failure = "no model configured for this command; the prose parts were not written"
-    text = render_synthesis(history, store.state(), usage, prose, prose_failure)
+    text = render_synthesis(history, state or store.state(), usage, prose, prose_failure)
     store.save_text(store.paths.synthesis, text)
     return text
 

@@ -144,7 +144,10 @@ class LocalLlamaModel:
             if temperature is not None:
                 kwargs["temperature"] = temperature
             if output is not None:
-                kwargs["response_format"] = {"type": "json_object", "schema": output_schema(output)}
+                kwargs["response_format"] = {
+                    "type": "json_object",
+                    "schema": grammar_safe_schema(output_schema(output)),
+                }
             started = self._clock()
             try:
                 response = llama.create_chat_completion(**kwargs)
@@ -307,3 +310,23 @@ async def run_in_daemon_thread(fn: Callable[..., R], *args: object) -> R:
 
     threading.Thread(target=target, daemon=True, name="argue-llama").start()
     return await future
+
+
+MAX_GRAMMAR_STRING = 400
+
+
+def grammar_safe_schema(schema: Any) -> Any:
+    """Tighten long ``maxLength`` bounds before llama.cpp turns the schema into a grammar.
+
+    llama.cpp expands ``maxLength: n`` into n nested optional rules; a few thousand levels
+    overflow its parser's stack (a segfault). Shorter strings still validate against the
+    pydantic model, so tightening the bound is always safe.
+    """
+    if isinstance(schema, dict):
+        tightened = {key: grammar_safe_schema(value) for key, value in schema.items()}
+        if isinstance(tightened.get("maxLength"), int):
+            tightened["maxLength"] = min(tightened["maxLength"], MAX_GRAMMAR_STRING)
+        return tightened
+    if isinstance(schema, list):
+        return [grammar_safe_schema(item) for item in schema]
+    return schema

@@ -195,3 +195,35 @@ def test_a_second_runner_cannot_take_a_running_debate(run_debate, tmp_path, pers
     finally:
         store.release_lock()
     assert not store.is_locked()
+
+
+def test_a_crash_while_writing_the_synthesis_resumes_only_the_ending(
+    run_debate, tmp_path, personas
+):
+    from argue.engine import create_debate
+
+    store = create_debate(
+        tmp_path / "crash",
+        question="Q?",
+        mode="adversarial",
+        personas=[personas["embry"], personas["horus"]],
+        max_rounds=2,
+        provider="scripted",
+        model="scripted-1",
+    )
+
+    def crash(letter: str, rnd: int, phase: str):
+        return RuntimeError("power cut") if phase == "SynthesisDraft" else None
+
+    with pytest.raises(RuntimeError, match="power cut"):
+        run_debate(store=store, script=DebateScript(names=NAMES, confidence=_swinging, fail=crash))
+    state = store.state()
+    assert (state.status, state.phase, state.termination) == ("running", "synthesis", "max_rounds")
+    assert not store.paths.synthesis.exists()
+
+    resumed = run_debate(store=store, script=DebateScript(names=NAMES, confidence=_swinging))
+    assert [r.output.__name__ for r in resumed.model.requests] == ["SynthesisDraft"]
+    assert resumed.state.status == "completed"
+    assert resumed.state.termination == "max_rounds"
+    text = store.paths.synthesis.read_text()
+    assert "Partial synthesis" not in text and "A nuanced conclusion." in text

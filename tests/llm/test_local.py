@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from pathlib import Path
 from typing import Literal
 
@@ -78,3 +79,18 @@ async def test_real_completion_with_the_default_gemma_is_schema_valid(
 
     # Loaded once for two concurrent callers: exactly one line on stderr, the notice.
     assert capfd.readouterr().err.splitlines() == [DEFAULT_MODEL_NOTICE]
+
+
+def test_grammar_safe_schema_caps_long_strings_only():
+    from argue.engine.schemas import SynthesisDraft
+    from argue.llm._local import MAX_GRAMMAR_STRING, grammar_safe_schema
+    from argue.llm._structured import output_schema
+
+    schema = grammar_safe_schema(output_schema(SynthesisDraft))
+    text = json.dumps(schema)
+    assert '"maxLength": 4000' not in text
+    assert f'"maxLength": {MAX_GRAMMAR_STRING}' in text
+    assert grammar_safe_schema({"maxLength": 20, "type": "string"}) == {
+        "maxLength": 20,
+        "type": "string",
+    }
