@@ -181,43 +181,55 @@ def _lineup(
     advocate: str | None,
     question: str,
 ) -> tuple[list[Persona], str | None]:
-    """Named personas in seat order (A, B, …), or a deterministic auto-selection."""
+    """Named personas in seat order (A, B, …); empty seats filled by deterministic routing.
+
+    Conflicting or ignored flags are usage errors rather than silent choices.
+    """
     from argue.personas import select_personas
 
-    catalog = _catalog()
-    listed = [n for n in (personas or "").split(",") if n.strip()]
-    if mode == "socratic":
-        named = [n for n in (questioner or persona_a, defender or persona_b) if n] or listed
-    elif mode == "devils-advocate":
-        others = [n for n in [persona_b or persona_a, *listed] if n and n != advocate]
-        named = (
-            [advocate, *others] if advocate else listed or [n for n in (persona_a, persona_b) if n]
-        )
-    else:
-        if listed and (persona_a or persona_b):
-            die("use either --personas or --persona-a/--persona-b, not both", 2)
-        named = listed or [n for n in (persona_a, persona_b) if n]
     for flag, value in (("--questioner", questioner), ("--defender", defender)):
         if value and mode != "socratic":
             die(f"{flag} only applies to --mode socratic", 2)
     if advocate and mode != "devils-advocate":
         die("--advocate only applies to --mode devils-advocate", 2)
-    needed = 3 if mode == "panel" else 2
-    chosen = [_persona(catalog, n) for n in named if n]
-    if mode == "panel" and listed and len(chosen) < 3:
-        die(f"panel mode needs 3 or more personas, got {len(chosen)}", 2)
-    if mode != "panel" and len(chosen) > 2:
-        die(f"{mode} mode needs exactly 2 personas, got {len(chosen)}", 2)
-    reason = None
-    if len(chosen) < needed:
-        selection = select_personas(question, catalog, count=needed + len(chosen))
-        extra = [p for p in selection.personas if p.name not in {c.name for c in chosen}]
-        chosen += extra[: needed - len(chosen)]
-        reason = selection.reason
+    seats = [n.strip() for n in (persona_a, persona_b) if n and n.strip()]
+    listed = [n.strip() for n in (personas or "").split(",") if n.strip()]
+    if personas is not None and not listed:
+        die("--personas is empty; give comma-separated names, e.g. embry,horus", 2)
+    if listed and seats:
+        die("use either --personas or --persona-a/--persona-b, not both", 2)
+    named = listed or seats
+    if mode == "socratic" and (questioner or defender):
+        if named:
+            die("use either --questioner/--defender or --persona-a/--persona-b, not both", 2)
+        named = [n for n in (questioner, defender) if n]
+        if not questioner:
+            die("--defender needs --questioner too (or name neither to auto-select)", 2)
+    if mode == "devils-advocate" and advocate:
+        others = [n for n in named if n.lower() != advocate.lower()]
+        if len(others) > 1:
+            die(f"devil's advocate mode has one opponent; got {', '.join(others)}", 2)
+        named = [advocate, *others]
+    catalog = _catalog()
+    chosen = [_persona(catalog, n) for n in named]
     names = [p.name for p in chosen]
     if len(set(names)) != len(names):
         die(f"a persona cannot debate itself: {', '.join(names)}", 2)
-    return chosen, reason
+    needed = 3 if mode == "panel" else 2
+    if mode == "panel" and chosen and len(chosen) < 3:
+        die(f"panel mode needs 3 or more personas, got {len(chosen)}", 2)
+    if mode != "panel" and len(chosen) > 2:
+        die(f"{mode} mode needs exactly 2 personas, got {len(chosen)}", 2)
+    if len(chosen) >= needed:
+        return chosen, None
+    selection = select_personas(question, catalog, count=min(len(catalog.names()), needed + 2))
+    extra = [p for p in selection.personas if p.name not in set(names)]
+    filled = extra[: needed - len(chosen)]
+    seats_filled = ", ".join(
+        f"{'ABCDEFGHIJ'[len(chosen) + i]}={p.name}" for i, p in enumerate(filled)
+    )
+    reason = f"seat(s) {seats_filled} chosen by keyword routing: {selection.reason}"
+    return chosen + filled, reason
 
 
 def _sources(option: str | None) -> list[str]:
@@ -374,9 +386,7 @@ def stop_command(
 
     root = _debates_dir(debates_dir)
     targets = (
-        [_open(root, debate_id)]
-        if debate_id
-        else [s for s in iter_debates(root) if s.state().status == "running" and s.is_locked()]
+        [_open(root, debate_id)] if debate_id else [s for s in iter_debates(root) if s.is_locked()]
     )
     if not targets:
         _report("No running debate to stop.")
@@ -441,7 +451,12 @@ def status_command(
         if debate_id:
             rows: Any = _status_row(_open(root, debate_id))
         else:
-            rows = [_status_row(s) for s in iter_debates(root)]
+            rows = []
+            for store in iter_debates(root):
+                try:
+                    rows.append(_status_row(store))
+                except StoreError as exc:
+                    _report(f"warning: skipped {store.debate_id}: {exc}")
     except StoreError as exc:
         die(str(exc), 1)
     if json_output:
@@ -518,7 +533,7 @@ def synthesize_command(
     from argue.domain import Usage
     from argue.engine import load_history, write_synthesis
     from argue.engine.metering import MeteredModel
-    from argue.llm import ProviderNotConfigured, resolve_model
+    from argue.llm import ModelError, ProviderNotConfigured, resolve_model
     from argue.store import StoreError
 
     store = _open(_debates_dir(debates_dir), debate_id)
@@ -538,6 +553,8 @@ def synthesize_command(
         history = load_history(store)
         text = asyncio.run(write_synthesis(store, history, chat_model, usage, _report))
     except StoreError as exc:
+        die(str(exc), 1)
+    except ModelError as exc:
         die(str(exc), 1)
     store.save(store.paths.usage, usage)
     _report(f"Synthesis written to {store.paths.synthesis}")
@@ -563,4 +580,10 @@ app.command("taxonomy", help="Tag a text with the six taxonomy bridges.")(taxono
 
 
 def main() -> None:
-    app(prog_name="argue")
+    from argue.store import StoreError
+
+    try:
+        app(prog_name="argue")
+    except StoreError as exc:
+        stderr_console.print(f"error: {exc}", markup=False)
+        raise SystemExit(1) from None

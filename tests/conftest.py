@@ -43,3 +43,32 @@ def loopback() -> Iterator[LoopbackServer]:
         yield server
     finally:
         server.stop()
+
+
+@pytest.fixture
+def run_scripted_debate():
+    """A finished one-round scripted debate in ``debates_dir``; returns its DebateStore."""
+    import asyncio
+
+    def _run(debates_dir, rounds: int = 1):
+        from argue.engine import DebateRunner, create_debate
+        from argue.llm import ScriptedModel
+        from argue.personas import load_catalog
+        from tests.engine.script import DebateScript, ScriptedToolkit, names_of
+
+        catalog = load_catalog()
+        lineup = [catalog.get("embry"), catalog.get("horus")]
+        store = create_debate(
+            debates_dir,
+            question="Q?",
+            mode="adversarial",
+            personas=lineup,
+            max_rounds=rounds,
+            provider="scripted",
+            model="scripted-1",
+        )
+        model = ScriptedModel(DebateScript(names=names_of(lineup)))
+        asyncio.run(DebateRunner(store, model, ScriptedToolkit()).run())
+        return store
+
+    return _run

@@ -64,3 +64,63 @@ def test_usage_errors_exit_2_with_one_line(tmp_path):
         assert result.exit_code == 2, (args, result.output)
         assert "Traceback" not in result.output
         assert len(result.stderr.strip().splitlines()) == 1, (args, result.stderr)
+
+
+def test_conflicting_persona_flags_are_usage_errors():
+    runner = CliRunner()
+    cases = {
+        (
+            "argue",
+            "Q?",
+            "--mode",
+            "devils-advocate",
+            "--advocate",
+            "embry",
+            "--persona-a",
+            "horus",
+            "--persona-b",
+            "brandon",
+        ): "one opponent",
+        (
+            "argue",
+            "Q?",
+            "--mode",
+            "socratic",
+            "--questioner",
+            "embry",
+            "--defender",
+            "horus",
+            "--persona-a",
+            "brandon",
+        ): "not both",
+        ("argue", "Q?", "--personas", ",,"): "--personas is empty",
+        ("argue", "Q?", "--personas", "embry,horus", "--persona-a", "vesper"): "not both",
+        ("argue", "Q?", "--questioner", "embry"): "only applies to --mode socratic",
+    }
+    for args, expected in cases.items():
+        result = runner.invoke(app, list(args))
+        assert result.exit_code == 2, (args, result.output)
+        assert expected in result.stderr, (args, result.stderr)
+
+
+def test_a_damaged_debate_folder_never_gives_a_traceback(tmp_path, run_scripted_debate):
+    store = run_scripted_debate(tmp_path)
+    (store.paths.state).write_text('{"status": "runn')
+    runner = CliRunner()
+    result = runner.invoke(
+        app, ["status", store.debate_id, "--json", "--debates-dir", str(tmp_path)]
+    )
+    assert result.exit_code == 0, result.output
+    assert '"status": "interrupted"' in result.stdout
+    broken = tmp_path / "argue_20200101_000000"
+    broken.mkdir()
+    (broken / "config.json").write_text("{not json")
+    listing = runner.invoke(app, ["status", "--json", "--debates-dir", str(tmp_path)])
+    assert listing.exit_code == 0
+    assert store.debate_id in listing.stdout
+    assert "skipped argue_20200101_000000" in listing.stderr
+    shown = runner.invoke(
+        app, ["transcript", "argue_20200101_000000", "--debates-dir", str(tmp_path)]
+    )
+    assert shown.exit_code == 1
+    assert "Traceback" not in shown.output

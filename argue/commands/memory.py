@@ -90,6 +90,13 @@ def learn_command(
         die("say whose memory this is: --persona NAME, or --shared", 2)
     if not text.strip():
         die("the memory text is empty", 2)
+    if persona and persona.strip() and not shared:
+        from argue.personas import PersonaFileError, UnknownPersonaError, load_catalog
+
+        try:
+            load_catalog().get(persona.strip())
+        except (UnknownPersonaError, PersonaFileError) as exc:
+            die(str(exc), 2)
     try:
         with MemoryStore() as store:
             memory_id = store.learn(

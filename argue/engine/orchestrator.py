@@ -39,7 +39,7 @@ from argue.engine.schemas import FramingDraft, JudgeDraft, PrivateViewDraft, Res
 from argue.engine.scoring import score_round
 from argue.engine.termination import check_termination
 from argue.engine.toolkit import ResearchToolkit
-from argue.llm.base import ChatModel, ModelError
+from argue.llm.base import ChatModel, ModelAuthError, ModelError
 from argue.store import DebateStore
 
 Reporter = Callable[[str], None]
@@ -127,20 +127,26 @@ class DebateRunner:
             return await self._conclude(
                 "max_rounds", f"reached the limit of {config.max_rounds} rounds"
             )
+        except ModelAuthError as exc:
+            return self._fail(f"{exc} — check the provider's API key")
         except DebateFailed as exc:
-            self._record_failures(
-                [
-                    Failure(
-                        round=self.store.state().round,
-                        phase="debate",
-                        kind="failed",
-                        what="debate",
-                        reason=str(exc),
-                    )
-                ]
-            )
-            self._render_transcript()
-            return self.store.update_state(status="failed", error=str(exc), pid=None)
+            return self._fail(str(exc))
+
+    def _fail(self, reason: str) -> DebateState:
+        self._record_failures(
+            [
+                Failure(
+                    round=self.store.state().round,
+                    phase="debate",
+                    kind="failed",
+                    what="debate",
+                    reason=reason,
+                )
+            ]
+        )
+        self._checkpoint_usage()
+        self._render_transcript()
+        return self.store.update_state(status="failed", error=reason, pid=None)
 
     async def _round(self, round_no: int) -> DebateState | None:
         config = self.history.config
@@ -192,6 +198,8 @@ class DebateRunner:
             draft: FramingDraft = result.value  # type: ignore[assignment]
             proposition = draft.proposition.strip() or config.question
             angles = {a.persona.strip().upper(): a.angle for a in draft.angles}
+        except ModelAuthError:
+            raise  # rejected credentials end the debate, see DebateRunner.run
         except ModelError as exc:
             self._record_failures(
                 [
@@ -219,6 +227,8 @@ class DebateRunner:
                 value: PrivateViewDraft = view.value  # type: ignore[assignment]
                 holds = value.holds_proposition
                 private[advocate] = value.view
+            except ModelAuthError:
+                raise  # rejected credentials end the debate, see DebateRunner.run
             except ModelError as exc:
                 raise DebateFailed(
                     f"the advocate's private view could not be obtained: {exc}"
@@ -267,7 +277,7 @@ class DebateRunner:
         target = getattr(record, _BUCKET[phase])
         todo = []
         for letter in letters or self.history.letters:
-            existing = self.store.load(path_of(letter, round_no), model_type)  # type: ignore[arg-type]
+            existing = self.store.load_if_readable(path_of(letter, round_no), model_type)  # type: ignore[arg-type]
             if existing is not None:
                 target[letter] = existing
             else:
@@ -281,11 +291,15 @@ class DebateRunner:
             self._record_failures(outcome.failures)
 
         await asyncio.gather(*(one(letter) for letter in todo))
+        # Seat order, whatever order the records arrived in: the record reads the same.
+        ordered = {k: target[k] for k in self.history.letters if k in target}
+        target.clear()
+        target.update(ordered)
 
     async def _research(self, round_no: int) -> None:
         async def produce(letter: str) -> PhaseOutcome:
             plan_path = self.paths.research_plan(letter, round_no)
-            plan = self.store.load(plan_path, ResearchPlanDraft)
+            plan = self.store.load_if_readable(plan_path, ResearchPlanDraft)
             if plan is None:
                 planned = await phases.plan_research(
                     self.model, self.history, self.seats[letter], self.toolkit, round_no
@@ -377,7 +391,7 @@ class DebateRunner:
 
     async def _score(self, round_no: int) -> RoundScore:
         self.store.update_state(round=round_no, phase="scoring")
-        judge = self.store.load(self.paths.judge(round_no), JudgeVerdictRecord)
+        judge = self.store.load_if_readable(self.paths.judge(round_no), JudgeVerdictRecord)
         if judge is None:
             judge = await self._judge(round_no)
             if judge.available:
@@ -421,6 +435,8 @@ class DebateRunner:
                 output=JudgeDraft,
                 purpose=f"judge/R{round_no}",
             )
+        except ModelAuthError:
+            raise  # rejected credentials end the debate, see DebateRunner.run
         except ModelError as exc:
             self._record_failures(
                 [
@@ -639,6 +655,10 @@ def load_history(store: DebateStore) -> DebateHistory:
         history.moderator_notes = read_json(paths.moderator_notes)
     for round_no in range(1, config.max_rounds + 1):
         found = False
+        committed = paths.round_score(round_no).is_file()
+        # A committed round must read back whole; in an uncommitted one an unreadable record
+        # is treated as not written yet: its phase runs again and overwrites it.
+        load = store.load if committed else store.load_if_readable
         for letter in config.personas:
             for bucket, path, model in (
                 ("research", paths.research(letter, round_no), ResearchRecord),
@@ -646,7 +666,7 @@ def load_history(store: DebateStore) -> DebateHistory:
                 ("rebuttals", paths.rebuttal(letter, round_no), RebuttalRecord),
                 ("reflections", paths.reflection(letter, round_no), ReflectionRecord),
             ):
-                record = store.load(path, model)
+                record = load(path, model)
                 if record is not None:
                     getattr(history.round(round_no), bucket)[letter] = record
                     found = True

@@ -34,7 +34,7 @@ from argue.engine.schemas import (
     ResearchPlanDraft,
 )
 from argue.engine.toolkit import ResearchRequest, ResearchToolkit
-from argue.llm.base import ChatModel, Message, ModelError
+from argue.llm.base import ChatModel, Message, ModelAuthError, ModelError
 from skills.base import SkillResult
 
 RESEARCH_BUDGET = 3
@@ -95,6 +95,8 @@ async def plan_research(
         result = await model.complete(
             messages, output=ResearchPlanDraft, purpose=f"{letter}/R{round_no}/research-plan"
         )
+    except ModelAuthError:
+        raise  # rejected credentials end the debate, see DebateRunner.run
     except ModelError as exc:
         return PhaseOutcome(None, [model_failure(round_no, letter, "research plan", exc)])
     return PhaseOutcome(result.value)
@@ -247,6 +249,8 @@ async def make_argument(
         result = await model.complete(
             messages, output=ArgumentDraft, purpose=f"{letter}/R{round_no}/argument"
         )
+    except ModelAuthError:
+        raise  # rejected credentials end the debate, see DebateRunner.run
     except ModelError as exc:
         return PhaseOutcome(None, [model_failure(round_no, letter, "argument", exc)])
     draft: ArgumentDraft = result.value  # type: ignore[assignment]
@@ -327,6 +331,8 @@ async def make_rebuttal(
     purpose = f"{letter}/R{round_no}/rebuttal"
     try:
         result = await model.complete(messages, output=RebuttalDraft, purpose=purpose)
+    except ModelAuthError:
+        raise  # rejected credentials end the debate, see DebateRunner.run
     except ModelError as exc:
         return PhaseOutcome(None, [model_failure(round_no, letter, "rebuttal", exc)])
     draft: RebuttalDraft = result.value  # type: ignore[assignment]
@@ -342,6 +348,8 @@ async def make_rebuttal(
         try:
             again = await model.complete(retry, output=RebuttalDraft, purpose=purpose + "-reask")
             draft = again.value  # type: ignore[assignment]
+        except ModelAuthError:
+            raise  # rejected credentials end the debate, see DebateRunner.run
         except ModelError as exc:
             return PhaseOutcome(None, [model_failure(round_no, letter, "rebuttal", exc)])
     registry = history.evidence_registry(letter, round_no)
@@ -424,6 +432,8 @@ async def make_reflection(
         result = await model.complete(
             messages, output=ReflectionDraft, purpose=f"{letter}/R{round_no}/reflection"
         )
+    except ModelAuthError:
+        raise  # rejected credentials end the debate, see DebateRunner.run
     except ModelError as exc:
         return PhaseOutcome(None, [model_failure(round_no, letter, "reflection", exc)])
     draft: ReflectionDraft = result.value  # type: ignore[assignment]

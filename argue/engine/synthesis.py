@@ -10,7 +10,7 @@ from argue.engine import prompts
 from argue.engine.context import DebateHistory
 from argue.engine.digest import clip
 from argue.engine.schemas import SynthesisDraft
-from argue.llm.base import ChatModel, ModelError
+from argue.llm.base import ChatModel, ModelAuthError, ModelError
 from argue.store import DebateStore
 
 MAX_MATERIAL_CLAIMS = 30
@@ -75,6 +75,8 @@ async def write_synthesis(
             )
             prose = result.value  # type: ignore[assignment]
             store.save(store.paths.synthesis_prose, prose)
+        except ModelAuthError:
+            raise  # rejected credentials end the debate, see DebateRunner.run
         except ModelError as exc:
             prose_failure = str(exc)
             failure = Failure(

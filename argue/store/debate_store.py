@@ -77,6 +77,13 @@ class DebateStore:
         except (json.JSONDecodeError, ValidationError, OSError) as exc:
             raise StoreError(f"{path}: unreadable record ({type(exc).__name__})") from exc
 
+    def load_if_readable(self, path: Path, model: type[M]) -> M | None:
+        """Like ``load``, but a half-written or damaged record counts as missing."""
+        try:
+            return self.load(path, model)
+        except StoreError:
+            return None
+
     def load_list(self, path: Path, model: type[M]) -> list[M]:
         if not path.is_file():
             return []
@@ -101,7 +108,17 @@ class DebateStore:
         write_json_atomic(self.paths.config, config)
 
     def state(self) -> DebateState:
-        return self.load(self.paths.state, DebateState) or DebateState()
+        """The runner's state; a damaged state.json is rebuilt from the committed rounds."""
+        try:
+            return self.load(self.paths.state, DebateState) or DebateState()
+        except StoreError:
+            rounds = self.committed_rounds()
+            return DebateState(
+                status="interrupted",
+                round=max(rounds, default=0),
+                phase="scoring" if rounds else "framing",
+                error=f"{self.paths.state.name} was unreadable; rebuilt from the committed rounds",
+            )
 
     def save_state(self, state: DebateState) -> None:
         state.updated_at = utc_now()

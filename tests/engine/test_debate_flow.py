@@ -215,3 +215,15 @@ def test_belief_updates_from_reflection_shape_the_next_rounds_card(run_debate):
     ]
     assert "A learned in round 1" not in systems[0]
     assert "A learned in round 1" in systems[1]
+
+
+def test_rejected_credentials_end_the_debate_at_once(run_debate):
+    from argue.llm import ModelAuthError
+
+    def reject(letter: str, rnd: int, phase: str):
+        return ModelAuthError("openai", "HTTP 401: invalid api key")
+
+    run = run_debate(rounds=3, script=DebateScript(names={"Embry": "A", "Horus": "B"}, fail=reject))
+    assert run.state.status == "failed"
+    assert "openai: HTTP 401" in run.state.error and "API key" in run.state.error
+    assert len(run.model.requests) == 1  # the framing call; nothing after it

@@ -227,3 +227,34 @@ def test_a_crash_while_writing_the_synthesis_resumes_only_the_ending(
     assert resumed.state.termination == "max_rounds"
     text = store.paths.synthesis.read_text()
     assert "Partial synthesis" not in text and "A nuanced conclusion." in text
+
+
+def test_a_half_written_record_of_an_uncommitted_round_is_redone_on_resume(
+    run_debate, tmp_path, personas
+):
+    from argue.engine import create_debate
+
+    reference = run_debate(rounds=2, script=DebateScript(names=NAMES, confidence=_swinging))
+    store = create_debate(
+        tmp_path / "torn",
+        question="Is the Collatz conjecture decidable?",
+        mode="adversarial",
+        personas=[personas["embry"], personas["horus"]],
+        max_rounds=2,
+        provider="scripted",
+        model="scripted-1",
+    )
+    holder = {"store": store}
+
+    def stop_in_round_two(letter: str, rnd: int, phase: str):
+        if phase == "RebuttalDraft" and rnd == 2:
+            holder["store"].request_stop()
+
+    run_debate(
+        store=store, script=DebateScript(names=NAMES, confidence=_swinging, fail=stop_in_round_two)
+    )
+    torn = store.paths.argument("A", 2)
+    torn.write_text(torn.read_text()[:40])  # a write torn in half (e.g. a disk full)
+    resumed = run_debate(store=store, script=DebateScript(names=NAMES, confidence=_swinging))
+    assert resumed.state.status == "completed"
+    assert _snapshot(resumed) == _snapshot(reference)

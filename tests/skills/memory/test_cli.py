@@ -105,3 +105,16 @@ def test_list_and_forget(app: typer.Typer) -> None:
     assert missing.exit_code == 1
     assert "no memory with id mem:2" in missing.stderr
     assert [m.id for m in MemoryStore().list()] == ["mem:1"]
+
+
+def test_learn_for_an_unknown_persona_is_a_usage_error():
+    import typer
+    from typer.testing import CliRunner
+
+    from argue.commands.memory import memory_app
+
+    app = typer.Typer()
+    app.add_typer(memory_app, name="memory")
+    result = CliRunner().invoke(app, ["memory", "learn", "x", "--persona", "nobody"])
+    assert result.exit_code == 2
+    assert "unknown persona 'nobody'" in result.stderr
