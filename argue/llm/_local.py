@@ -93,9 +93,8 @@ class LocalLlamaModel:
             raise ProviderNotConfigured(f"local model file not found: {model_path}")
         self.provider = "local"
         self.uses_default_model = model_path is None
-        self.model = (model_path.name if model_path else DEFAULT_MODEL_FILENAME).removesuffix(
-            ".gguf"
-        )
+        # A user's GGUF is recorded by its full path, so `resume` can load it again.
+        self.model = str(model_path) if model_path else DEFAULT_MODEL_FILENAME.removesuffix(".gguf")
         self._model_path = model_path
         self._n_ctx = n_ctx
         self._seed = seed

@@ -135,13 +135,17 @@ class _ModelBuilder:
         )
 
     def _local(self, model: str | None) -> ChatModel:
-        from argue.llm._local import NOT_INSTALLED, LocalLlamaModel
+        from argue.llm._local import DEFAULT_MODEL_FILENAME, NOT_INSTALLED, LocalLlamaModel
 
         if not _providers.llama_cpp_installed():
             raise ProviderNotConfigured(NOT_INSTALLED)
         # For the local provider a model is a GGUF file: the argument/ARGUE_MODEL, else
         # ARGUE_LOCAL_MODEL, else the bundled smoke-test Gemma.
         path_text = model or self.env.get("ARGUE_LOCAL_MODEL")
+        if path_text and path_text.removesuffix(".gguf") == DEFAULT_MODEL_FILENAME.removesuffix(
+            ".gguf"
+        ):
+            path_text = None  # the bundled model, by the name a debate's config.json records
         path = Path(path_text).expanduser() if path_text else None
         if path is not None and not path.is_file():
             raise ProviderNotConfigured(f"local model file not found: {path}")

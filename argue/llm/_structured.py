@@ -67,8 +67,22 @@ def extract_json_text(text: str) -> str:
 
 
 def parse_output(text: str, output: type[T]) -> T:
-    """Validate ``text`` into ``output``; raises pydantic's ValidationError (bad JSON included)."""
-    return output.model_validate_json(extract_json_text(text))
+    """Validate ``text`` into ``output``; raises pydantic's ValidationError (bad JSON included).
+
+    Raw control characters (a literal newline inside a string) are tolerated: small local
+    models emit them, and the meaning is unambiguous.
+    """
+    candidate = extract_json_text(text)
+    try:
+        return output.model_validate_json(candidate)
+    except ValidationError as error:
+        if not any(detail["type"] == "json_invalid" for detail in error.errors()):
+            raise
+        try:
+            data = json.loads(candidate, strict=False)
+        except json.JSONDecodeError:
+            raise error from None
+        return output.model_validate(data)
 
 
 def describe_validation_error(error: ValidationError) -> str:

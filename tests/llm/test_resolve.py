@@ -165,7 +165,9 @@ def test_local_model_file_from_argue_local_model(tmp_path, monkeypatch: pytest.M
     gguf.write_bytes(b"GGUF")
     model = resolve_model("local", env={"ARGUE_LOCAL_MODEL": str(gguf)})
     assert not model.uses_default_model
-    assert model.model == "mistral-7b-instruct.Q4_K_M"
+    assert model.model == str(gguf)  # recorded whole, so `resume` can load it again
+    # the name a debate records for the bundled model resolves back to the bundled model
+    assert resolve_model("local", "gemma-3-270m-q4_k_m", env={}).uses_default_model
     with pytest.raises(ProviderNotConfigured, match="local model file not found"):
         resolve_model("local", env={"ARGUE_LOCAL_MODEL": str(tmp_path / "missing.gguf")})
 

@@ -30,3 +30,14 @@ def test_schema_instruction_embeds_the_schema():
     assert "JSON" in instruction
     for field in VALID_VERDICT:
         assert f'"{field}"' in instruction
+
+
+def test_raw_control_characters_inside_strings_are_tolerated():
+    from pydantic import BaseModel
+
+    from argue.llm._structured import parse_output
+
+    class Note(BaseModel):
+        text: str
+
+    assert parse_output('{"text": "line one\nline two"}', Note).text == "line one\nline two"
