@@ -21,7 +21,10 @@ from argue.commands.taxonomy import taxonomy_command
 from argue.console import die, stderr_console, stdout_console
 
 if TYPE_CHECKING:
+    from argue.config import Settings
     from argue.domain import DebateState, Persona
+    from argue.llm import ChatModel
+    from argue.personas import PersonaCatalog
     from argue.store import DebateStore
 
 EXIT_BY_STATUS = {
@@ -44,10 +47,19 @@ app = typer.Typer(
 DEBATES_DIR_HELP = "Where debates are written (default: $ARGUE_DEBATES_DIR or ./debates)."
 
 
-def _debates_dir(option: Path | None) -> Path:
-    from argue.paths import default_debates_dir
+def _settings() -> Settings:
+    from argue.config import ConfigError, load_settings
 
-    return option if option is not None else default_debates_dir()
+    try:
+        return load_settings()
+    except ConfigError as exc:
+        die(str(exc), 2)
+
+
+def _debates_dir(option: Path | None) -> Path:
+    import os
+
+    return _settings().debates_dir(option, os.environ)
 
 
 def _open(debates_dir: Path, debate_id: str) -> DebateStore:
@@ -74,9 +86,11 @@ def argue_command(
     personas: str | None = typer.Option(
         None, "--personas", help="Comma-separated personas, e.g. embry,horus,brandon (panel: 3+)."
     ),
-    rounds: int = typer.Option(3, "--rounds", min=1, max=50, help="Maximum number of rounds."),
-    mode: str = typer.Option(
-        "adversarial", "--mode", help="adversarial | panel | socratic | devils-advocate."
+    rounds: int | None = typer.Option(
+        None, "--rounds", min=1, max=50, help="Maximum number of rounds (default 3)."
+    ),
+    mode: str | None = typer.Option(
+        None, "--mode", help="adversarial (default) | panel | socratic | devils-advocate."
     ),
     questioner: str | None = typer.Option(None, "--questioner", help="Socratic mode: who asks."),
     defender: str | None = typer.Option(None, "--defender", help="Socratic mode: who defends."),
@@ -99,26 +113,34 @@ def argue_command(
     debates_dir: Path | None = typer.Option(None, "--debates-dir", help=DEBATES_DIR_HELP),
     json_output: bool = typer.Option(False, "--json", help="End with one JSON object on stdout."),
 ) -> None:
-    """Start a debate and run it to its synthesis."""
+    """Start a debate and run it to its synthesis.
+
+    Defaults come from $ARGUE_HOME/config.toml ([defaults]) when a flag is not given.
+    """
+    import os
+
     from argue.engine import ModeError, create_debate
 
-    mode_name = _check_mode(mode)
+    settings = _settings()
+    mode_name = _check_mode(mode or settings.defaults.mode)
     lineup, reason = _lineup(
         mode_name, persona_a, persona_b, personas, questioner, defender, advocate, question
     )
-    research_sources = _sources(sources)
-    chat_model = _resolve(provider, model)
+    research_sources = _sources(settings.sources(sources, os.environ))
+    chat_model = _resolve(
+        settings.provider(provider, os.environ), settings.model(model, os.environ)
+    )
     try:
         store = create_debate(
-            _debates_dir(debates_dir),
+            settings.debates_dir(debates_dir, os.environ),
             question=question,
             mode=mode_name,  # type: ignore[arg-type]
             personas=lineup,
-            max_rounds=rounds,
+            max_rounds=rounds or settings.defaults.rounds,
             provider=chat_model.provider,
             model=chat_model.model,
             research_sources=research_sources,
-            budget_usd=budget_usd,
+            budget_usd=budget_usd if budget_usd is not None else settings.defaults.budget_usd,
             selection_reason=reason,
         )
     except ModeError as exc:
@@ -153,7 +175,7 @@ def _check_mode(mode: str) -> str:
     return normalised
 
 
-def _catalog():
+def _catalog() -> PersonaCatalog:
     from argue.personas import PersonaFileError, load_catalog
 
     try:
@@ -232,11 +254,7 @@ def _lineup(
     return chosen + filled, reason
 
 
-def _sources(option: str | None) -> list[str]:
-    import os
-
-    raw = option if option is not None else os.environ.get("ARGUE_RESEARCH_SOURCES", "")
-    names = [s.strip().lower() for s in raw.split(",") if s.strip()]
+def _sources(names: list[str]) -> list[str]:
     if not names:
         return []
     from skills.dogpile import SOURCE_NAMES
@@ -247,7 +265,7 @@ def _sources(option: str | None) -> list[str]:
     return names
 
 
-def _resolve(provider: str | None, model: str | None):
+def _resolve(provider: str | None, model: str | None) -> ChatModel:
     from argue.llm import ProviderNotConfigured, resolve_model
 
     try:
@@ -265,7 +283,7 @@ def _run(store: DebateStore, chat_model: Any, research_sources: list[str]) -> De
     from argue.store import DebateLocked
 
     toolkit = SkillToolkit(
-        chat_model, sources=research_sources or None, external=_external_skills()
+        chat_model, sources=research_sources or None, external=_settings().external_skills
     )
     runner = DebateRunner(store, chat_model, toolkit, reporter=_report, memory_writer=memory_writer)
 
@@ -304,22 +322,6 @@ def _run(store: DebateStore, chat_model: Any, research_sources: list[str]) -> De
             f"debate {store.debate_id} failed: {mask_secrets(f'{type(exc).__name__}: {exc}')}",
             1,
         )
-
-
-def _external_skills() -> dict[str, list[str]]:
-    import tomllib
-
-    from argue.paths import config_file_path
-
-    path = config_file_path()
-    if not path.is_file():
-        return {}
-    from skills.external import load_external_skills
-
-    try:
-        return load_external_skills(tomllib.loads(path.read_text(encoding="utf-8")))
-    except (tomllib.TOMLDecodeError, ValueError) as exc:
-        die(f"{path}: {exc}", 2)
 
 
 def _finish(store: DebateStore, state: DebateState, json_output: bool) -> None:

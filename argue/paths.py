@@ -32,7 +32,3 @@ def user_personas_dir() -> Path:
 
 def config_file_path() -> Path:
     return argue_home() / "config.toml"
-
-
-def default_debates_dir() -> Path:
-    return Path(os.environ.get("ARGUE_DEBATES_DIR") or "debates")

@@ -1,0 +1,108 @@
+"""Settings: flags > environment > $ARGUE_HOME/config.toml > defaults.
+
+config.toml (all keys optional)::
+
+    [defaults]
+    provider = "anthropic"          # or ARGUE_PROVIDER
+    model = "claude-sonnet-4-6"     # or ARGUE_MODEL
+    rounds = 3
+    mode = "adversarial"
+    sources = ["arxiv", "library"]  # or ARGUE_RESEARCH_SOURCES
+    debates_dir = "~/debates"       # or ARGUE_DEBATES_DIR
+    budget_usd = 2.0
+
+    [skills.external]
+    wiki = ["python3", "/path/to/wiki_search.py"]
+
+Keys never belong here: they are read from the environment only.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from argue.domain import Mode
+from argue.paths import config_file_path
+
+
+class ConfigError(ValueError):
+    """config.toml is unreadable or has a bad field; the message names the file and field."""
+
+
+class Defaults(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    provider: str | None = None
+    model: str | None = None
+    rounds: int = Field(default=3, ge=1, le=50)
+    mode: Mode = "adversarial"
+    sources: list[str] = Field(default_factory=list)
+    debates_dir: Path | None = None
+    budget_usd: float | None = Field(default=None, ge=0)
+
+
+class Settings(BaseModel):
+    defaults: Defaults = Field(default_factory=Defaults)
+    external_skills: dict[str, list[str]] = Field(default_factory=dict)
+
+    def provider(self, flag: str | None, env: Mapping[str, str]) -> str | None:
+        """The provider to ask for; None lets resolution read ARGUE_PROVIDER and the keys."""
+        if flag:
+            return flag
+        return None if env.get("ARGUE_PROVIDER") else self.defaults.provider
+
+    def model(self, flag: str | None, env: Mapping[str, str]) -> str | None:
+        if flag:
+            return flag
+        return None if env.get("ARGUE_MODEL") else self.defaults.model
+
+    def sources(self, flag: str | None, env: Mapping[str, str]) -> list[str]:
+        raw = flag if flag is not None else env.get("ARGUE_RESEARCH_SOURCES")
+        if raw is not None:
+            return [s.strip().lower() for s in raw.split(",") if s.strip()]
+        return [s.strip().lower() for s in self.defaults.sources]
+
+    def debates_dir(self, flag: Path | None, env: Mapping[str, str]) -> Path:
+        if flag is not None:
+            return flag
+        if env.get("ARGUE_DEBATES_DIR"):
+            return Path(env["ARGUE_DEBATES_DIR"])
+        if self.defaults.debates_dir is not None:
+            return self.defaults.debates_dir.expanduser()
+        return Path("debates")
+
+
+def load_settings(path: Path | None = None) -> Settings:
+    path = path or config_file_path()
+    if not path.is_file():
+        return Settings()
+    try:
+        data: dict[str, Any] = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: {exc}") from None
+    unknown = sorted(set(data) - {"defaults", "skills"})
+    if unknown:
+        raise ConfigError(f"{path}: unknown section(s) {', '.join(unknown)}")
+    try:
+        defaults = Defaults.model_validate(data.get("defaults", {}))
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        raise ConfigError(f"{path}: defaults.{where}: {first['msg']}") from None
+    from skills.external import load_external_skills
+
+    try:
+        external = load_external_skills(data)
+    except ValueError as exc:
+        raise ConfigError(f"{path}: {exc}") from None
+    return Settings(defaults=defaults, external_skills=external)
+
+
+def environment() -> Mapping[str, str]:
+    return os.environ
