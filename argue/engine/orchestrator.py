@@ -580,7 +580,11 @@ class DebateRunner:
                 self.history.failures.append(failure)
                 self.report(
                     "  "
-                    + ("" if failure.persona is None else f"[{failure.persona}] ")
+                    + (
+                        ""
+                        if failure.persona is None
+                        else f"[{self.history.persona_name(failure.persona)}] "
+                    )
                     + failure.sentence()
                 )
         self.store.save(self.paths.failures, self.history.failures)

@@ -7,7 +7,12 @@ alone writes the store) and never raises for a model failure of one persona.
 from __future__ import annotations
 
 import asyncio
+import functools
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from typing import ParamSpec, TypeVar
+
+from pydantic import BaseModel
 
 from argue.domain import (
     BRIDGES,
@@ -34,10 +39,12 @@ from argue.engine.schemas import (
     ResearchPlanDraft,
 )
 from argue.engine.toolkit import ResearchRequest, ResearchToolkit
-from argue.llm.base import ChatModel, Message, ModelAuthError, ModelError
+from argue.llm.base import ChatModel, ChatResult, Message, ModelAuthError, ModelError
 from skills.base import SkillResult
 
 RESEARCH_BUDGET = 3
+P = ParamSpec("P")
+T = TypeVar("T", bound=BaseModel)
 MAX_EVIDENCE_PER_CALL = 8
 
 
@@ -67,9 +74,50 @@ def model_failure(round_no: int, letter: str, phase: str, exc: ModelError) -> Fa
     )
 
 
+class PhaseFailed(Exception):
+    """A persona's model call failed; the phase records it and that persona sits this one out."""
+
+    def __init__(self, failure: Failure) -> None:
+        super().__init__(failure.sentence())
+        self.failure = failure
+
+
+async def complete_for(
+    model: ChatModel,
+    messages: list[Message],
+    output: type[T],
+    *,
+    round_no: int,
+    letter: str,
+    phase: str,
+    purpose: str,
+) -> ChatResult[T]:
+    """One persona's model call. Rejected credentials propagate (they end the debate)."""
+    try:
+        return await model.complete(messages, output=output, purpose=purpose)
+    except ModelAuthError:
+        raise
+    except ModelError as exc:
+        raise PhaseFailed(model_failure(round_no, letter, phase, exc)) from exc
+
+
+def records_phase_failure(
+    produce: Callable[P, Awaitable[PhaseOutcome]],
+) -> Callable[P, Awaitable[PhaseOutcome]]:
+    @functools.wraps(produce)
+    async def wrapper(*args: P.args, **kwargs: P.kwargs) -> PhaseOutcome:
+        try:
+            return await produce(*args, **kwargs)
+        except PhaseFailed as failed:
+            return PhaseOutcome(None, [failed.failure])
+
+    return wrapper
+
+
 # ---------------------------------------------------------------- research
 
 
+@records_phase_failure
 async def plan_research(
     model: ChatModel,
     history: DebateHistory,
@@ -91,14 +139,15 @@ async def plan_research(
         round_no,
         history.config.max_rounds,
     )
-    try:
-        result = await model.complete(
-            messages, output=ResearchPlanDraft, purpose=f"{letter}/R{round_no}/research-plan"
-        )
-    except ModelAuthError:
-        raise  # rejected credentials end the debate, see DebateRunner.run
-    except ModelError as exc:
-        return PhaseOutcome(None, [model_failure(round_no, letter, "research plan", exc)])
+    result = await complete_for(
+        model,
+        messages,
+        ResearchPlanDraft,
+        round_no=round_no,
+        letter=letter,
+        phase="research plan",
+        purpose=f"{letter}/R{round_no}/research-plan",
+    )
     return PhaseOutcome(result.value)
 
 
@@ -232,6 +281,7 @@ def argument_evidence(history: DebateHistory, letter: str, round_no: int) -> lis
     return fresh[:15] + earlier
 
 
+@records_phase_failure
 async def make_argument(
     model: ChatModel, history: DebateHistory, seat: PersonaSeat, round_no: int
 ) -> PhaseOutcome:
@@ -245,14 +295,15 @@ async def make_argument(
         history.config.max_rounds,
         seat.role_hint,
     )
-    try:
-        result = await model.complete(
-            messages, output=ArgumentDraft, purpose=f"{letter}/R{round_no}/argument"
-        )
-    except ModelAuthError:
-        raise  # rejected credentials end the debate, see DebateRunner.run
-    except ModelError as exc:
-        return PhaseOutcome(None, [model_failure(round_no, letter, "argument", exc)])
+    result = await complete_for(
+        model,
+        messages,
+        ArgumentDraft,
+        round_no=round_no,
+        letter=letter,
+        phase="argument",
+        purpose=f"{letter}/R{round_no}/argument",
+    )
     draft: ArgumentDraft = result.value  # type: ignore[assignment]
     registry = history.evidence_registry(letter, round_no)
     claims = []
@@ -297,6 +348,7 @@ def _keyword_tags(text: str) -> list[str]:
 # ---------------------------------------------------------------- rebuttal
 
 
+@records_phase_failure
 async def make_rebuttal(
     model: ChatModel, history: DebateHistory, seat: PersonaSeat, round_no: int
 ) -> PhaseOutcome:
@@ -329,12 +381,15 @@ async def make_rebuttal(
         seat.role_hint,
     )
     purpose = f"{letter}/R{round_no}/rebuttal"
-    try:
-        result = await model.complete(messages, output=RebuttalDraft, purpose=purpose)
-    except ModelAuthError:
-        raise  # rejected credentials end the debate, see DebateRunner.run
-    except ModelError as exc:
-        return PhaseOutcome(None, [model_failure(round_no, letter, "rebuttal", exc)])
+    result = await complete_for(
+        model,
+        messages,
+        RebuttalDraft,
+        round_no=round_no,
+        letter=letter,
+        phase="rebuttal",
+        purpose=purpose,
+    )
     draft: RebuttalDraft = result.value  # type: ignore[assignment]
     owners = {c.id: c.persona for c in opponent_claims}
     reasked = False
@@ -345,13 +400,16 @@ async def make_rebuttal(
             Message(role="assistant", content=result.text),
             prompts.concession_reask(list(owners)),
         ]
-        try:
-            again = await model.complete(retry, output=RebuttalDraft, purpose=purpose + "-reask")
-            draft = again.value  # type: ignore[assignment]
-        except ModelAuthError:
-            raise  # rejected credentials end the debate, see DebateRunner.run
-        except ModelError as exc:
-            return PhaseOutcome(None, [model_failure(round_no, letter, "rebuttal", exc)])
+        again = await complete_for(
+            model,
+            retry,
+            RebuttalDraft,
+            round_no=round_no,
+            letter=letter,
+            phase="rebuttal",
+            purpose=purpose + "-reask",
+        )
+        draft = again.value  # type: ignore[assignment]
     registry = history.evidence_registry(letter, round_no)
     counters = [
         Counter(
@@ -392,6 +450,7 @@ async def make_rebuttal(
 # ---------------------------------------------------------------- reflection
 
 
+@records_phase_failure
 async def make_reflection(
     model: ChatModel, history: DebateHistory, seat: PersonaSeat, round_no: int
 ) -> PhaseOutcome:
@@ -428,14 +487,15 @@ async def make_reflection(
         previous,
         round_no,
     )
-    try:
-        result = await model.complete(
-            messages, output=ReflectionDraft, purpose=f"{letter}/R{round_no}/reflection"
-        )
-    except ModelAuthError:
-        raise  # rejected credentials end the debate, see DebateRunner.run
-    except ModelError as exc:
-        return PhaseOutcome(None, [model_failure(round_no, letter, "reflection", exc)])
+    result = await complete_for(
+        model,
+        messages,
+        ReflectionDraft,
+        round_no=round_no,
+        letter=letter,
+        phase="reflection",
+        purpose=f"{letter}/R{round_no}/reflection",
+    )
     draft: ReflectionDraft = result.value  # type: ignore[assignment]
     record = ReflectionRecord(
         persona=letter,
