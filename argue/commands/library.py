@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import typer
 
 if TYPE_CHECKING:
-    from skills.base import SkillResult
+    from skills.base import SkillItem, SkillResult
 
 library_app = typer.Typer(
     help="The local library: books, papers, notes and transcripts the personas can cite.",
@@ -18,12 +19,39 @@ library_app = typer.Typer(
 )
 
 
-def _note(message: str) -> None:
+def note(message: str) -> None:
+    """One line on stderr, printed as it is (no markup)."""
     from rich.markup import escape
 
     from argue.console import stderr_console
 
     stderr_console.print(escape(message), highlight=False, soft_wrap=True)
+
+
+def echo_json(payload: dict[str, Any]) -> None:
+    """One indented JSON document on stdout, non-ASCII text kept as it is."""
+    typer.echo(json.dumps(payload, indent=2, ensure_ascii=False))
+
+
+def show_skill_result(
+    result: SkillResult, json_output: bool, print_item: Callable[[int, SkillItem, str], None]
+) -> None:
+    """A search's SkillResult: as JSON, or ``print_item(rank, item, score)`` for each item.
+
+    With no items the note is shown instead; a failed search then exits 1.
+    """
+    from argue.console import die
+
+    if json_output:
+        typer.echo(result.model_dump_json(indent=2))
+    elif not result.items:
+        note(result.note)
+    else:
+        for rank, item in enumerate(result.items, 1):
+            score = f"{item.score:.2f}" if item.score is not None else "-"
+            print_item(rank, item, score)
+    if result.status == "failed":
+        die(result.note, 1)
 
 
 @library_app.command("add")
@@ -44,7 +72,7 @@ def add_command(
             except LibraryError as exc:
                 outcomes.append({"path": str(path), "status": "error", "error": str(exc)})
                 if not json_output:
-                    _note(f"error      {exc}")
+                    note(f"error      {exc}")
                 continue
             status = "duplicate" if added.duplicate else "added"
             outcomes.append({"path": str(path), "status": status, **added.model_dump()})
@@ -54,10 +82,10 @@ def add_command(
                     detail += " — already in the library"
                 typer.echo(f"{status:<10} {added.doc_id}  {detail}  {path}")
     if json_output:
-        typer.echo(json.dumps({"results": outcomes}, indent=2, ensure_ascii=False))
+        echo_json({"results": outcomes})
     failures = sum(1 for outcome in outcomes if outcome["status"] == "error")
     if failures:
-        _note(f"{failures} of {len(outcomes)} file(s) could not be added")
+        note(f"{failures} of {len(outcomes)} file(s) could not be added")
         raise typer.Exit(1)
 
 
@@ -78,23 +106,12 @@ def search_command(
         die("--k must be at least 1", 2)
     if not query_terms(query):
         die(f"the query {query!r} has no searchable words", 2)
-    result = asyncio.run(search_library(query, k))
-    if json_output:
-        typer.echo(result.model_dump_json(indent=2))
-    else:
-        _print_hits(result)
-    if result.status == "failed":
-        die(result.note, 1)
+    show_skill_result(asyncio.run(search_library(query, k)), json_output, _print_hit)
 
 
-def _print_hits(result: SkillResult) -> None:
-    if not result.items:
-        _note(result.note)
-        return
-    for rank, item in enumerate(result.items, 1):
-        score = f"{item.score:.2f}" if item.score is not None else "-"
-        typer.echo(f"{rank}. {item.title}  [score {score}]  {item.id}")
-        typer.echo(f"   {item.snippet}")
+def _print_hit(rank: int, item: SkillItem, score: str) -> None:
+    typer.echo(f"{rank}. {item.title}  [score {score}]  {item.id}")
+    typer.echo(f"   {item.snippet}")
 
 
 @library_app.command("list")
@@ -111,11 +128,10 @@ def list_command(
     except LibraryError as exc:
         die(str(exc), 1)
     if json_output:
-        payload = {"documents": [doc.model_dump() for doc in documents]}
-        typer.echo(json.dumps(payload, indent=2, ensure_ascii=False))
+        echo_json({"documents": [doc.model_dump() for doc in documents]})
         return
     if not documents:
-        _note(EMPTY_LIBRARY_NOTE)
+        note(EMPTY_LIBRARY_NOTE)
         return
     for doc in documents:
         typer.echo(

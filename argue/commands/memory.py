@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING
 
 import typer
 
+from argue.commands.library import echo_json, note, show_skill_result
+
 if TYPE_CHECKING:
-    from skills.base import SkillResult
+    from skills.base import SkillItem
     from skills.memory import MemoryRecord
 
 memory_app = typer.Typer(
@@ -16,14 +17,6 @@ memory_app = typer.Typer(
     no_args_is_help=True,
     pretty_exceptions_show_locals=False,
 )
-
-
-def _note(message: str) -> None:
-    from rich.markup import escape
-
-    from argue.console import stderr_console
-
-    stderr_console.print(escape(message), highlight=False, soft_wrap=True)
 
 
 @memory_app.command("recall")
@@ -55,23 +48,13 @@ def recall_command(
     if not query_terms(query):
         die(f"the query {query!r} has no searchable words", 2)
     result = asyncio.run(recall_memory(query, persona, k, min_score, include_shared=not no_shared))
-    if json_output:
-        typer.echo(result.model_dump_json(indent=2))
-    else:
-        _print_recall(result)
-    if result.status == "failed":
-        die(result.note, 1)
+    show_skill_result(result, json_output, _print_recalled)
 
 
-def _print_recall(result: SkillResult) -> None:
-    if not result.items:
-        _note(result.note)
-        return
-    for item in result.items:
-        score = f"{item.score:.2f}" if item.score is not None else "-"
-        where = f"  {item.locator}" if item.locator else ""
-        typer.echo(f"{item.id}  {item.title}  [score {score}]{where}")
-        typer.echo(f"    {item.snippet}")
+def _print_recalled(rank: int, item: SkillItem, score: str) -> None:
+    where = f"  {item.locator}" if item.locator else ""
+    typer.echo(f"{item.id}  {item.title}  [score {score}]{where}")
+    typer.echo(f"    {item.snippet}")
 
 
 @memory_app.command("learn")
@@ -125,11 +108,10 @@ def list_command(
     except MemoryStoreError as exc:
         die(str(exc), 1)
     if json_output:
-        payload = {"memories": [record.model_dump() for record in records]}
-        typer.echo(json.dumps(payload, indent=2, ensure_ascii=False))
+        echo_json({"memories": [record.model_dump() for record in records]})
         return
     if not records:
-        _note(f"no memories stored{f' for {persona}' if persona else ''}")
+        note(f"no memories stored{f' for {persona}' if persona else ''}")
         return
     for record in records:
         _print_record(record)

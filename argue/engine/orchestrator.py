@@ -88,8 +88,7 @@ class DebateRunner:
         try:
             return await self._run_locked()
         except asyncio.CancelledError:
-            self._checkpoint_usage()
-            self.store.update_state(status="interrupted", pid=None)
+            self._halt(status="interrupted")
             raise
         finally:
             self.store.release_lock()
@@ -144,9 +143,7 @@ class DebateRunner:
                 )
             ]
         )
-        self._checkpoint_usage()
-        self._render_transcript()
-        return self.store.update_state(status="failed", error=reason, pid=None)
+        return self._halt(status="failed", error=reason)
 
     async def _round(self, round_no: int) -> DebateState | None:
         config = self.history.config
@@ -509,9 +506,7 @@ class DebateRunner:
     def _halt_if_requested(self, round_no: int, phase: str) -> DebateState | None:
         if self._stop == "interrupt":
             self.report(f"Interrupted before the {phase} of round {round_no}; checkpoint saved.")
-            self._checkpoint_usage()
-            self._render_transcript()
-            return self.store.update_state(status="interrupted", pid=None)
+            return self._halt(status="interrupted")
         if self._stop_flag():
             return self._stopped_state(round_no, f"before the {phase}")
         return self._budget_halt(round_no)
@@ -524,24 +519,26 @@ class DebateRunner:
         if spent < budget:
             return None
         self.report(f"Budget of ${budget:.2f} reached (${spent:.4f} spent); stopping, resumable.")
-        self._render_transcript()
-        return self.store.update_state(
+        return self._halt(
             status="budget_exhausted",
-            pid=None,
             termination_detail=f"spent ${spent:.4f} of a ${budget:.2f} budget in round {round_no}",
         )
 
     def _stopped_state(self, round_no: int, where: str) -> DebateState:
         self.report(f"Stop requested: stopped {where} of round {round_no}; resumable.")
         self.store.clear_stop()
-        self._checkpoint_usage()
-        self._render_transcript()
-        return self.store.update_state(
+        return self._halt(
             status="stopped",
             termination="stopped",
             termination_detail=f"stop requested; stopped {where} of round {round_no}",
-            pid=None,
         )
+
+    def _halt(self, **changes: object) -> DebateState:
+        """Record how the run ended, then render: the transcript states the final status."""
+        self._checkpoint_usage()
+        state = self.store.update_state(pid=None, **changes)
+        self._render_transcript()
+        return state
 
     def _finish_state(self, reason: str, detail: str) -> DebateState:
         return self.store.update_state(

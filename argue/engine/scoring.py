@@ -134,25 +134,29 @@ def novelty_of(claim: Claim, earlier: list[Claim]) -> float:
 def score_round(history: DebateHistory, round_no: int, judge: JudgeVerdictRecord) -> RoundScore:
     record = history.round(round_no)
     earlier = history.all_claims(before_round=round_no)
+    # Each claim is compared with every earlier round and with its own persona's earlier claims
+    # of this round, never with another persona's same-round claims (that would make novelty
+    # depend on seat order).
     similarity: dict[str, float] = {}
-    seen = list(earlier)
+    own_so_far: dict[str, list[Claim]] = {}
     for claim in record.claims():
-        similarity[claim.id] = novelty_of(claim, seen)
-        seen.append(claim)
+        mine = own_so_far.setdefault(claim.persona, [])
+        similarity[claim.id] = novelty_of(claim, earlier + mine)
+        mine.append(claim)
     base_strength = {
         c.id: (1.0 if c.verified_evidence_ids else 0.0)
         + (0.5 if similarity[c.id] < NOVELTY_THRESHOLD else 0.0)
         for c in record.claims()
     }
-    previously_cited = {eid for c in earlier for eid in c.verified_evidence_ids}
+    # "New" evidence is a document not cited before, whatever id each round gave it.
+    previously_cited = {origin for c in earlier for origin in _origins(history, c)}
     personas = {
         letter: _score_persona(history, record, letter, judge, similarity, base_strength)
         for letter in history.letters
     }
     novel = sum(1 for v in similarity.values() if v < NOVELTY_THRESHOLD)
-    new_evidence = {
-        eid for c in record.claims() for eid in c.verified_evidence_ids
-    } - previously_cited
+    new_evidence = {origin for c in record.claims() for origin in _origins(history, c)}
+    new_evidence -= previously_cited
     return RoundScore(
         round=round_no,
         personas=personas,
@@ -160,6 +164,14 @@ def score_round(history: DebateHistory, round_no: int, judge: JudgeVerdictRecord
         novel_claims=novel,
         new_verified_evidence=len(new_evidence),
     )
+
+
+def _origins(history: DebateHistory, claim: Claim) -> list[str]:
+    registry = history.evidence_registry(claim.persona, claim.round)
+    return [
+        (registry[eid].origin_id or registry[eid].url or eid) if eid in registry else eid
+        for eid in claim.verified_evidence_ids
+    ]
 
 
 def _score_persona(
@@ -211,7 +223,12 @@ def _score_persona(
 
     # concession quality
     rebuttal = record.rebuttals.get(letter)
-    if rebuttal is None:
+    opponents_argued = any(c.persona != letter for c in record.claims())
+    if not opponents_argued:
+        components.append(
+            _component("concession_quality", None, "no opponent claim to concede: not measured")
+        )
+    elif rebuttal is None:
         components.append(_component("concession_quality", 0.0, "no rebuttal this round"))
     else:
         earned = [c for c in rebuttal.concessions if c.valid_target and c.reason.strip()]
@@ -238,7 +255,11 @@ def _score_persona(
             )
 
     # logical coherence (judge)
-    if judge.available and letter in judge.coherence:
+    if not claims:
+        components.append(
+            _component("logical_coherence", None, "no argument to rate: not measured")
+        )
+    elif judge.available and letter in judge.coherence:
         components.append(
             _component(
                 "logical_coherence",
@@ -252,7 +273,11 @@ def _score_persona(
         )
 
     # rebuttal precision
-    if rebuttal is None or not rebuttal.counters:
+    if not opponents_argued:
+        components.append(
+            _component("rebuttal_precision", None, "no opponent claim to rebut: not measured")
+        )
+    elif rebuttal is None or not rebuttal.counters:
         components.append(_component("rebuttal_precision", 0.0, "no counters"))
     else:
         hits = [c for c in rebuttal.counters if c.valid_target]

@@ -18,29 +18,27 @@ import asyncio
 import json
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel
 
 from argue.domain import Usage
-from argue.llm._limits import provider_slots
+from argue.llm._adapter import CallSettings, SDKAdapter, alternating_turns
 from argue.llm._providers import AnthropicProvider
-from argue.llm._retry import RetryPolicy, Sleep, TransportFailure, call_with_retries, status_failure
+from argue.llm._retry import RetryPolicy, Sleep
 from argue.llm._structured import (
     RawReply,
-    complete_structured,
     output_schema,
     schema_instruction,
     tool_name_for,
 )
-from argue.llm.base import ChatResult, Message, ModelRequestError
+from argue.llm.base import Message, ModelRequestError
 from argue.llm.pricing import PriceTable
 
 if TYPE_CHECKING:
     from anthropic import AsyncAnthropic
     from anthropic.types import Message as AnthropicMessage
 
-T = TypeVar("T", bound=BaseModel)
 StructuredMode = Literal["json_schema", "tool", "prompt"]
 STRUCTURED_MODES: tuple[StructuredMode, ...] = ("json_schema", "tool", "prompt")
 
@@ -51,7 +49,7 @@ _MODE_REJECTION_MARKERS: dict[StructuredMode, tuple[str, ...]] = {
 }
 
 
-class AnthropicModel:
+class AnthropicModel(SDKAdapter[AnthropicProvider, "AsyncAnthropic", "AnthropicMessage"]):
     def __init__(
         self,
         model: str,
@@ -64,16 +62,7 @@ class AnthropicModel:
         clock: Callable[[], float] = time.monotonic,
         structured_modes: tuple[StructuredMode, ...] = STRUCTURED_MODES,
     ) -> None:
-        self.provider = provider.name
-        self.model = model
-        self._connection = provider
-        self._retry = retry or RetryPolicy()
-        self._sleep = sleep
-        self._prices = prices or PriceTable()
-        self._clock = clock
-        self.max_concurrency = max_concurrency
-        self._client: AsyncAnthropic | None = None
-        self._client_loop: asyncio.AbstractEventLoop | None = None
+        super().__init__(model, provider, retry, max_concurrency, sleep, prices, clock)
         self._structured_modes = structured_modes
         self.rejected_modes: set[StructuredMode] = set()
         self.sends_temperature = True
@@ -81,60 +70,20 @@ class AnthropicModel:
     def __repr__(self) -> str:
         return f"AnthropicModel(model={self.model!r}, base_url={self._connection.base_url!r})"
 
-    async def complete(
-        self,
-        messages: list[Message],
-        *,
-        output: type[T] | None = None,
-        max_tokens: int = 2048,
-        temperature: float | None = None,
-        purpose: str | None = None,
-    ) -> ChatResult[T]:
-        async def send(conversation: list[Message]) -> RawReply:
-            return await self._send_adapting(conversation, output, max_tokens, temperature)
-
-        return await complete_structured(
-            send,
-            messages,
-            output,
-            provider=self.provider,
-            purpose=purpose,
-            secrets=[self._connection.api_key],
-        )
-
-    async def aclose(self) -> None:
-        if self._client is not None:
-            await self._client.close()
-            self._client = None
-
-    def _client_for_running_loop(self) -> AsyncAnthropic:
-        """The SDK client; a new one in a new event loop (its connection pool is loop-bound)."""
-        loop = asyncio.get_running_loop()
-        if self._client is None or self._client_loop is not loop:
-            self._client = self._connection.client(self._retry.request_timeout_s)
-            self._client_loop = loop
-        return self._client
-
     def structured_mode_for(self, output: type[BaseModel]) -> StructuredMode:
         usable = [mode for mode in self._structured_modes if mode not in self.rejected_modes]
         if has_open_maps(output_schema(output)):
             usable = [mode for mode in usable if mode != "json_schema"]
         return usable[0] if usable else "prompt"
 
-    async def _send_adapting(
-        self,
-        messages: list[Message],
-        output: type[BaseModel] | None,
-        max_tokens: int,
-        temperature: float | None,
-    ) -> RawReply:
+    async def _send(self, messages: list[Message], call: CallSettings) -> RawReply:
         """Send; on a 400 about a feature this model lacks, stop using it and send again."""
         while True:
-            mode = self.structured_mode_for(output) if output is not None else None
+            mode = self.structured_mode_for(call.output) if call.output is not None else None
             try:
-                return await self._send(messages, output, mode, max_tokens, temperature)
+                return await self._send_in_mode(messages, call, mode)
             except ModelRequestError as error:
-                if not self._stop_using_rejected_feature(error, mode, temperature):
+                if not self._stop_using_rejected_feature(error, mode, call.temperature):
                     raise
 
     def _stop_using_rejected_feature(
@@ -167,7 +116,7 @@ class AnthropicModel:
         request: dict[str, Any] = {
             "model": self.model,
             "max_tokens": max_tokens,
-            "messages": _alternating_turns(messages),
+            "messages": alternating_turns(messages),
             "timeout": self._retry.request_timeout_s,
         }
         if system_text:
@@ -194,28 +143,12 @@ class AnthropicModel:
             request["tool_choice"] = {"type": "tool", "name": name}
         return request
 
-    async def _send(
-        self,
-        messages: list[Message],
-        output: type[BaseModel] | None,
-        mode: StructuredMode | None,
-        max_tokens: int,
-        temperature: float | None,
+    async def _send_in_mode(
+        self, messages: list[Message], call: CallSettings, mode: StructuredMode | None
     ) -> RawReply:
-        request = self._build_request(messages, output, mode, max_tokens, temperature)
-        client = self._client_for_running_loop()
-        async with provider_slots(self.provider, self.max_concurrency):
-            started = self._clock()
-            response = await call_with_retries(
-                lambda: self._attempt(client, request),
-                provider=self.provider,
-                endpoint=self._connection.base_url,
-                policy=self._retry,
-                sleep=self._sleep,
-                auth_hint=self._connection.key_env,
-                secrets=[self._connection.api_key],
-            )
-            latency_s = self._clock() - started
+        output = call.output
+        request = self._build_request(messages, output, mode, call.max_tokens, call.temperature)
+        response, latency_s = await self._call(request)
         usage = Usage(
             provider=self.provider,
             model=self.model,
@@ -232,20 +165,8 @@ class AnthropicModel:
     async def _attempt(self, client: AsyncAnthropic, request: dict[str, Any]) -> AnthropicMessage:
         import anthropic
 
-        try:
+        with self._sdk_failures(anthropic):
             return await client.messages.create(**request)
-        except anthropic.APIStatusError as error:
-            raise status_failure(error.status_code, error.response.headers, error.body) from None
-        except anthropic.APITimeoutError:
-            raise TransportFailure(
-                "timeout", detail=f"no answer within {self._retry.request_timeout_s:g} s"
-            ) from None
-        except anthropic.APIConnectionError as error:
-            raise TransportFailure(
-                "connection", detail=f"connection failed ({error.__cause__ or error})"
-            ) from None
-        except anthropic.APIResponseValidationError as error:
-            raise TransportFailure("unreadable", detail=error.message) from None
 
 
 def has_open_maps(schema: object) -> bool:
@@ -257,19 +178,6 @@ def has_open_maps(schema: object) -> bool:
     if isinstance(schema, list):
         return any(has_open_maps(item) for item in schema)
     return False
-
-
-def _alternating_turns(messages: list[Message]) -> list[dict[str, str]]:
-    """User/assistant turns with consecutive same-role messages merged (the API wants turns)."""
-    turns: list[dict[str, str]] = []
-    for message in messages:
-        if message.role == "system":
-            continue
-        if turns and turns[-1]["role"] == message.role:
-            turns[-1]["content"] += "\n\n" + message.content
-        else:
-            turns.append({"role": message.role, "content": message.content})
-    return turns
 
 
 def _reply_text(response: AnthropicMessage, tool_name: str | None) -> str:

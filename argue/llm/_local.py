@@ -17,14 +17,12 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from pydantic import BaseModel
-
 from argue.domain import Usage
+from argue.llm._adapter import Adapter, CallSettings, alternating_turns
 from argue.llm._providers import llama_cpp_installed
 from argue.llm._secrets import masked_error
-from argue.llm._structured import RawReply, complete_structured, output_schema, schema_instruction
+from argue.llm._structured import RawReply, output_schema, schema_instruction
 from argue.llm.base import (
-    ChatResult,
     Message,
     ModelRequestError,
     ModelUnavailableError,
@@ -35,7 +33,6 @@ from argue.paths import argue_home
 if TYPE_CHECKING:
     from llama_cpp import Llama
 
-T = TypeVar("T", bound=BaseModel)
 
 DEFAULT_MODEL_FILENAME = "gemma-3-270m-q4_k_m.gguf"
 DEFAULT_MODEL_NOTICE = (
@@ -74,7 +71,7 @@ def _print_to_stderr(line: str) -> None:
     print(line, file=sys.stderr, flush=True)
 
 
-class LocalLlamaModel:
+class LocalLlamaModel(Adapter):
     """One llama.cpp context, used by one thread at a time (it is not thread-safe)."""
 
     def __init__(
@@ -107,41 +104,21 @@ class LocalLlamaModel:
     def __repr__(self) -> str:
         return f"LocalLlamaModel(model={self.model!r}, path={self._model_path!s})"
 
-    async def complete(
-        self,
-        messages: list[Message],
-        *,
-        output: type[T] | None = None,
-        max_tokens: int = 2048,
-        temperature: float | None = None,
-        purpose: str | None = None,
-    ) -> ChatResult[T]:
-        async def send(conversation: list[Message]) -> RawReply:
-            return await run_in_daemon_thread(
-                self._complete_blocking, conversation, output, max_tokens, temperature
-            )
+    async def _send(self, conversation: list[Message], call: CallSettings) -> RawReply:
+        return await run_in_daemon_thread(self._complete_blocking, conversation, call)
 
-        return await complete_structured(
-            send, messages, output, provider=self.provider, purpose=purpose
-        )
-
-    def _complete_blocking(
-        self,
-        messages: list[Message],
-        output: type[BaseModel] | None,
-        max_tokens: int,
-        temperature: float | None,
-    ) -> RawReply:
+    def _complete_blocking(self, messages: list[Message], call: CallSettings) -> RawReply:
+        output = call.output
         with self._lock:
             llama = self._loaded()
             if output is not None:
                 messages = [Message(role="system", content=schema_instruction(output)), *messages]
             kwargs: dict[str, Any] = {
                 "messages": _chat_messages(messages, fold_system=llama.chat_format == "gemma"),
-                "max_tokens": max_tokens,
+                "max_tokens": call.max_tokens,
             }
-            if temperature is not None:
-                kwargs["temperature"] = temperature
+            if call.temperature is not None:
+                kwargs["temperature"] = call.temperature
             if output is not None:
                 kwargs["response_format"] = {
                     "type": "json_object",
@@ -265,14 +242,7 @@ def _chat_messages(messages: list[Message], *, fold_system: bool) -> list[dict[s
     if not fold_system:
         return [{"role": m.role, "content": m.content} for m in messages]
     system_text = "\n\n".join(m.content for m in messages if m.role == "system")
-    turns: list[dict[str, str]] = []
-    for message in messages:
-        if message.role == "system":
-            continue
-        if turns and turns[-1]["role"] == message.role:
-            turns[-1]["content"] += "\n\n" + message.content
-        else:
-            turns.append({"role": message.role, "content": message.content})
+    turns = alternating_turns(messages)
     if system_text:
         if turns and turns[0]["role"] == "user":
             turns[0]["content"] = f"{system_text}\n\n{turns[0]['content']}"

@@ -13,15 +13,14 @@ import math
 from collections import deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any
 
 from pydantic import BaseModel
 
 from argue.domain import Usage
-from argue.llm._structured import RawReply, complete_structured
-from argue.llm.base import ChatResult, Message, ModelUnavailableError
-
-T = TypeVar("T", bound=BaseModel)
+from argue.llm._adapter import Adapter, CallSettings
+from argue.llm._structured import RawReply
+from argue.llm.base import Message, ModelUnavailableError
 
 ScriptedReply = BaseModel | dict[str, Any] | list[Any] | str | Exception
 Responder = Callable[
@@ -54,7 +53,7 @@ def estimate_tokens(text: str) -> int:
     return math.ceil(len(text) / CHARS_PER_TOKEN)
 
 
-class ScriptedModel:
+class ScriptedModel(Adapter):
     def __init__(
         self,
         responder: Responder | None = None,
@@ -80,34 +79,21 @@ class ScriptedModel:
         """Queued replies not consumed yet."""
         return len(self._replies)
 
-    async def complete(
-        self,
-        messages: list[Message],
-        *,
-        output: type[T] | None = None,
-        max_tokens: int = 2048,
-        temperature: float | None = None,
-        purpose: str | None = None,
-    ) -> ChatResult[T]:
-        async def send(conversation: list[Message]) -> RawReply:
-            self.requests.append(
-                ScriptedRequest(
-                    messages=list(conversation),
-                    output=output,
-                    purpose=purpose,
-                    max_tokens=max_tokens,
-                    temperature=temperature,
-                )
+    async def _send(self, conversation: list[Message], call: CallSettings) -> RawReply:
+        self.requests.append(
+            ScriptedRequest(
+                messages=list(conversation),
+                output=call.output,
+                purpose=call.purpose,
+                max_tokens=call.max_tokens,
+                temperature=call.temperature,
             )
-            reply = await self._next_reply(conversation, output)
-            if isinstance(reply, Exception):
-                raise reply
-            text = _reply_text(reply)
-            return RawReply(text=text, usage=self._usage(conversation, text))
-
-        return await complete_structured(
-            send, messages, output, provider=self.provider, purpose=purpose
         )
+        reply = await self._next_reply(conversation, call.output)
+        if isinstance(reply, Exception):
+            raise reply
+        text = _reply_text(reply)
+        return RawReply(text=text, usage=self._usage(conversation, text))
 
     async def _next_reply(
         self, messages: list[Message], output: type[BaseModel] | None

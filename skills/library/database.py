@@ -1,9 +1,13 @@
-"""Opening an argue SQLite database: WAL mode, a busy timeout, a versioned schema."""
+"""An argue SQLite database: WAL mode, a busy timeout, a versioned schema; a store on one."""
 
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from types import TracebackType
+from typing import ClassVar, Self
 
 BUSY_TIMEOUT_MS = 5000
 
@@ -57,3 +61,74 @@ def _run_script(conn: sqlite3.Connection, script: str) -> None:
         if sqlite3.complete_statement(statement):
             conn.execute(statement)
             statement = ""
+
+
+class SQLiteStore:
+    """A store on one argue database, opened on first use and closed by ``close`` or ``with``.
+
+    A subclass names its database when it is defined::
+
+        class LibraryStore(SQLiteStore, schema=..., version=1, what="library", error=LibraryError)
+
+    ``schema`` and ``version`` are applied by ``open_database``; ``what`` names the database in
+    messages; every failure (opening it, or a ``sqlite3.Error`` later) is raised as ``error``.
+    """
+
+    _schema: ClassVar[str]
+    _version: ClassVar[int]
+    _what: ClassVar[str]
+    _error: ClassVar[type[Exception]]
+
+    def __init_subclass__(
+        cls, *, schema: str, version: int, what: str, error: type[Exception], **kwargs: object
+    ) -> None:
+        super().__init_subclass__(**kwargs)
+        cls._schema, cls._version, cls._what, cls._error = schema, version, what, error
+
+    def __init__(self, db_path: Path) -> None:
+        self.db_path = db_path
+        self._conn: sqlite3.Connection | None = None
+
+    def _connection(self) -> sqlite3.Connection:
+        if self._conn is None:
+            self._conn = open_database(
+                self.db_path, self._schema, self._version, self._what, self._error
+            )
+        return self._conn
+
+    def close(self) -> None:
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    @contextmanager
+    def _using(self) -> Iterator[sqlite3.Connection]:
+        """The connection (autocommit); a ``sqlite3.Error`` inside is raised as ``error``."""
+        conn = self._connection()
+        try:
+            yield conn
+        except sqlite3.Error as exc:
+            raise self._error(f"the {self._what} database {self.db_path} failed: {exc}") from exc
+
+    @contextmanager
+    def _transaction(self) -> Iterator[sqlite3.Connection]:
+        """``_using`` inside ``BEGIN IMMEDIATE``: committed at the end, rolled back on any error."""
+        with self._using() as conn:
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield conn
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")

@@ -136,3 +136,60 @@ def _coverage(
         for (rowid,) in conn.execute(sql, (quote_term(term), *rowids)):
             hits[rowid] += 1
     return {rowid: count / len(terms) for rowid, count in hits.items()}
+
+
+@dataclass(frozen=True)
+class FtsIndex:
+    """``<table>_fts``: an FTS5 index over ``columns`` of ``table`` (whose rowid is ``id``).
+
+    The index holds no copy of the text (external content): triggers keep it in step with
+    inserts and deletes on ``table``, which is never updated in place. ``bm25_weights`` weigh
+    ``columns`` in order; snippets come from the first column.
+    """
+
+    table: str
+    columns: tuple[str, ...]
+    bm25_weights: tuple[float, ...] = ()
+
+    @property
+    def name(self) -> str:
+        return f"{self.table}_fts"
+
+    def schema(self) -> str:
+        """SQL creating the index and its triggers (for ``open_database``)."""
+        table, index, names = self.table, self.name, ", ".join(self.columns)
+        new = ", ".join(f"new.{column}" for column in ("id", *self.columns))
+        old = ", ".join(f"old.{column}" for column in ("id", *self.columns))
+        return f"""CREATE VIRTUAL TABLE IF NOT EXISTS {index} USING fts5(
+    {names}, content='{table}', content_rowid='id', tokenize='{TOKENIZER}'
+);
+CREATE TRIGGER IF NOT EXISTS {table}_after_insert AFTER INSERT ON {table} BEGIN
+    INSERT INTO {index}(rowid, {names}) VALUES ({new});
+END;
+CREATE TRIGGER IF NOT EXISTS {table}_after_delete AFTER DELETE ON {table} BEGIN
+    INSERT INTO {index}({index}, rowid, {names})
+    VALUES ('delete', {old});
+END;
+"""
+
+    def search(
+        self,
+        conn: sqlite3.Connection,
+        query: str,
+        limit: int,
+        *,
+        snippet_tokens: int = 24,
+        filter_sql: str = "",
+        filter_params: Sequence[object] = (),
+    ) -> list[FtsMatch]:
+        """``ranked_search`` on this index with its column weights."""
+        return ranked_search(
+            conn,
+            table=self.name,
+            query=query,
+            limit=limit,
+            snippet_tokens=snippet_tokens,
+            bm25_weights=self.bm25_weights,
+            filter_sql=filter_sql,
+            filter_params=filter_params,
+        )

@@ -2,23 +2,20 @@
 
 from __future__ import annotations
 
-import sqlite3
-from collections.abc import Iterator
-from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
-from types import TracebackType
 
-from skills.library.database import open_database
-from skills.library.fts import TOKENIZER, ranked_search
+from skills.library.database import SQLiteStore
+from skills.library.fts import FtsIndex
 from skills.library.ingest import parse_content, read_file
 from skills.library.models import AddResult, DocumentInfo, LibraryError, LibraryHit
 
 SCHEMA_VERSION = 1
 # bm25 column weights: chunk text counts fully, the (repeated) document title a little.
 BM25_WEIGHTS = (1.0, 0.3)
+_INDEX = FtsIndex("chunks", ("body", "title"), BM25_WEIGHTS)
 
-_SCHEMA = f"""
+_SCHEMA = """
 CREATE TABLE IF NOT EXISTS documents (
     doc_id      TEXT PRIMARY KEY,
     title       TEXT NOT NULL,
@@ -37,20 +34,12 @@ CREATE TABLE IF NOT EXISTS chunks (
     body     TEXT NOT NULL,
     UNIQUE (doc_id, chunk_no)
 );
-CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
-    body, title, content='chunks', content_rowid='id', tokenize='{TOKENIZER}'
-);
-CREATE TRIGGER IF NOT EXISTS chunks_after_insert AFTER INSERT ON chunks BEGIN
-    INSERT INTO chunks_fts(rowid, body, title) VALUES (new.id, new.body, new.title);
-END;
-CREATE TRIGGER IF NOT EXISTS chunks_after_delete AFTER DELETE ON chunks BEGIN
-    INSERT INTO chunks_fts(chunks_fts, rowid, body, title)
-    VALUES ('delete', old.id, old.body, old.title);
-END;
-"""
+""" + _INDEX.schema()
 
 
-class LibraryStore:
+class LibraryStore(
+    SQLiteStore, schema=_SCHEMA, version=SCHEMA_VERSION, what="library", error=LibraryError
+):
     """Documents added with ``add`` and searched with ``search``.
 
     Adding parses the whole file first and then writes it in one transaction: a file that
@@ -62,52 +51,7 @@ class LibraryStore:
             from argue.paths import library_db_path
 
             db_path = library_db_path()
-        self.db_path = db_path
-        self._conn: sqlite3.Connection | None = None
-
-    # ------------------------------------------------------------- connection
-
-    def _connection(self) -> sqlite3.Connection:
-        if self._conn is None:
-            self._conn = open_database(
-                self.db_path, _SCHEMA, SCHEMA_VERSION, "library", LibraryError
-            )
-        return self._conn
-
-    def close(self) -> None:
-        if self._conn is not None:
-            self._conn.close()
-            self._conn = None
-
-    def __enter__(self) -> LibraryStore:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        self.close()
-
-    @contextmanager
-    def _reading(self) -> Iterator[sqlite3.Connection]:
-        conn = self._connection()
-        try:
-            yield conn
-        except sqlite3.Error as exc:
-            raise LibraryError(f"the library database {self.db_path} failed: {exc}") from exc
-
-    @contextmanager
-    def _transaction(self) -> Iterator[sqlite3.Connection]:
-        with self._reading() as conn:
-            conn.execute("BEGIN IMMEDIATE")
-            try:
-                yield conn
-            except BaseException:
-                conn.execute("ROLLBACK")
-                raise
-            conn.execute("COMMIT")
+        super().__init__(db_path)
 
     # ------------------------------------------------------------- public API
 
@@ -176,7 +120,7 @@ class LibraryStore:
         )
 
     def get(self, doc_id: str) -> DocumentInfo | None:
-        with self._reading() as conn:
+        with self._using() as conn:
             row = conn.execute(
                 f"SELECT {_DOC_COLUMNS} FROM documents WHERE doc_id = ?", (doc_id,)
             ).fetchone()
@@ -189,7 +133,7 @@ class LibraryStore:
             wanted = wanted.split(":")[1]
         if not wanted:
             raise LibraryError("empty document id")
-        with self._reading() as conn:
+        with self._using() as conn:
             rows = conn.execute(
                 "SELECT doc_id FROM documents WHERE substr(doc_id, 1, ?) = ? LIMIT 2",
                 (len(wanted), wanted.lower()),
@@ -201,14 +145,14 @@ class LibraryStore:
         return str(rows[0][0])
 
     def list_documents(self) -> list[DocumentInfo]:
-        with self._reading() as conn:
+        with self._using() as conn:
             rows = conn.execute(
                 f"SELECT {_DOC_COLUMNS} FROM documents ORDER BY added_at, title"
             ).fetchall()
         return [_document(row) for row in rows]
 
     def chunk_total(self) -> int:
-        with self._reading() as conn:
+        with self._using() as conn:
             return int(conn.execute("SELECT count(*) FROM chunks").fetchone()[0])
 
     def remove(self, doc_id: str) -> bool:
@@ -220,15 +164,8 @@ class LibraryStore:
     def search(self, query: str, k: int = 5) -> list[LibraryHit]:
         if k < 1:
             raise ValueError("k must be at least 1")
-        with self._reading() as conn:
-            matches = ranked_search(
-                conn,
-                table="chunks_fts",
-                query=query,
-                limit=k,
-                snippet_column=0,
-                bm25_weights=BM25_WEIGHTS,
-            )
+        with self._using() as conn:
+            matches = _INDEX.search(conn, query, k)
             if not matches:
                 return []
             marks = ", ".join("?" for _ in matches)

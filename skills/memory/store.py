@@ -10,18 +10,16 @@ from __future__ import annotations
 import re
 import sqlite3
 import time
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from types import TracebackType
 from typing import Literal
 
 from pydantic import BaseModel, Field
 
 from skills.base import SkillItem, SkillResult
-from skills.library.database import open_database
-from skills.library.fts import TOKENIZER, query_terms, ranked_search
+from skills.library.database import SQLiteStore
+from skills.library.fts import FtsIndex, query_terms
 
 MemoryScope = Literal["persona", "shared"]
 SCOPES: tuple[MemoryScope, ...] = ("persona", "shared")
@@ -30,9 +28,10 @@ SCHEMA_VERSION = 1
 MAX_MEMORY_CHARS = 20_000
 SNIPPET_CHARS = 600
 BM25_WEIGHTS = (1.0, 0.5)
+_INDEX = FtsIndex("memories", ("text", "tags"), BM25_WEIGHTS)
 _MEMORY_ID = re.compile(r"^(?:mem:)?(\d+)$")
 
-_SCHEMA = f"""
+_SCHEMA = """
 CREATE TABLE IF NOT EXISTS memories (
     id         INTEGER PRIMARY KEY AUTOINCREMENT,
     persona    TEXT,
@@ -46,17 +45,7 @@ CREATE TABLE IF NOT EXISTS memories (
     CHECK (scope = 'shared' OR persona IS NOT NULL)
 );
 CREATE INDEX IF NOT EXISTS memories_by_persona ON memories (persona, scope);
-CREATE VIRTUAL TABLE IF NOT EXISTS memories_fts USING fts5(
-    text, tags, content='memories', content_rowid='id', tokenize='{TOKENIZER}'
-);
-CREATE TRIGGER IF NOT EXISTS memories_after_insert AFTER INSERT ON memories BEGIN
-    INSERT INTO memories_fts(rowid, text, tags) VALUES (new.id, new.text, new.tags);
-END;
-CREATE TRIGGER IF NOT EXISTS memories_after_delete AFTER DELETE ON memories BEGIN
-    INSERT INTO memories_fts(memories_fts, rowid, text, tags)
-    VALUES ('delete', old.id, old.text, old.tags);
-END;
-"""
+""" + _INDEX.schema()
 
 
 class MemoryStoreError(Exception):
@@ -97,47 +86,15 @@ def parse_memory_id(memory_id: str) -> int | None:
     return int(match.group(1)) if match else None
 
 
-class MemoryStore:
+class MemoryStore(
+    SQLiteStore, schema=_SCHEMA, version=SCHEMA_VERSION, what="memory", error=MemoryStoreError
+):
     def __init__(self, db_path: Path | None = None) -> None:
         if db_path is None:
             from argue.paths import memory_db_path
 
             db_path = memory_db_path()
-        self.db_path = db_path
-        self._conn: sqlite3.Connection | None = None
-
-    # ------------------------------------------------------------- connection
-
-    def _connection(self) -> sqlite3.Connection:
-        if self._conn is None:
-            self._conn = open_database(
-                self.db_path, _SCHEMA, SCHEMA_VERSION, "memory", MemoryStoreError
-            )
-        return self._conn
-
-    def close(self) -> None:
-        if self._conn is not None:
-            self._conn.close()
-            self._conn = None
-
-    def __enter__(self) -> MemoryStore:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        self.close()
-
-    @contextmanager
-    def _using(self) -> Iterator[sqlite3.Connection]:
-        conn = self._connection()
-        try:
-            yield conn
-        except sqlite3.Error as exc:
-            raise MemoryStoreError(f"the memory database {self.db_path} failed: {exc}") from exc
+        super().__init__(db_path)
 
     # ------------------------------------------------------------- public API
 
@@ -239,15 +196,8 @@ class MemoryStore:
 
         try:
             with self._using() as conn:
-                matches = ranked_search(
-                    conn,
-                    table="memories_fts",
-                    query=query,
-                    limit=k,
-                    snippet_tokens=64,
-                    bm25_weights=BM25_WEIGHTS,
-                    filter_sql=filter_sql,
-                    filter_params=params,
+                matches = _INDEX.search(
+                    conn, query, k, snippet_tokens=64, filter_sql=filter_sql, filter_params=params
                 )
                 records = self._records(conn, [m.rowid for m in matches])
         except MemoryStoreError as exc:

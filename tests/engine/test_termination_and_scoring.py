@@ -194,12 +194,13 @@ def test_scoring_arithmetic_is_auditable():
     expected = sum(WEIGHTS[name] * comp.value for name, comp in a.items())
     assert score.personas["A"].total == pytest.approx(expected, abs=1e-3)
     assert score.personas["A"].max_total == sum(WEIGHTS.values())
-    # B's claim is close to A1.c1, written earlier in the round: not novel
+    # B's claim is close to A1.c1 of the same round, but novelty never depends on seat order
     b = {c.name: c for c in score.personas["B"].components}
-    assert b["novelty"].value == 0.0
+    assert b["novelty"].value == 1.0
     assert b["logical_coherence"].value is None
     assert score.personas["B"].max_total == sum(WEIGHTS.values()) - 1.0 - 0.5
-    assert score.personas["B"].claim_scores["B1.c1"] == pytest.approx(0.5)  # conceded to
+    # novel (0.5) + conceded to by A (0.5); no verified evidence (0)
+    assert score.personas["B"].claim_scores["B1.c1"] == pytest.approx(1.0)
     assert score.new_verified_evidence == 2
 
 

@@ -1,0 +1,195 @@
+"""The bases the adapters share: ``complete`` over one abstract ``_send``, and the SDK plumbing.
+
+An adapter sends one call (``_send``: a conversation in, a ``RawReply`` out); ``Adapter`` turns
+that into ``ChatModel.complete`` (parsing and the single re-ask, ``argue.llm._structured``).
+``SDKAdapter`` adds what the two HTTP adapters (anthropic, openai_compat) share: the provider's
+connection, the SDK client bound to the running event loop, and one retried, slot-limited call
+with the SDK's errors (both SDKs name them alike) in the retry layer's terms.
+"""
+
+from __future__ import annotations
+
+import abc
+import asyncio
+import contextlib
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Any, Generic, Protocol, TypeVar
+
+from pydantic import BaseModel
+
+from argue.llm._limits import provider_slots
+from argue.llm._retry import RetryPolicy, Sleep, TransportFailure, call_with_retries, status_failure
+from argue.llm._structured import RawReply, complete_structured
+from argue.llm.base import ChatResult, Message
+from argue.llm.pricing import PriceTable
+
+T = TypeVar("T", bound=BaseModel)
+
+
+@dataclass(frozen=True)
+class CallSettings:
+    """What one ``complete`` asked for, the same for its first call and its re-ask."""
+
+    output: type[BaseModel] | None
+    max_tokens: int
+    temperature: float | None
+    purpose: str | None
+
+
+class Adapter(abc.ABC):
+    """A ``ChatModel`` whose subclass sends one call; this base parses and re-asks."""
+
+    provider: str
+    model: str
+
+    async def complete(
+        self,
+        messages: list[Message],
+        *,
+        output: type[T] | None = None,
+        max_tokens: int = 2048,
+        temperature: float | None = None,
+        purpose: str | None = None,
+    ) -> ChatResult[T]:
+        call = CallSettings(output, max_tokens, temperature, purpose)
+
+        async def send(conversation: list[Message]) -> RawReply:
+            return await self._send(conversation, call)
+
+        return await complete_structured(
+            send,
+            messages,
+            output,
+            provider=self.provider,
+            purpose=purpose,
+            secrets=self._secrets(),
+        )
+
+    @abc.abstractmethod
+    async def _send(self, conversation: list[Message], call: CallSettings) -> RawReply:
+        """One model call (a re-ask is a call of its own)."""
+
+    def _secrets(self) -> Sequence[str | None]:
+        """What error messages must never show."""
+        return ()
+
+
+class _Client(Protocol):
+    async def close(self) -> None: ...
+
+
+ClientT = TypeVar("ClientT", bound=_Client)
+ClientT_co = TypeVar("ClientT_co", bound=_Client, covariant=True)
+ResponseT = TypeVar("ResponseT")
+
+
+class Connection(Protocol[ClientT_co]):
+    """A provider (``argue.llm._providers``): where the API lives, how to authenticate."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def base_url(self) -> str: ...
+    @property
+    def api_key(self) -> str: ...
+    @property
+    def key_env(self) -> str: ...
+    def client(self, timeout_s: float) -> ClientT_co: ...
+
+
+ConnectionT = TypeVar("ConnectionT", bound=Connection[Any])
+
+
+class SDKAdapter(Adapter, Generic[ConnectionT, ClientT, ResponseT]):
+    """An adapter that speaks HTTP through a vendor SDK client (``_attempt``: one SDK call)."""
+
+    def __init__(
+        self,
+        model: str,
+        provider: ConnectionT,
+        retry: RetryPolicy | None,
+        max_concurrency: int,
+        sleep: Sleep,
+        prices: PriceTable | None,
+        clock: Callable[[], float],
+    ) -> None:
+        self.provider = provider.name
+        self.model = model
+        self._connection = provider
+        self._retry = retry or RetryPolicy()
+        self._sleep = sleep
+        self._prices = prices or PriceTable()
+        self._clock = clock
+        self.max_concurrency = max_concurrency
+        self._client: ClientT | None = None
+        self._client_loop: asyncio.AbstractEventLoop | None = None
+
+    async def aclose(self) -> None:
+        if self._client is not None:
+            await self._client.close()
+            self._client = None
+
+    def _secrets(self) -> Sequence[str | None]:
+        return [self._connection.api_key]
+
+    def _client_for_running_loop(self) -> ClientT:
+        """The SDK client; a new one in a new event loop (its connection pool is loop-bound)."""
+        loop = asyncio.get_running_loop()
+        if self._client is None or self._client_loop is not loop:
+            self._client = self._connection.client(self._retry.request_timeout_s)
+            self._client_loop = loop
+        return self._client
+
+    async def _call(self, request: dict[str, Any]) -> tuple[ResponseT, float]:
+        """``request`` sent with retries inside a provider slot: the response, its latency (s)."""
+        client = self._client_for_running_loop()
+        async with provider_slots(self.provider, self.max_concurrency):
+            started = self._clock()
+            response = await call_with_retries(
+                lambda: self._attempt(client, request),
+                provider=self.provider,
+                endpoint=self._connection.base_url,
+                policy=self._retry,
+                sleep=self._sleep,
+                auth_hint=self._connection.key_env,
+                secrets=self._secrets(),
+            )
+            return response, self._clock() - started
+
+    @abc.abstractmethod
+    async def _attempt(self, client: ClientT, request: dict[str, Any]) -> ResponseT:
+        """One SDK call, its errors translated by ``_sdk_failures``."""
+
+    @contextlib.contextmanager
+    def _sdk_failures(self, sdk: ModuleType) -> Iterator[None]:
+        """The SDK's errors as the retry layer's (``status_failure``, ``TransportFailure``)."""
+        try:
+            yield
+        except sdk.APIStatusError as error:
+            raise status_failure(error.status_code, error.response.headers, error.body) from None
+        except sdk.APITimeoutError:
+            raise TransportFailure(
+                "timeout", detail=f"no answer within {self._retry.request_timeout_s:g} s"
+            ) from None
+        except sdk.APIConnectionError as error:
+            raise TransportFailure(
+                "connection", detail=f"connection failed ({error.__cause__ or error})"
+            ) from None
+        except sdk.APIResponseValidationError as error:
+            raise TransportFailure("unreadable", detail=error.message) from None
+
+
+def alternating_turns(messages: list[Message]) -> list[dict[str, str]]:
+    """User/assistant turns, system messages left out and consecutive same-role ones merged
+    (APIs and chat templates that want strictly alternating turns)."""
+    turns: list[dict[str, str]] = []
+    for message in messages:
+        if message.role == "system":
+            continue
+        if turns and turns[-1]["role"] == message.role:
+            turns[-1]["content"] += "\n\n" + message.content
+        else:
+            turns.append({"role": message.role, "content": message.content})
+    return turns
