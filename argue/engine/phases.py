@@ -209,6 +209,21 @@ async def run_research(
                 source_statuses=[s.model_dump(mode="json") for s in result.sources],
             )
         )
+        for source in result.sources:
+            if source.status in ("refused", "failed") and result.status not in (
+                "refused",
+                "failed",
+            ):
+                failures.append(
+                    Failure(
+                        round=round_no,
+                        persona=letter,
+                        phase="research",
+                        kind=source.status,
+                        what=f"{call.skill} source {source.source} for {clip(call.query, 60)!r}",
+                        reason=source.note or "no reason given",
+                    )
+                )
         if result.status in ("refused", "failed"):
             failures.append(
                 Failure(

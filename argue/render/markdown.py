@@ -5,8 +5,10 @@ Model text reaches templates as variables (data), never as template source.
 
 from __future__ import annotations
 
+import re
 from functools import cache
 from typing import Any
+from urllib.parse import quote
 
 from jinja2 import Environment, PackageLoader, StrictUndefined
 
@@ -25,8 +27,31 @@ def _environment() -> Environment:
         lstrip_blocks=True,
         keep_trailing_newline=True,
     )
-    env.filters["oneline"] = lambda text: " ".join(str(text).split())
+    env.filters["md"] = inline_markdown
+    env.filters["paragraphs"] = markdown_paragraphs
+    env.filters["link"] = safe_link
     return env
+
+
+_BLOCK_START = re.compile(r"^(\s*)([#>+*-]|\d+[.)])(?=\s|$)")
+
+
+def inline_markdown(text: object) -> str:
+    """Model or user text as one inert line: it cannot open a heading, list, quote or tag."""
+    line = " ".join(str(text).split())
+    line = line.replace("<", "&lt;")
+    return _BLOCK_START.sub(lambda m: m.group(1) + "\\" + m.group(2), line)
+
+
+def markdown_paragraphs(text: object) -> str:
+    """Longer model text (the conclusion): paragraphs kept, each line made inert."""
+    paragraphs = [p for p in re.split(r"\n\s*\n", str(text)) if p.strip()]
+    return "\n\n".join(inline_markdown(p) for p in paragraphs)
+
+
+def safe_link(url: object) -> str:
+    """A URL that stays one autolink: spaces and angle brackets percent-encoded."""
+    return quote(str(url).strip(), safe=":/?#[]@!$&'()*+,;=%~")
 
 
 def _usage_total(usage: list[Usage]) -> Usage:
@@ -149,7 +174,7 @@ def synthesis_context(
         item = evidence.get(eid)
         if item is None:
             continue
-        key = item.url or item.locator or item.title.lower()
+        key = (item.url or item.title.lower(), item.locator)
         if key in seen:
             continue
         seen.add(key)

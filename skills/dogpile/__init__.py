@@ -172,10 +172,11 @@ def merge_items(items_by_source: dict[str, list[SkillItem]], max_items: int) -> 
 
 
 def _dedupe_key(item: SkillItem) -> str:
+    # Passages of one book or transcript share a URL (or a title): the locator keeps them apart.
+    locator = f"|{item.locator}" if item.locator else ""
     if item.url:
-        return "url:" + normalise_url(item.url)
-    # Without a URL, chunks of one book share a title: the locator keeps them apart.
-    return f"title:{item.title.casefold().strip()}|{item.locator or ''}"
+        return "url:" + normalise_url(item.url) + locator
+    return f"title:{item.title.casefold().strip()}{locator}"
 
 
 def normalise_url(url: str) -> str:

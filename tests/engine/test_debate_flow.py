@@ -227,3 +227,23 @@ def test_rejected_credentials_end_the_debate_at_once(run_debate):
     assert run.state.status == "failed"
     assert "openai: HTTP 401" in run.state.error and "API key" in run.state.error
     assert len(run.model.requests) == 1  # the framing call; nothing after it
+
+
+def test_a_refused_source_inside_a_working_dogpile_is_still_reported(run_debate):
+    from skills.base import SourceStatus
+
+    class PartlyRefused(ScriptedToolkit):
+        async def run(self, request):
+            result = await super().run(request)
+            result.sources = [
+                SourceStatus(source="library", status="ok", count=2),
+                SourceStatus(source="brave", status="refused", note="BRAVE_API_KEY not set"),
+            ]
+            return result
+
+    run = run_debate(rounds=1, toolkit=PartlyRefused())
+    sentence = (
+        "source brave for 'A query 0 round 1': refused — nothing happened (BRAVE_API_KEY not set)"
+    )
+    assert sentence in run.store.paths.synthesis.read_text()
+    assert any("refused — nothing happened" in line for line in run.events)

@@ -267,3 +267,15 @@ def test_exported_names() -> None:
     assert SOURCE_NAMES == ("arxiv", "github", "brave", "perplexity", "youtube", "library")
     assert set(RANK_ORDER) == set(SOURCE_NAMES)
     assert RANK_ORDER[:2] == ("library", "arxiv")
+
+
+def test_passages_of_one_document_are_not_merged():
+    from skills.base import SkillItem
+    from skills.dogpile import merge_items
+
+    passages = [
+        SkillItem(id=f"library:d:{n}", title="Book", url="file:///book.md", locator=f"p. {n}",
+                  snippet="s", source="library")
+        for n in (1, 2)
+    ]
+    assert len(merge_items({"library": passages}, max_items=10)) == 2

@@ -1,0 +1,43 @@
+"""Model text is data: it can neither run as a template nor reshape the Markdown around it."""
+
+from __future__ import annotations
+
+from argue.render.markdown import inline_markdown, markdown_paragraphs, safe_link
+
+
+def test_inline_text_cannot_open_blocks_or_tags():
+    assert inline_markdown("# Injected\nheading") == "\\# Injected heading"
+    assert inline_markdown("- item") == "\\- item"
+    assert inline_markdown("1. step") == "\\1. step"
+    assert inline_markdown("> quote") == "\\> quote"
+    assert inline_markdown("<script>alert(1)</script>") == "&lt;script>alert(1)&lt;/script>"
+    assert inline_markdown("{{ 7*7 }} stays | literal") == "{{ 7*7 }} stays | literal"
+    assert inline_markdown("C# is fine") == "C# is fine"
+
+
+def test_paragraphs_keep_breaks_but_make_each_inert():
+    text = "First para\nstill first.\n\n# Not a heading\n\n- not a list"
+    assert (
+        markdown_paragraphs(text)
+        == "First para still first.\n\n\\# Not a heading\n\n\\- not a list"
+    )
+
+
+def test_links_stay_one_autolink():
+    assert safe_link("https://x.org/a b>c") == "https://x.org/a%20b%3Ec"
+
+
+def test_a_hostile_conclusion_renders_inert(run_scripted_debate, tmp_path):
+    import json
+
+    store = run_scripted_debate(tmp_path)
+    prose = json.loads(store.paths.synthesis_prose.read_text())
+    prose["conclusion"] = "line\n# Injected H1\n{{ evil }} <b>"
+    store.paths.synthesis_prose.write_text(json.dumps(prose))
+    import asyncio
+
+    from argue.engine import load_history, write_synthesis
+
+    text = asyncio.run(write_synthesis(store, load_history(store), None, []))
+    assert "\n# Injected" not in text
+    assert "{{ evil }} &lt;b>" in text
