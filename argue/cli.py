@@ -250,7 +250,7 @@ def _lineup(
     seats_filled = ", ".join(
         f"{'ABCDEFGHIJ'[len(chosen) + i]}={p.name}" for i, p in enumerate(filled)
     )
-    reason = f"seat(s) {seats_filled} chosen by keyword routing: {selection.reason}"
+    reason = f"{seats_filled} ({selection.reason})"
     return chosen + filled, reason
 
 
@@ -414,6 +414,9 @@ def interject_command(
     if not note.strip():
         die("the note is empty", 2)
     store = _open(_debates_dir(debates_dir), debate_id)
+    status = store.state().status
+    if status in ("completed", "failed"):
+        die(f"debate {debate_id} is {status}: no later round for the note to bind", 2)
     store.post_note(note.strip())
     stdout_console.print(
         f"Note queued for {debate_id}; it binds from the next round.", markup=False
@@ -475,12 +478,12 @@ def status_command(
     id_width = max(len(row["id"]) for row in items)
     table = Table(
         Column("id", no_wrap=True, min_width=id_width),
-        "status",
-        "round",
-        "mode",
-        "personas",
-        "termination",
-        "question",
+        Column("status", no_wrap=True),
+        Column("round", no_wrap=True),
+        Column("mode", no_wrap=True),
+        Column("personas"),
+        Column("termination", no_wrap=True),
+        Column("question", no_wrap=True, overflow="ellipsis", ratio=1),
     )
     for row in items:
         table.add_row(

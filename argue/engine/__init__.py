@@ -71,6 +71,8 @@ def create_debate(
         for sub in ("research", "colleague_consults", "arguments"):
             (persona_dir / sub).mkdir(parents=True, exist_ok=True)
         store.save(persona_dir / "persona.json", persona)
+        store.save(store.paths.concessions(persona_letter(index)), [])
+        store.save(store.paths.confidence(persona_letter(index)), [])
     store.paths.scoring_dir.mkdir(exist_ok=True)
     return store
 

@@ -31,9 +31,8 @@ def stances_for(
         return {letters[0]: "FOR the proposition", letters[1]: "AGAINST the proposition"}
     if mode == "socratic":
         return {
-            letters[0]: "QUESTIONER: probe the proposition and the defender's claims with pointed "
-            "questions that expose hidden assumptions and weak evidence",
-            letters[1]: "DEFENDER: defend the proposition against the questioner",
+            letters[0]: "QUESTIONER: probes the proposition and the defender's claims",
+            letters[1]: "DEFENDER: defends the proposition",
         }
     if mode == "devils-advocate":
         advocate, other = letters[0], letters[1]
@@ -41,10 +40,9 @@ def stances_for(
             advocate_holds = True
         advocate_side = "AGAINST" if advocate_holds else "FOR"
         other_side = "FOR" if advocate_holds else "AGAINST"
-        would = "hold it true" if advocate_holds else "reject it"
         return {
-            advocate: f"{advocate_side} the proposition — devil's advocate: you privately "
-            f"{would}, and must argue the opposite as well as you honestly can",
+            advocate: f"{advocate_side} the proposition (devil's advocate: the side opposite "
+            "to its own view)",
             other: f"{other_side} the proposition",
         }
     stances = {}
@@ -63,13 +61,14 @@ def role_hint(mode: Mode, index: int) -> str:
         if index == 0:
             return (
                 "As the questioner, make each claim a pointed question or challenge that tests "
-                "the proposition or the defender's earlier claims; cite evidence where it helps."
+                "the proposition or the defender's earlier claims and exposes hidden assumptions "
+                "or weak evidence; cite evidence where it helps."
             )
         return "As the defender, answer the questioner's challenges and defend the proposition."
     if mode == "devils-advocate" and index == 0:
         return (
-            "Argue the side you were assigned, not your private view, "
-            "as strongly as honesty allows."
+            "You are the devil's advocate: your assigned side is the opposite of the view you "
+            "privately hold. Argue it as strongly as honesty allows."
         )
     if mode == "panel":
         return "Argue your angle and engage with the other panelists' claims by id."

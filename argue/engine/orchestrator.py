@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import time
 from collections.abc import Awaitable, Callable
 from typing import Literal
 
@@ -124,7 +125,7 @@ class DebateRunner:
                 if outcome is not None:
                     return outcome
             return await self._conclude(
-                "max_rounds", f"reached the limit of {config.max_rounds} rounds"
+                "max_rounds", f"reached the limit of {config.max_rounds} round(s)"
             )
         except ModelAuthError as exc:
             return self._fail(f"{exc} — check the provider's API key")
@@ -172,6 +173,8 @@ class DebateRunner:
                 f"{self.history.persona_name(k)} {v.total:.2f}/{v.max_total:.1f}"
                 for k, v in score.personas.items()
             )
+            + f" · {self.model.total().calls} model calls, "
+            f"${self.model.total().cost_usd:.4f} so far"
         )
         if decision is None:
             budget = self._budget_halt(round_no)
@@ -281,10 +284,15 @@ class DebateRunner:
                 todo.append(letter)
 
         async def one(letter: str) -> None:
+            started = time.monotonic()
             outcome = await produce(letter)
             if outcome.record is not None:
                 target[letter] = outcome.record
                 self.store.save(path_of(letter, round_no), outcome.record)  # type: ignore[arg-type]
+                self.report(
+                    f"  [{self.history.persona_name(letter)}] {phase}: "
+                    f"{_summary(outcome.record)} ({time.monotonic() - started:.0f} s)"
+                )
             self._record_failures(outcome.failures)
 
         await asyncio.gather(*(one(letter) for letter in todo))
@@ -626,6 +634,24 @@ def updated_beliefs(
         return persona
     bdi = persona.bdi.model_copy(update={"beliefs": beliefs[-8:]})
     return persona.model_copy(update={"bdi": bdi})
+
+
+def _summary(record: object) -> str:
+    """One line of progress for a finished persona phase."""
+    if isinstance(record, ResearchRecord):
+        worked = sum(1 for c in record.calls if c.status == "ok")
+        return f"{len(record.evidence)} item(s) from {worked}/{len(record.calls)} call(s)"
+    if isinstance(record, ArgumentRecord):
+        cited = sum(len(c.verified_evidence_ids) for c in record.claims)
+        return f"{len(record.claims)} claim(s), {cited} verified citation(s)"
+    if isinstance(record, RebuttalRecord):
+        conceded = sum(1 for c in record.concessions if c.valid_target)
+        return f"{len(record.counters)} counter(s), {conceded} concession(s)" + (
+            " — declined to concede" if record.declined_to_concede else ""
+        )
+    if isinstance(record, ReflectionRecord):
+        return f"confidence {record.confidence:.2f}"
+    return "done"
 
 
 _BUCKET = {

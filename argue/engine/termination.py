@@ -41,7 +41,9 @@ def check_termination(
                 "synthesis_ready", "judge: " + (current.score.judge.ready_reason or "ready")
             )
     if round_no >= history.config.max_rounds:
-        return TerminationDecision("max_rounds", f"reached the limit of {round_no} rounds")
+        return TerminationDecision(
+            "max_rounds", f"reached the limit of {round_no} round{'s' if round_no != 1 else ''}"
+        )
     return None
 
 

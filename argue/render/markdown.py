@@ -168,17 +168,7 @@ def synthesis_context(
                 "points": [f"R{r}={v:.2f}" for r, v in history.confidences(letter)],
             }
         )
-    cited = [eid for claim in history.all_claims() for eid in claim.verified_evidence_ids]
-    sources, seen = [], set()
-    for eid in cited:
-        item = evidence.get(eid)
-        if item is None:
-            continue
-        key = (item.url or item.title.lower(), item.locator)
-        if key in seen:
-            continue
-        seen.add(key)
-        sources.append(item)
+    sources, consultations = _cited_sources(history, evidence)
 
     agreements = []
     if prose:
@@ -204,9 +194,33 @@ def synthesis_context(
         "cruxes": cruxes,
         "trajectories": trajectories,
         "sources": sources,
+        "consultations": consultations,
+        "rounds_started": max(history.rounds, default=0),
         "failures": history.failures,
         "usage": _usage_total(usage),
     }
+
+
+def _cited_sources(
+    history: DebateHistory, evidence: dict[str, Evidence]
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Retrieved items that some claim cited (verified ids only), one row per document.
+
+    Colleague answers (/ask) are opinions, not documents: they are listed apart.
+    """
+    rows: dict[tuple[str, str | None], dict[str, Any]] = {}
+    for claim in history.all_claims():
+        for eid in claim.verified_evidence_ids:
+            item = evidence.get(eid)
+            if item is None:
+                continue
+            key = (item.url or item.title.lower(), item.locator)
+            row = rows.setdefault(key, {"item": item, "ids": []})
+            if eid not in row["ids"]:
+                row["ids"].append(eid)
+    documents = [r for r in rows.values() if r["item"].source != "ask"]
+    consultations = [r for r in rows.values() if r["item"].source == "ask"]
+    return documents, consultations
 
 
 def render_synthesis(

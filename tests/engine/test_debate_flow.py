@@ -99,7 +99,7 @@ def test_forced_concession_reasks_once_then_records_the_refusal(run_debate):
     [
         ("panel", ["embry", "horus", "brandon"], "PANELIST"),
         ("socratic", ["horus", "embry"], "QUESTIONER"),
-        ("devils-advocate", ["embry", "horus"], "AGAINST the proposition — devil's advocate"),
+        ("devils-advocate", ["embry", "horus"], "AGAINST the proposition (devil's advocate"),
     ],
 )
 def test_every_mode_runs_to_a_synthesis(run_debate, personas, mode, names, expected):

@@ -274,8 +274,14 @@ def test_passages_of_one_document_are_not_merged():
     from skills.dogpile import merge_items
 
     passages = [
-        SkillItem(id=f"library:d:{n}", title="Book", url="file:///book.md", locator=f"p. {n}",
-                  snippet="s", source="library")
+        SkillItem(
+            id=f"library:d:{n}",
+            title="Book",
+            url="file:///book.md",
+            locator=f"p. {n}",
+            snippet="s",
+            source="library",
+        )
         for n in (1, 2)
     ]
     assert len(merge_items({"library": passages}, max_items=10)) == 2
