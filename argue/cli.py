@@ -111,6 +111,9 @@ def argue_command(
         None, "--budget-usd", min=0.0, help="Stop (resumable) once this much has been spent."
     ),
     debates_dir: Path | None = typer.Option(None, "--debates-dir", help=DEBATES_DIR_HELP),
+    interactive: bool = typer.Option(
+        False, "--interactive", help="After each round, ask for a moderator note on stdin."
+    ),
     json_output: bool = typer.Option(False, "--json", help="End with one JSON object on stdout."),
 ) -> None:
     """Start a debate and run it to its synthesis.
@@ -160,7 +163,7 @@ def argue_command(
     )
     if reason:
         _report(f"Auto-selected: {reason}")
-    state = _run(store, chat_model, research_sources)
+    state = _run(store, chat_model, research_sources, interactive=interactive)
     _finish(store, state, json_output)
 
 
@@ -274,10 +277,26 @@ def _resolve(provider: str | None, model: str | None) -> ChatModel:
         die(str(exc), 2)
 
 
-def _run(store: DebateStore, chat_model: Any, research_sources: list[str]) -> DebateState:
+def _read_moderator_note(round_no: int) -> str | None:
+    """Blocking read of one line from stdin (run in a thread); EOF or empty means none."""
+    stderr_console.print(
+        f"Round {round_no} done. Moderator note for the next rounds (Enter to continue): ",
+        end="",
+        markup=False,
+    )
+    try:
+        return input()
+    except EOFError:
+        return None
+
+
+def _run(
+    store: DebateStore, chat_model: Any, research_sources: list[str], *, interactive: bool = False
+) -> DebateState:
     import asyncio
     import signal
 
+    from argue.concurrency import run_in_daemon_thread
     from argue.engine import DebateRunner, SkillToolkit, memory_writer
     from argue.llm import mask_secrets
     from argue.store import DebateLocked
@@ -285,7 +304,18 @@ def _run(store: DebateStore, chat_model: Any, research_sources: list[str]) -> De
     toolkit = SkillToolkit(
         chat_model, sources=research_sources or None, external=_settings().external_skills
     )
-    runner = DebateRunner(store, chat_model, toolkit, reporter=_report, memory_writer=memory_writer)
+
+    async def moderator(round_no: int) -> str | None:
+        return await run_in_daemon_thread(_read_moderator_note, round_no)
+
+    runner = DebateRunner(
+        store,
+        chat_model,
+        toolkit,
+        reporter=_report,
+        memory_writer=memory_writer,
+        moderator=moderator if interactive else None,
+    )
 
     async def main() -> DebateState:
         loop = asyncio.get_running_loop()

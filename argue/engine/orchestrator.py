@@ -64,7 +64,10 @@ class DebateRunner:
         *,
         reporter: Reporter = _quiet,
         memory_writer: Callable[..., Awaitable[str]] | None = None,
+        moderator: Callable[[int], Awaitable[str | None]] | None = None,
     ) -> None:
+        """``moderator(round_no)`` is asked after each round that does not end the debate; a
+        note it returns binds every later round (``--interactive``)."""
         self.store = store
         self.paths = store.paths
         self.usage: list[Usage] = store.load_list(store.paths.usage, Usage)
@@ -75,6 +78,7 @@ class DebateRunner:
             bind_model(self.model)  # skill calls (ask) are metered with the debate's
         self.report = reporter
         self.memory_writer = memory_writer
+        self.moderator = moderator
         self._stop: StopKind | None = None
         self.history = self._load_history()
 
@@ -177,8 +181,13 @@ class DebateRunner:
             f"${self.model.total().cost_usd:.4f} so far"
         )
         if decision is None:
-            budget = self._budget_halt(round_no)
-            return budget
+            halted = self._budget_halt(round_no)
+            if halted is None and self.moderator is not None and not self._stop_flag():
+                note = await self.moderator(round_no)
+                if note and note.strip():
+                    self.store.post_note(note.strip())
+                    self.report(f"Moderator note queued: it binds from round {round_no + 1}.")
+            return halted
         if decision.reason == "stopped":
             return self._stopped_state(round_no, "after scoring")
         return await self._conclude(decision.reason, decision.detail)

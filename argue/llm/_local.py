@@ -7,16 +7,15 @@ default is a tiny smoke-test model and says so on stderr when it loads.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
-from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
+from argue.concurrency import run_in_daemon_thread
 from argue.domain import Usage
 from argue.llm._adapter import Adapter, CallSettings, alternating_turns
 from argue.llm._providers import llama_cpp_installed
@@ -249,36 +248,6 @@ def _chat_messages(messages: list[Message], *, fold_system: bool) -> list[dict[s
         else:
             turns.insert(0, {"role": "user", "content": system_text})
     return turns
-
-
-R = TypeVar("R")
-
-
-async def run_in_daemon_thread(fn: Callable[..., R], *args: object) -> R:
-    """Run a blocking call off the event loop in a daemon thread.
-
-    Unlike ``asyncio.to_thread`` this never blocks ``asyncio.run``'s executor shutdown: a
-    cancelled debate (second Ctrl-C) exits at once instead of waiting for llama.cpp to finish.
-    """
-    loop = asyncio.get_running_loop()
-    future: asyncio.Future[R] = loop.create_future()
-
-    def deliver(setter: Callable[[], None]) -> None:
-        if not future.done():
-            setter()
-
-    def target() -> None:
-        try:
-            result = fn(*args)
-        except BaseException as exc:  # handed to the awaiting coroutine
-            outcome = partial(deliver, partial(future.set_exception, exc))
-        else:
-            outcome = partial(deliver, partial(future.set_result, result))
-        with contextlib.suppress(RuntimeError):  # the loop is gone: nobody is waiting
-            loop.call_soon_threadsafe(outcome)
-
-    threading.Thread(target=target, daemon=True, name="argue-llama").start()
-    return await future
 
 
 MAX_GRAMMAR_STRING = 400

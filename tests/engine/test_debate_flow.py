@@ -247,3 +247,41 @@ def test_a_refused_source_inside_a_working_dogpile_is_still_reported(run_debate)
     )
     assert sentence in run.store.paths.synthesis.read_text()
     assert any("refused — nothing happened" in line for line in run.events)
+
+
+def test_an_interactive_moderator_note_binds_the_next_round(tmp_path, personas):
+    import asyncio
+
+    from argue.engine import DebateRunner, create_debate
+    from argue.llm import ScriptedModel
+
+    store = create_debate(
+        tmp_path / "interactive",
+        question="Q?",
+        mode="adversarial",
+        personas=[personas["embry"], personas["horus"]],
+        max_rounds=2,
+        provider="scripted",
+        model="s",
+    )
+    asked: list[int] = []
+
+    async def moderator(round_no: int) -> str | None:
+        asked.append(round_no)
+        return "Only discuss 3n+1, not generalisations."
+
+    model = ScriptedModel(
+        DebateScript(
+            names={"Embry": "A", "Horus": "B"}, confidence=lambda k, r: 0.3 + 0.5 * (r % 2)
+        )
+    )
+    state = asyncio.run(DebateRunner(store, model, ScriptedToolkit(), moderator=moderator).run())
+    assert state.status == "completed"
+    assert asked == [1]  # not after the last round: there is no next one
+    prompts_by_round = {
+        int(r.messages[1].content.split("Round ")[1].split(" ")[0]): r.messages[1].content
+        for r in model.requests
+        if r.output.__name__ == "ArgumentDraft"
+    }
+    assert "Only discuss 3n+1" not in prompts_by_round[1]
+    assert "Only discuss 3n+1" in prompts_by_round[2]
