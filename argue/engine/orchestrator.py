@@ -310,7 +310,46 @@ class DebateRunner:
         target.clear()
         target.update(ordered)
 
+    async def _retry_failed_research(self, round_no: int) -> None:
+        """On resume: re-run research calls that failed (no effect) before anyone argued on them.
+
+        Calls that worked keep their evidence and ids; new items continue the numbering. The
+        earlier failure stays in the record: it happened.
+        """
+        record = self.history.round(round_no)
+        for letter in self.history.letters:
+            research = record.research.get(letter)
+            if research is None or letter in record.arguments:
+                continue
+            failed = [i for i, call in enumerate(research.calls) if call.status == "failed"]
+            if not failed:
+                continue
+            self.report(
+                f"  [{self.history.persona_name(letter)}] retrying {len(failed)} failed "
+                "research call(s)"
+            )
+            retry = ResearchPlanDraft(
+                calls=[phases.research_call_from_record(research.calls[i]) for i in failed],
+                why=research.why,
+            )
+            outcome = await phases.run_research(
+                retry,
+                self.history,
+                letter,
+                self.toolkit,
+                round_no,
+                first_evidence=len(research.evidence) + 1,
+            )
+            again: ResearchRecord = outcome.record  # type: ignore[assignment]
+            for index, call in zip(failed, again.calls, strict=True):
+                research.calls[index] = call
+            research.evidence.extend(again.evidence)
+            self.store.save(self.paths.research(letter, round_no), research)
+            self._record_failures(outcome.failures)
+
     async def _research(self, round_no: int) -> None:
+        await self._retry_failed_research(round_no)
+
         async def produce(letter: str) -> PhaseOutcome:
             plan_path = self.paths.research_plan(letter, round_no)
             plan = self.store.load_if_readable(plan_path, ResearchPlanDraft)

@@ -157,6 +157,8 @@ async def run_research(
     letter: str,
     toolkit: ResearchToolkit,
     round_no: int,
+    *,
+    first_evidence: int = 1,
 ) -> PhaseOutcome:
     """Enforce the budget, run the calls concurrently, number the evidence A-R2-E1…"""
     calls = plan.calls[:RESEARCH_BUDGET]
@@ -176,7 +178,7 @@ async def run_research(
     results = await asyncio.gather(*(_run_one(toolkit, r) for r in requests))
     record = ResearchRecord(persona=letter, round=round_no, why=plan.why, dropped_calls=dropped)
     failures: list[Failure] = []
-    counter = 0
+    counter = first_evidence - 1
     for call, result in zip(calls, results, strict=True):
         ids: list[str] = []
         for item in result.items[:MAX_EVIDENCE_PER_CALL]:

@@ -258,3 +258,42 @@ def test_a_half_written_record_of_an_uncommitted_round_is_redone_on_resume(
     resumed = run_debate(store=store, script=DebateScript(names=NAMES, confidence=_swinging))
     assert resumed.state.status == "completed"
     assert _snapshot(resumed) == _snapshot(reference)
+
+
+def test_resume_retries_research_calls_that_failed_before_anyone_argued(
+    run_debate, tmp_path, personas
+):
+    from argue.engine import create_debate
+
+    store = create_debate(
+        tmp_path / "retry",
+        question="Q?",
+        mode="adversarial",
+        personas=[personas["embry"], personas["horus"]],
+        max_rounds=1,
+        provider="scripted",
+        model="scripted-1",
+    )
+    holder = {"store": store}
+
+    def stop_after_research(letter: str, rnd: int, phase: str):
+        if phase == "ResearchPlanDraft":
+            holder["store"].request_stop()
+
+    first = run_debate(
+        store=store,
+        script=DebateScript(names=NAMES, fail=stop_after_research),
+        toolkit=ScriptedToolkit(fail_skill="dogpile"),
+    )
+    assert first.state.status == "stopped"
+    assert first.history.rounds[1].research["A"].calls[0].status == "failed"
+
+    resumed = run_debate(store=store, script=DebateScript(names=NAMES))
+    research = resumed.history.rounds[1].research["A"]
+    assert research.calls[0].status == "ok"
+    assert [e.id for e in research.evidence] == ["A-R1-E1", "A-R1-E2"]
+    assert resumed.history.rounds[1].arguments["A"].claims[0].verified_evidence_ids == ["A-R1-E1"]
+    # no new research plan was asked for: only the failed skill call ran again
+    assert not any(r.output.__name__ == "ResearchPlanDraft" for r in resumed.model.requests)
+    # the first failure is still on the record
+    assert any(f.kind == "failed" and f.phase == "research" for f in resumed.history.failures)
