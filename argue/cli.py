@@ -245,6 +245,10 @@ def _lineup(
         die(f"panel mode needs 3 or more personas, got {len(chosen)}", 2)
     if mode != "panel" and len(chosen) > 2:
         die(f"{mode} mode needs exactly 2 personas, got {len(chosen)}", 2)
+    from argue.engine.modes import MAX_PANEL
+
+    if len(chosen) > MAX_PANEL:
+        die(f"a panel seats at most {MAX_PANEL} personas, got {len(chosen)}", 2)
     if len(chosen) >= needed:
         return chosen, None
     selection = select_personas(question, catalog, count=min(len(catalog.names()), needed + 2))
@@ -335,7 +339,12 @@ def _run(
 
         loop.add_signal_handler(signal.SIGINT, on_sigint)
         loop.add_signal_handler(signal.SIGTERM, lambda: runner.request_stop("stop"))
-        return await runner.run()
+        try:
+            return await runner.run()
+        finally:
+            close = getattr(chat_model, "aclose", None)
+            if close is not None:
+                await close()
 
     try:
         return asyncio.run(main())
@@ -390,6 +399,9 @@ def resume_command(
     debate_id: str = typer.Argument(..., help="The debate to continue."),
     provider: str | None = typer.Option(None, "--provider", help="Override the provider."),
     model: str | None = typer.Option(None, "--model", help="Override the model."),
+    budget_usd: float | None = typer.Option(
+        None, "--budget-usd", min=0.0, help="A new spending limit (e.g. after budget_exhausted)."
+    ),
     debates_dir: Path | None = typer.Option(None, "--debates-dir", help=DEBATES_DIR_HELP),
     json_output: bool = typer.Option(False, "--json", help="End with one JSON object on stdout."),
 ) -> None:
@@ -403,6 +415,9 @@ def resume_command(
     if store.is_locked():
         die(f"debate {debate_id} is being run by another process (pid {state.pid})", 2)
     chat_model = _resolve(provider or config.provider, model or config.model)
+    if budget_usd is not None:
+        config.budget_usd = budget_usd
+        store.save_config(config)
     _report(f"Resuming {debate_id} after round {max(store.committed_rounds(), default=0)}")
     state = _run(store, chat_model, config.research_sources)
     _finish(store, state, json_output)
@@ -538,20 +553,10 @@ def transcript_command(
     debates_dir: Path | None = typer.Option(None, "--debates-dir", help=DEBATES_DIR_HELP),
 ) -> None:
     """Print a debate's transcript, re-rendered from its saved records."""
-    from argue.domain import Usage
-    from argue.engine import load_history
-    from argue.render import render_transcript
-    from argue.store import StoreError
+    from argue.engine import render_current_transcript
 
     store = _open(_debates_dir(debates_dir), debate_id)
-    try:
-        history = load_history(store)
-        text = render_transcript(history, store.state(), store.load_list(store.paths.usage, Usage))
-    except StoreError as exc:
-        die(str(exc), 1)
-    if not store.is_locked():
-        store.save_text(store.paths.transcript, text)
-    _print_markdown(text, raw)
+    _print_markdown(render_current_transcript(store), raw)
 
 
 @app.command("synthesize")
@@ -565,33 +570,24 @@ def synthesize_command(
     """(Re)write synthesis.md; a debate that did not finish gets a synthesis labelled partial."""
     import asyncio
 
-    from argue.domain import Usage
-    from argue.engine import load_history, write_synthesis
-    from argue.engine.metering import MeteredModel
+    from argue.engine import resynthesize
     from argue.llm import ModelError, ProviderNotConfigured, resolve_model
-    from argue.store import StoreError
+    from argue.store import DebateLocked
 
     store = _open(_debates_dir(debates_dir), debate_id)
-    if store.is_locked():
-        die(f"debate {debate_id} is still running; stop it first or wait", 2)
     config = store.config()
-    usage = store.load_list(store.paths.usage, Usage)
     chat_model = None
     if not store.paths.synthesis_prose.exists():
         try:
-            chat_model = MeteredModel(
-                resolve_model(provider or config.provider, model or config.model), usage
-            )
+            chat_model = resolve_model(provider or config.provider, model or config.model)
         except ProviderNotConfigured as exc:
             _report(f"No model available ({exc}); writing the synthesis without its prose parts.")
     try:
-        history = load_history(store)
-        text = asyncio.run(write_synthesis(store, history, chat_model, usage, _report))
-    except StoreError as exc:
-        die(str(exc), 1)
+        text = asyncio.run(resynthesize(store, chat_model, _report))
+    except DebateLocked:
+        die(f"debate {debate_id} is still running; stop it first or wait", 2)
     except ModelError as exc:
         die(str(exc), 1)
-    store.save(store.paths.usage, usage)
     _report(f"Synthesis written to {store.paths.synthesis}")
     _print_markdown(text, raw)
 
@@ -615,6 +611,7 @@ app.command("taxonomy", help="Tag a text with the six taxonomy bridges.")(taxono
 
 
 def main() -> None:
+    from argue.paths import ArgueHomeError
     from argue.store import StoreError
 
     try:
@@ -622,3 +619,6 @@ def main() -> None:
     except StoreError as exc:
         stderr_console.print(f"error: {exc}", markup=False)
         raise SystemExit(1) from None
+    except ArgueHomeError as exc:
+        stderr_console.print(f"error: {exc}", markup=False)
+        raise SystemExit(2) from None

@@ -6,6 +6,10 @@ import os
 from pathlib import Path
 
 
+class ArgueHomeError(OSError):
+    """ARGUE_HOME cannot be used (a file, or not creatable)."""
+
+
 def argue_home() -> Path:
     override = os.environ.get("ARGUE_HOME")
     if override:
@@ -14,7 +18,12 @@ def argue_home() -> Path:
         from platformdirs import user_data_dir
 
         home = Path(user_data_dir("argue", appauthor=False))
-    home.mkdir(parents=True, exist_ok=True)
+    try:
+        home.mkdir(parents=True, exist_ok=True)
+    except (FileExistsError, NotADirectoryError):
+        raise ArgueHomeError(f"ARGUE_HOME {home} is not a directory") from None
+    except OSError as exc:
+        raise ArgueHomeError(f"cannot create ARGUE_HOME {home}: {exc.strerror}") from None
     return home
 
 

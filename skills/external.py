@@ -193,6 +193,13 @@ async def run_external(
         reason = f"timed out after {timeout_s:g}s (process killed)"
     except _OutputTooLarge:
         reason = f"output exceeded {MAX_STDOUT_BYTES} bytes (process killed)"
+    except BaseException:
+        # Cancelled (e.g. a second Ctrl-C): the program runs in its own session and would not
+        # get the terminal's signal, so take it down with us.
+        _kill(process)
+        for task in (stdout_task, stderr_task):
+            task.cancel()
+        raise
     else:
         reason = ""
     if reason:

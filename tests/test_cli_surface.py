@@ -63,6 +63,7 @@ def test_usage_errors_exit_2_with_one_line(tmp_path):
         result = runner.invoke(app, args)
         assert result.exit_code == 2, (args, result.output)
         assert "Traceback" not in result.output
+        assert result.exception is None or isinstance(result.exception, SystemExit), args
         assert len(result.stderr.strip().splitlines()) == 1, (args, result.stderr)
 
 
@@ -119,8 +120,52 @@ def test_a_damaged_debate_folder_never_gives_a_traceback(tmp_path, run_scripted_
     assert listing.exit_code == 0
     assert store.debate_id in listing.stdout
     assert "skipped argue_20200101_000000" in listing.stderr
-    shown = runner.invoke(
-        app, ["transcript", "argue_20200101_000000", "--debates-dir", str(tmp_path)]
+    # through the real entry point (main() turns a damaged record into one line, exit 1)
+    shown = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "argue",
+            "transcript",
+            "argue_20200101_000000",
+            "--debates-dir",
+            str(tmp_path),
+        ],
+        capture_output=True,
+        text=True,
     )
-    assert shown.exit_code == 1
-    assert "Traceback" not in shown.output
+    assert shown.returncode == 1
+    assert "Traceback" not in shown.stderr
+    assert shown.stderr.strip().splitlines() == [
+        f"error: {broken / 'config.json'}: unreadable record (JSONDecodeError)"
+    ]
+
+
+def _argue(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    import os
+
+    return subprocess.run(
+        [sys.executable, "-m", "argue", *args],
+        capture_output=True,
+        text=True,
+        env={**os.environ, **(env or {})},
+    )
+
+
+def test_damaged_moderator_notes_and_a_bad_argue_home_are_one_line_errors(
+    tmp_path, run_scripted_debate
+):
+    store = run_scripted_debate(tmp_path)
+    store.paths.moderator_notes.write_text("[{")
+    shown = _argue("transcript", store.debate_id, "--debates-dir", str(tmp_path))
+    assert shown.returncode == 1
+    assert shown.stderr.strip().splitlines() == [
+        f"error: {store.paths.moderator_notes}: unreadable record (JSONDecodeError)"
+    ]
+    not_a_dir = tmp_path / "home-file"
+    not_a_dir.write_text("x")
+    listed = _argue("library", "list", env={"ARGUE_HOME": str(not_a_dir)})
+    assert listed.returncode == 2
+    assert listed.stderr.strip().splitlines() == [
+        f"error: ARGUE_HOME {not_a_dir} is not a directory"
+    ]

@@ -27,6 +27,8 @@ __all__ = [
     "SkillToolkit",
     "create_debate",
     "load_history",
+    "render_current_transcript",
+    "resynthesize",
     "validate_lineup",
     "write_synthesis",
 ]
@@ -82,3 +84,47 @@ async def memory_writer(persona: str | None, text: str, **fields: object) -> str
     from skills.memory import learn_memory
 
     return await learn_memory(persona, text, **fields)  # type: ignore[arg-type]
+
+
+async def resynthesize(
+    store: DebateStore,
+    model: object | None,
+    report: Reporter = lambda _: None,
+) -> str:
+    """Rewrite synthesis.md under the runner lock (a partial one for an unfinished debate).
+
+    ``model`` (a ChatModel, or None to write only the code-assembled parts) is metered into
+    usage.json like any debate call. Raises DebateLocked while a runner owns the debate.
+    """
+    from argue.domain import Usage
+    from argue.engine.metering import MeteredModel
+
+    store.acquire_lock()
+    try:
+        usage = store.load_list(store.paths.usage, Usage)
+        metered = MeteredModel(model, usage) if model is not None else None  # type: ignore[arg-type]
+        history = load_history(store)
+        text = await write_synthesis(store, history, metered, usage, report)
+        store.save(store.paths.usage, usage)
+        return text
+    finally:
+        store.release_lock()
+
+
+def render_current_transcript(store: DebateStore) -> str:
+    """The transcript re-rendered from the records; written to disk unless a runner owns it."""
+    from argue.domain import Usage
+    from argue.render import render_transcript
+    from argue.store import DebateLocked
+
+    history = load_history(store)
+    text = render_transcript(history, store.state(), store.load_list(store.paths.usage, Usage))
+    try:
+        store.acquire_lock()
+    except DebateLocked:
+        return text  # the runner re-renders it itself after every phase
+    try:
+        store.save_text(store.paths.transcript, text)
+    finally:
+        store.release_lock()
+    return text

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from argue.domain import Mode, Persona
 
+MAX_PANEL = 10
+
 
 class ModeError(ValueError):
     """Wrong persona count or roles for a mode (a usage error)."""
@@ -15,6 +17,8 @@ def validate_lineup(mode: Mode, names: list[str]) -> None:
     if mode == "panel":
         if len(names) < 3:
             raise ModeError(f"panel mode needs 3 or more personas, got {len(names)}")
+        if len(names) > MAX_PANEL:
+            raise ModeError(f"a panel seats at most {MAX_PANEL} personas, got {len(names)}")
     elif len(names) != 2:
         raise ModeError(f"{mode} mode needs exactly 2 personas, got {len(names)}")
 

@@ -95,6 +95,11 @@ class DebateRunner:
         except asyncio.CancelledError:
             self._halt(status="interrupted")
             raise
+        except Exception as exc:
+            from argue.llm import mask_secrets
+
+            self._fail(mask_secrets(f"unexpected {type(exc).__name__}: {exc}"))
+            raise
         finally:
             self.store.release_lock()
 
@@ -121,6 +126,9 @@ class DebateRunner:
             if decided is not None and decided != "stopped":
                 self.report(f"Resuming the ending of {config.id}: {decided}")
                 return await self._conclude(decided, detail)
+            # Prose written for an earlier, unfinished state (`synthesize` on a stopped debate)
+            # must not stand in for the ending this run reaches.
+            self.paths.synthesis_prose.unlink(missing_ok=True)
             if config.framing is None:
                 await self._frame()
             start = max((r.round for r in self.history.committed_rounds()), default=0) + 1
@@ -574,10 +582,13 @@ class DebateRunner:
         spent = self.model.total().cost_usd
         if spent < budget:
             return None
-        self.report(f"Budget of ${budget:.2f} reached (${spent:.4f} spent); stopping, resumable.")
+        self.report(
+            f"Budget of ${budget:g} reached (${spent:.4f} spent); stopping. Resume with a "
+            "larger --budget-usd."
+        )
         return self._halt(
             status="budget_exhausted",
-            termination_detail=f"spent ${spent:.4f} of a ${budget:.2f} budget in round {round_no}",
+            termination_detail=f"spent ${spent:.4f} of a ${budget:g} budget in round {round_no}",
         )
 
     def _stopped_state(self, round_no: int, where: str) -> DebateState:
@@ -718,16 +729,19 @@ def load_history(store: DebateStore) -> DebateHistory:
     for letter in config.personas:
         snapshot = store.load(paths.persona_dir(letter) / "persona.json", Persona)
         if snapshot is None:
-            from argue.personas import load_catalog
+            from argue.personas import PersonaFileError, UnknownPersonaError, load_catalog
+            from argue.store import StoreError
 
-            snapshot = load_catalog().get(config.personas[letter])
+            try:
+                snapshot = load_catalog().get(config.personas[letter])
+            except (UnknownPersonaError, PersonaFileError) as exc:
+                raise StoreError(
+                    f"{paths.persona_dir(letter) / 'persona.json'} is missing and {exc}"
+                ) from None
         personas[letter] = snapshot
     history = DebateHistory(config=config, personas=personas)
     history.failures = store.load_list(paths.failures, Failure)
-    if paths.moderator_notes.is_file():
-        from argue.store import read_json
-
-        history.moderator_notes = read_json(paths.moderator_notes)
+    history.moderator_notes = store.moderator_notes()
     for round_no in range(1, config.max_rounds + 1):
         found = False
         committed = paths.round_score(round_no).is_file()

@@ -355,10 +355,8 @@ async def make_argument(
 
 
 def _keyword_tags(text: str) -> list[str]:
-    try:
-        from skills.taxonomy import classify
-    except ImportError:
-        return []
+    from skills.taxonomy import classify
+
     return list(classify(text).tags)
 
 
@@ -410,6 +408,7 @@ async def make_rebuttal(
     draft: RebuttalDraft = result.value  # type: ignore[assignment]
     owners = {c.id: c.persona for c in opponent_claims}
     reasked = False
+    reask_failures: list[Failure] = []
     if not any(c.target_claim_id in owners for c in draft.concessions):
         reasked = True
         retry = [
@@ -417,16 +416,19 @@ async def make_rebuttal(
             Message(role="assistant", content=result.text),
             prompts.concession_reask(list(owners)),
         ]
-        again = await complete_for(
-            model,
-            retry,
-            RebuttalDraft,
-            round_no=round_no,
-            letter=letter,
-            phase="rebuttal",
-            purpose=purpose + "-reask",
-        )
-        draft = again.value  # type: ignore[assignment]
+        try:
+            again = await complete_for(
+                model,
+                retry,
+                RebuttalDraft,
+                round_no=round_no,
+                letter=letter,
+                phase="rebuttal concession re-ask",
+                purpose=purpose + "-reask",
+            )
+            draft = again.value  # type: ignore[assignment]
+        except PhaseFailed as failed:
+            reask_failures.append(failed.failure)  # the first rebuttal stands, unconceded
     registry = history.evidence_registry(letter, round_no)
     counters = [
         Counter(
@@ -461,7 +463,7 @@ async def make_rebuttal(
         declined_to_concede=not any(c.valid_target for c in concessions),
         reasked_for_concession=reasked,
     )
-    return PhaseOutcome(record)
+    return PhaseOutcome(record, reask_failures)
 
 
 # ---------------------------------------------------------------- reflection

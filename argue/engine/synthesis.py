@@ -142,7 +142,20 @@ async def archive_debate(
         memory_id = await memory_writer(
             None, text, kind="debate", debate_id=history.config.id, scope="shared"
         )
-    except Exception as exc:
-        store.save(marker, {"archived": False, "reason": f"{type(exc).__name__}: {exc}"})
+    except Exception as exc:  # written into the record, not hidden
+        from argue.domain import Failure
+
+        reason = f"{type(exc).__name__}: {exc}"
+        store.save(marker, {"archived": False, "reason": reason})
+        history.failures.append(
+            Failure(
+                round=max(history.rounds, default=0),
+                phase="synthesis",
+                kind="failed",
+                what="episodic archive (shared memory) write",
+                reason=reason,
+            )
+        )
+        store.save(store.paths.failures, history.failures)
         return
     store.save(marker, {"archived": True, "memory_id": memory_id})

@@ -192,11 +192,23 @@ class DebateStore:
         write_text_atomic(path, text)
         return path
 
+    def moderator_notes(self) -> list[dict[str, object]]:
+        path = self.paths.moderator_notes
+        if not path.is_file():
+            return []
+        try:
+            notes = read_json(path)
+        except (json.JSONDecodeError, OSError, UnicodeDecodeError) as exc:
+            raise StoreError(f"{path}: unreadable record ({type(exc).__name__})") from exc
+        if not isinstance(notes, list) or not all(
+            isinstance(n, dict) and "text" in n for n in notes
+        ):
+            raise StoreError(f"{path}: unreadable record (not a list of notes)")
+        return notes
+
     def drain_inbox(self, round_no: int) -> list[dict[str, object]]:
         """Move inbox notes into moderator_notes.json; they bind from ``round_no`` on."""
-        notes: list[dict[str, object]] = []
-        if self.paths.moderator_notes.is_file():
-            notes = read_json(self.paths.moderator_notes)
+        notes = self.moderator_notes()
         if not self.paths.inbox.is_dir():
             return notes
         new = sorted(self.paths.inbox.glob("*.txt"))

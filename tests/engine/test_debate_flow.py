@@ -285,3 +285,27 @@ def test_an_interactive_moderator_note_binds_the_next_round(tmp_path, personas):
     }
     assert "Only discuss 3n+1" not in prompts_by_round[1]
     assert "Only discuss 3n+1" in prompts_by_round[2]
+
+
+def test_a_budget_pause_is_resumable_with_a_larger_budget(run_debate, tmp_path, personas):
+    from argue.engine import create_debate
+
+    store = create_debate(
+        tmp_path / "budget",
+        question="Q?",
+        mode="adversarial",
+        personas=[personas["embry"], personas["horus"]],
+        max_rounds=1,
+        provider="scripted",
+        model="s",
+        budget_usd=0.0,
+    )
+    paused = run_debate(store=store)
+    assert paused.state.status == "budget_exhausted"
+    assert "budget" in paused.state.termination_detail
+    assert not paused.history.rounds.get(1, None) or not paused.history.rounds[1].arguments
+    config = store.config()
+    config.budget_usd = 5.0  # what `resume --budget-usd 5` saves
+    store.save_config(config)
+    resumed = run_debate(store=store)
+    assert resumed.state.status == "completed"

@@ -119,9 +119,14 @@ def test_hard_cancel_mid_phase_leaves_a_resumable_debate(run_debate, tmp_path, p
         model = ScriptedModel(responder)
         runner = DebateRunner(store, model, ScriptedToolkit())
         task = asyncio.create_task(runner.run())
-        while not store.paths.argument("A", 2).exists():
-            await asyncio.sleep(0.01)
-        await asyncio.sleep(0.05)
+
+        async def argument_a_saved() -> None:
+            while not store.paths.argument("A", 2).exists():
+                assert not task.done(), "the runner ended before the point of cancellation"
+                await asyncio.sleep(0.01)
+
+        await asyncio.wait_for(argument_a_saved(), timeout=60)
+        # B's argument call is parked on an event that is never set: it is in flight.
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
             await task
@@ -218,7 +223,8 @@ def test_a_crash_while_writing_the_synthesis_resumes_only_the_ending(
     with pytest.raises(RuntimeError, match="power cut"):
         run_debate(store=store, script=DebateScript(names=NAMES, confidence=_swinging, fail=crash))
     state = store.state()
-    assert (state.status, state.phase, state.termination) == ("running", "synthesis", "max_rounds")
+    assert (state.status, state.phase, state.termination) == ("failed", "synthesis", "max_rounds")
+    assert "unexpected RuntimeError: power cut" in state.error
     assert not store.paths.synthesis.exists()
 
     resumed = run_debate(store=store, script=DebateScript(names=NAMES, confidence=_swinging))
@@ -297,3 +303,37 @@ def test_resume_retries_research_calls_that_failed_before_anyone_argued(
     assert not any(r.output.__name__ == "ResearchPlanDraft" for r in resumed.model.requests)
     # the first failure is still on the record
     assert any(f.kind == "failed" and f.phase == "research" for f in resumed.history.failures)
+
+
+def test_prose_written_for_a_stopped_debate_is_not_reused_for_its_real_ending(
+    run_debate, tmp_path, personas
+):
+    from argue.engine import create_debate, resynthesize
+
+    store = create_debate(
+        tmp_path / "early",
+        question="Q?",
+        mode="adversarial",
+        personas=[personas["embry"], personas["horus"]],
+        max_rounds=2,
+        provider="scripted",
+        model="scripted-1",
+    )
+    holder = {"store": store}
+
+    def stop_in_round_one(letter: str, rnd: int, phase: str):
+        if phase == "ReflectionDraft" and rnd == 1:
+            holder["store"].request_stop()
+
+    run_debate(
+        store=store, script=DebateScript(names=NAMES, confidence=_swinging, fail=stop_in_round_one)
+    )
+    early = ScriptedModel(DebateScript(names=NAMES))
+    partial = asyncio.run(resynthesize(store, early))
+    assert "Partial synthesis" in partial
+    assert [r.output.__name__ for r in early.requests] == ["SynthesisDraft"]
+
+    resumed = run_debate(store=store, script=DebateScript(names=NAMES, confidence=_swinging))
+    assert resumed.state.status == "completed"
+    assert any(r.output.__name__ == "SynthesisDraft" for r in resumed.model.requests)
+    assert "Partial synthesis" not in store.paths.synthesis.read_text()

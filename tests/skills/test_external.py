@@ -148,3 +148,40 @@ async def test_the_query_wins_over_an_extra_key_and_bad_extra_is_refused() -> No
     refused = await run_external("echo", python(ECHO_SEARCH), "q", extra={"when": object()})
     assert refused.status == "refused"
     assert "extra input is not JSON" in refused.note
+
+
+async def test_cancelling_the_skill_kills_the_program(tmp_path):
+    import asyncio
+    import contextlib
+    import os
+    import sys
+
+    from skills.external import run_external
+
+    pid_file = tmp_path / "pid"
+    script = tmp_path / "sleepy.py"
+    script.write_text(
+        "import os, sys, time\n"
+        f"open({str(pid_file)!r}, 'w').write(str(os.getpid()))\n"
+        "sys.stdin.read()\n"
+        "time.sleep(60)\n"
+    )
+    task = asyncio.ensure_future(run_external("sleepy", [sys.executable, str(script)], "q"))
+    for _ in range(500):
+        if pid_file.exists() and pid_file.read_text():
+            break
+        await asyncio.sleep(0.01)
+    pid = int(pid_file.read_text())
+    task.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await task
+    for _ in range(500):
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            break
+        with contextlib.suppress(ChildProcessError):
+            os.waitpid(pid, os.WNOHANG)
+        await asyncio.sleep(0.01)
+    else:
+        raise AssertionError(f"external skill process {pid} outlived its cancelled task")

@@ -1,6 +1,5 @@
 from __future__ import annotations
 
-import importlib.util
 import sys
 
 import pytest
@@ -40,19 +39,7 @@ async def test_missing_library_skill_is_failed(monkeypatch: pytest.MonkeyPatch) 
     assert result.note.startswith("library: library skill unavailable (")
 
 
-def _real_library_available() -> bool:
-    try:
-        return importlib.util.find_spec("skills.library") is not None
-    except (ImportError, ValueError):
-        return False
-
-
-@pytest.mark.skipif(
-    not _real_library_available(),
-    reason="skills.library (another engineer's part) is not in the repo yet",
-)
 async def test_empty_real_library_is_empty(tmp_path) -> None:
-    pytest.importorskip("skills.library", reason="skills.library does not import yet")
     result = await library.search("debate", limit=3, db_path=tmp_path / "library.sqlite3")
     assert result.status == "empty", result.note
     assert result.items == []
