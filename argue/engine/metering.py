@@ -38,7 +38,6 @@ class MeteredModel:
         return result
 
     def total(self) -> Usage:
-        total = Usage(calls=0)
-        for record in self.usage:
-            total = total + record
-        return total
+        from argue.llm import UsageLedger
+
+        return UsageLedger(self.usage).total()

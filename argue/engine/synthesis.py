@@ -112,9 +112,10 @@ def score_summary(history: DebateHistory, usage: list[Usage]) -> dict[str, Any]:
         )
         for letter, persona_score in record.score.personas.items():
             totals[letter] = round(totals.get(letter, 0.0) + persona_score.total, 4)
-    total_usage = Usage(calls=0)
-    for item in usage:
-        total_usage = total_usage + item
+    from argue.llm import UsageLedger
+
+    ledger = UsageLedger(usage)
+    total_usage = ledger.total()
     return {
         "rounds": per_round,
         "totals": totals,
@@ -123,6 +124,7 @@ def score_summary(history: DebateHistory, usage: list[Usage]) -> dict[str, Any]:
             for cid, s in sorted(history.claim_scores().items(), key=lambda kv: (-kv[1], kv[0]))[:5]
         ],
         "usage": total_usage.model_dump(mode="json"),
+        "usage_by_model": {k: v.model_dump(mode="json") for k, v in ledger.by_model().items()},
     }
 
 

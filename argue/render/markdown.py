@@ -55,10 +55,9 @@ def safe_link(url: object) -> str:
 
 
 def _usage_total(usage: list[Usage]) -> Usage:
-    total = Usage(calls=0)
-    for item in usage:
-        total = total + item
-    return total
+    from argue.llm import UsageLedger
+
+    return UsageLedger(usage).total()
 
 
 def _participants(history: DebateHistory) -> list[dict[str, Any]]:
