@@ -99,8 +99,8 @@ def search_command(
     import asyncio
 
     from argue.console import die
+    from skills._fts import query_terms
     from skills.library import search_library
-    from skills.library.fts import query_terms
 
     if k < 1:
         die("--k must be at least 1", 2)

@@ -36,7 +36,7 @@ def recall_command(
     import asyncio
 
     from argue.console import die
-    from skills.library.fts import query_terms
+    from skills._fts import query_terms
     from skills.memory import recall_memory
 
     if k < 1:

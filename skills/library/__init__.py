@@ -6,8 +6,8 @@ import asyncio
 import time
 from pathlib import Path
 
+from skills._fts import query_terms
 from skills.base import SkillResult
-from skills.library.fts import query_terms
 from skills.library.ingest import SUPPORTED_SUFFIXES
 from skills.library.models import AddResult, DocumentInfo, LibraryError, LibraryHit
 from skills.library.store import LibraryStore

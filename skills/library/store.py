@@ -5,8 +5,8 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from pathlib import Path
 
-from skills.library.database import SQLiteStore
-from skills.library.fts import FtsIndex
+from skills._fts import FtsIndex
+from skills._sqlite import SQLiteStore
 from skills.library.ingest import parse_content, read_file
 from skills.library.models import AddResult, DocumentInfo, LibraryError, LibraryHit
 

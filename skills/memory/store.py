@@ -17,9 +17,9 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from skills._fts import FtsIndex, query_terms
+from skills._sqlite import SQLiteStore
 from skills.base import SkillItem, SkillResult
-from skills.library.database import SQLiteStore
-from skills.library.fts import FtsIndex, query_terms
 
 MemoryScope = Literal["persona", "shared"]
 SCOPES: tuple[MemoryScope, ...] = ("persona", "shared")
@@ -152,7 +152,7 @@ class MemoryStore(
     ) -> SkillResult:
         """Memories visible to ``persona`` that match ``query``, best first, as a SkillResult.
 
-        Each item's score (0..1) is coverage × relative bm25 (see skills.library.fts); items
+        Each item's score (0..1) is coverage × relative bm25 (see skills._fts); items
         under ``min_score`` are dropped, and the note says so.
         """
         started = time.perf_counter()

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from skills.library.database import BUSY_TIMEOUT_MS, SQLiteStore
-from skills.library.fts import FtsIndex
+from skills._fts import FtsIndex
+from skills._sqlite import BUSY_TIMEOUT_MS, SQLiteStore
 
 
 class NotesError(Exception):
