@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from argue.commands.library import echo_json, note, show_skill_result
+from argue.commands._output import echo_json, note, show_skill_result
 
 if TYPE_CHECKING:
     from skills.base import SkillItem
