@@ -211,32 +211,7 @@ async def run_research(
                 source_statuses=[s.model_dump(mode="json") for s in result.sources],
             )
         )
-        for source in result.sources:
-            if source.status in ("refused", "failed") and result.status not in (
-                "refused",
-                "failed",
-            ):
-                failures.append(
-                    Failure(
-                        round=round_no,
-                        persona=letter,
-                        phase="research",
-                        kind=source.status,
-                        what=f"{call.skill} source {source.source} for {clip(call.query, 60)!r}",
-                        reason=source.note or "no reason given",
-                    )
-                )
-        if result.status in ("refused", "failed"):
-            failures.append(
-                Failure(
-                    round=round_no,
-                    persona=letter,
-                    phase="research",
-                    kind=result.status,
-                    what=f"{call.skill} {clip(call.query, 60)!r}",
-                    reason=result.note or "no reason given",
-                )
-            )
+        failures += _research_failures(call, result, round_no, letter)
     if dropped:
         failures.append(
             Failure(
@@ -249,6 +224,33 @@ async def run_research(
             )
         )
     return PhaseOutcome(record, failures)
+
+
+def _research_failures(
+    call: ResearchCallDraft, result: SkillResult, round_no: int, letter: str
+) -> list[Failure]:
+    """What did not work in one research call: the whole call, or (when the call worked) any of
+    its sources, in the fixed words."""
+    query = clip(call.query, 60)
+    if result.status in ("refused", "failed"):
+        problems = [(result.status, f"{call.skill} {query!r}", result.note)]
+    else:
+        problems = [
+            (s.status, f"{call.skill} source {s.source} for {query!r}", s.note)
+            for s in result.sources
+            if s.status in ("refused", "failed")
+        ]
+    return [
+        Failure(
+            round=round_no,
+            persona=letter,
+            phase="research",
+            kind=kind,  # type: ignore[arg-type]
+            what=what,
+            reason=note or "no reason given",
+        )
+        for kind, what, note in problems
+    ]
 
 
 async def _run_one(toolkit: ResearchToolkit, request: ResearchRequest) -> SkillResult:

@@ -71,3 +71,22 @@ def run_debate(tmp_path: Path, personas: dict[str, Persona]):
         return DebateRun(store, model, toolkit, script, state, events)
 
     return _run
+
+
+@pytest.fixture
+def new_store(tmp_path: Path, personas: dict[str, Persona]):
+    """A fresh Embry-vs-Horus debate folder (nothing run yet) under ``tmp_path/<name>``."""
+
+    def _create(name: str, *, rounds: int = 2, **config: object) -> DebateStore:
+        return create_debate(
+            tmp_path / name,
+            question="Is the Collatz conjecture decidable?",
+            mode="adversarial",
+            personas=[personas["embry"], personas["horus"]],
+            max_rounds=rounds,
+            provider="scripted",
+            model="scripted-1",
+            **config,  # type: ignore[arg-type]
+        )
+
+    return _create

@@ -168,18 +168,9 @@ def test_every_persona_failing_to_argue_fails_the_debate(run_debate):
     assert "no persona produced an argument in round 1" in run.state.error
 
 
-def test_moderator_notes_bind_later_rounds(run_debate, tmp_path, personas):
-    from argue.engine import create_debate
+def test_moderator_notes_bind_later_rounds(run_debate, tmp_path, personas, new_store):
 
-    store = create_debate(
-        tmp_path / "d2",
-        question="Q?",
-        mode="adversarial",
-        personas=[personas["embry"], personas["horus"]],
-        max_rounds=1,
-        provider="scripted",
-        model="s",
-    )
+    store = new_store("d2", rounds=1)
     store.post_note("Stay within elementary number theory.")
     run = run_debate(store=store, rounds=1)
     argument_prompts = [
@@ -249,21 +240,13 @@ def test_a_refused_source_inside_a_working_dogpile_is_still_reported(run_debate)
     assert any("refused — nothing happened" in line for line in run.events)
 
 
-def test_an_interactive_moderator_note_binds_the_next_round(tmp_path, personas):
+def test_an_interactive_moderator_note_binds_the_next_round(tmp_path, personas, new_store):
     import asyncio
 
-    from argue.engine import DebateRunner, create_debate
+    from argue.engine import DebateRunner
     from argue.llm import ScriptedModel
 
-    store = create_debate(
-        tmp_path / "interactive",
-        question="Q?",
-        mode="adversarial",
-        personas=[personas["embry"], personas["horus"]],
-        max_rounds=2,
-        provider="scripted",
-        model="s",
-    )
+    store = new_store("interactive", rounds=2)
     asked: list[int] = []
 
     async def moderator(round_no: int) -> str | None:
@@ -287,19 +270,11 @@ def test_an_interactive_moderator_note_binds_the_next_round(tmp_path, personas):
     assert "Only discuss 3n+1" in prompts_by_round[2]
 
 
-def test_a_budget_pause_is_resumable_with_a_larger_budget(run_debate, tmp_path, personas):
-    from argue.engine import create_debate
+def test_a_budget_pause_is_resumable_with_a_larger_budget(
+    run_debate, tmp_path, personas, new_store
+):
 
-    store = create_debate(
-        tmp_path / "budget",
-        question="Q?",
-        mode="adversarial",
-        personas=[personas["embry"], personas["horus"]],
-        max_rounds=1,
-        provider="scripted",
-        model="s",
-        budget_usd=0.0,
-    )
+    store = new_store("budget", rounds=1, budget_usd=0.0)
     paused = run_debate(store=store)
     assert paused.state.status == "budget_exhausted"
     assert "budget" in paused.state.termination_detail

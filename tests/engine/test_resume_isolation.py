@@ -89,19 +89,10 @@ def test_resume_after_a_stop_at_any_phase_boundary_matches_an_uninterrupted_run(
     )
 
 
-def test_hard_cancel_mid_phase_leaves_a_resumable_debate(run_debate, tmp_path, personas):
-    from argue.engine import create_debate
+def test_hard_cancel_mid_phase_leaves_a_resumable_debate(run_debate, tmp_path, personas, new_store):
 
     reference = run_debate(rounds=2, script=DebateScript(names=NAMES, confidence=_swinging))
-    store = create_debate(
-        tmp_path / "cancel",
-        question="Is the Collatz conjecture decidable?",
-        mode="adversarial",
-        personas=[personas["embry"], personas["horus"]],
-        max_rounds=2,
-        provider="scripted",
-        model="scripted-1",
-    )
+    store = new_store("cancel", rounds=2)
     script = DebateScript(names=NAMES, confidence=_swinging)
     hang = asyncio.Event()
 
@@ -179,19 +170,10 @@ def test_prompt_size_does_not_grow_with_the_round_number(run_debate):
     assert sizes[8] <= 1.6 * sizes[2]
 
 
-def test_a_second_runner_cannot_take_a_running_debate(run_debate, tmp_path, personas):
-    from argue.engine import create_debate
+def test_a_second_runner_cannot_take_a_running_debate(run_debate, tmp_path, personas, new_store):
     from argue.store import DebateLocked
 
-    store = create_debate(
-        tmp_path / "locked",
-        question="Q?",
-        mode="adversarial",
-        personas=[personas["embry"], personas["horus"]],
-        max_rounds=1,
-        provider="scripted",
-        model="s",
-    )
+    store = new_store("locked", rounds=1)
     store.acquire_lock()
     try:
         assert store.is_locked()
@@ -203,19 +185,10 @@ def test_a_second_runner_cannot_take_a_running_debate(run_debate, tmp_path, pers
 
 
 def test_a_crash_while_writing_the_synthesis_resumes_only_the_ending(
-    run_debate, tmp_path, personas
+    run_debate, tmp_path, personas, new_store
 ):
-    from argue.engine import create_debate
 
-    store = create_debate(
-        tmp_path / "crash",
-        question="Q?",
-        mode="adversarial",
-        personas=[personas["embry"], personas["horus"]],
-        max_rounds=2,
-        provider="scripted",
-        model="scripted-1",
-    )
+    store = new_store("crash", rounds=2)
 
     def crash(letter: str, rnd: int, phase: str):
         return RuntimeError("power cut") if phase == "SynthesisDraft" else None
@@ -236,20 +209,11 @@ def test_a_crash_while_writing_the_synthesis_resumes_only_the_ending(
 
 
 def test_a_half_written_record_of_an_uncommitted_round_is_redone_on_resume(
-    run_debate, tmp_path, personas
+    run_debate, tmp_path, personas, new_store
 ):
-    from argue.engine import create_debate
 
     reference = run_debate(rounds=2, script=DebateScript(names=NAMES, confidence=_swinging))
-    store = create_debate(
-        tmp_path / "torn",
-        question="Is the Collatz conjecture decidable?",
-        mode="adversarial",
-        personas=[personas["embry"], personas["horus"]],
-        max_rounds=2,
-        provider="scripted",
-        model="scripted-1",
-    )
+    store = new_store("torn", rounds=2)
     holder = {"store": store}
 
     def stop_in_round_two(letter: str, rnd: int, phase: str):
@@ -267,19 +231,10 @@ def test_a_half_written_record_of_an_uncommitted_round_is_redone_on_resume(
 
 
 def test_resume_retries_research_calls_that_failed_before_anyone_argued(
-    run_debate, tmp_path, personas
+    run_debate, tmp_path, personas, new_store
 ):
-    from argue.engine import create_debate
 
-    store = create_debate(
-        tmp_path / "retry",
-        question="Q?",
-        mode="adversarial",
-        personas=[personas["embry"], personas["horus"]],
-        max_rounds=1,
-        provider="scripted",
-        model="scripted-1",
-    )
+    store = new_store("retry", rounds=1)
     holder = {"store": store}
 
     def stop_after_research(letter: str, rnd: int, phase: str):
@@ -306,19 +261,11 @@ def test_resume_retries_research_calls_that_failed_before_anyone_argued(
 
 
 def test_prose_written_for_a_stopped_debate_is_not_reused_for_its_real_ending(
-    run_debate, tmp_path, personas
+    run_debate, tmp_path, personas, new_store
 ):
-    from argue.engine import create_debate, resynthesize
+    from argue.engine import resynthesize
 
-    store = create_debate(
-        tmp_path / "early",
-        question="Q?",
-        mode="adversarial",
-        personas=[personas["embry"], personas["horus"]],
-        max_rounds=2,
-        provider="scripted",
-        model="scripted-1",
-    )
+    store = new_store("early", rounds=2)
     holder = {"store": store}
 
     def stop_in_round_one(letter: str, rnd: int, phase: str):
