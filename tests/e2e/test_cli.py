@@ -351,7 +351,7 @@ def test_anthropic_debate(tmp_path: Path, fake: FakeLLM, server: str):
 
 
 def test_stop_then_resume_repeats_no_model_call(cli: Cli, fake: FakeLLM):
-    fake.delay_s = 0.3  # a slow model, so there is time to stop mid-debate
+    fake.delay_s = 0.6  # a slow model, so `stop` lands mid-debate even on a busy machine
     process = cli.popen(
         "argue", QUESTION, "--persona-a", "embry", "--persona-b", "horus", "--rounds", "3", "--json"
     )
@@ -397,6 +397,7 @@ def test_stop_then_resume_repeats_no_model_call(cli: Cli, fake: FakeLLM):
     assert not (folder / "STOP").exists()
     status = cli.ok("status", debate_id, "--json").last_json()
     assert (status["status"], status["termination"]) == ("stopped", "stopped")
+    fake.delay_s = 0.0  # the resumed run need not be slow
     calls_before_resume = fake.count()
     requests_before_resume = len(fake.server.requests)
     assert fake.count("SynthesisDraft") == 0
@@ -430,7 +431,7 @@ def test_stop_then_resume_repeats_no_model_call(cli: Cli, fake: FakeLLM):
 
 
 def test_ctrl_c_saves_then_resume_finishes(cli: Cli, fake: FakeLLM):
-    fake.delay_s = 0.3
+    fake.delay_s = 0.5
     process = cli.popen(
         "argue", QUESTION, "--persona-a", "embry", "--persona-b", "horus", "--rounds", "2", "--json"
     )
