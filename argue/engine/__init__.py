@@ -54,7 +54,6 @@ def create_debate(
     if max_rounds < 1:
         raise ModeError("--rounds must be at least 1")
     validate_lineup(mode, [p.name for p in personas])
-    debates_dir.mkdir(parents=True, exist_ok=True)
     config = DebateConfig(
         id=debate_id or new_debate_id(debates_dir),
         question=question.strip(),
@@ -67,16 +66,11 @@ def create_debate(
         budget_usd=budget_usd,
         selection_reason=selection_reason,
     )
-    store = DebateStore.create(debates_dir, config)
-    for index, persona in enumerate(personas):
-        persona_dir = store.paths.persona_dir(persona_letter(index))
-        for sub in ("research", "colleague_consults", "arguments"):
-            (persona_dir / sub).mkdir(parents=True, exist_ok=True)
-        store.save(persona_dir / "persona.json", persona)
-        store.save(store.paths.concessions(persona_letter(index)), [])
-        store.save(store.paths.confidence(persona_letter(index)), [])
-    store.paths.scoring_dir.mkdir(exist_ok=True)
-    return store
+    return DebateStore.create(
+        debates_dir,
+        config,
+        {persona_letter(i): persona for i, persona in enumerate(personas)},
+    )
 
 
 async def memory_writer(persona: str | None, text: str, **fields: object) -> str:

@@ -128,7 +128,7 @@ class DebateRunner:
                 return await self._conclude(decided, detail)
             # Prose written for an earlier, unfinished state (`synthesize` on a stopped debate)
             # must not stand in for the ending this run reaches.
-            self.paths.synthesis_prose.unlink(missing_ok=True)
+            self.store.discard(self.paths.synthesis_prose)
             if config.framing is None:
                 await self._frame()
             start = max((r.round for r in self.history.committed_rounds()), default=0) + 1
@@ -527,7 +527,7 @@ class DebateRunner:
         record = self.history.round(round_no)
         for letter, persona_score in score.personas.items():
             marker = self.paths.memory_marker(letter, round_no)
-            if marker.exists():
+            if self.store.has(marker):
                 continue
             argument = record.arguments.get(letter)
             if argument is None:
@@ -727,7 +727,7 @@ def load_history(store: DebateStore) -> DebateHistory:
     paths = store.paths
     personas: dict[str, Persona] = {}
     for letter in config.personas:
-        snapshot = store.load(paths.persona_dir(letter) / "persona.json", Persona)
+        snapshot = store.load(paths.persona_snapshot(letter), Persona)
         if snapshot is None:
             from argue.personas import PersonaFileError, UnknownPersonaError, load_catalog
             from argue.store import StoreError
@@ -735,16 +735,14 @@ def load_history(store: DebateStore) -> DebateHistory:
             try:
                 snapshot = load_catalog().get(config.personas[letter])
             except (UnknownPersonaError, PersonaFileError) as exc:
-                raise StoreError(
-                    f"{paths.persona_dir(letter) / 'persona.json'} is missing and {exc}"
-                ) from None
+                raise StoreError(f"{paths.persona_snapshot(letter)} is missing and {exc}") from None
         personas[letter] = snapshot
     history = DebateHistory(config=config, personas=personas)
     history.failures = store.load_list(paths.failures, Failure)
     history.moderator_notes = store.moderator_notes()
     for round_no in range(1, config.max_rounds + 1):
         found = False
-        committed = paths.round_score(round_no).is_file()
+        committed = store.has(paths.round_score(round_no))
         # A committed round must read back whole; in an uncommitted one an unreadable record
         # is treated as not written yet: its phase runs again and overwrites it.
         load = store.load if committed else store.load_if_readable

@@ -134,8 +134,8 @@ async def archive_debate(
     memory_writer: Callable[..., Awaitable[str]],
 ) -> None:
     """Episodic archive: one shared memory per finished debate (its question and conclusion)."""
-    marker = store.paths.root / "archived.json"
-    if marker.exists():
+    marker = store.paths.archive_marker()
+    if store.has(marker):
         return
     prose = store.load(store.paths.synthesis_prose, SynthesisDraft)
     conclusion = prose.conclusion if prose else "(no synthesis prose)"

@@ -6,14 +6,14 @@ import fcntl
 import json
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from datetime import datetime
 from pathlib import Path
 from typing import TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from argue.domain import DebateConfig, DebateState, utc_now
+from argue.domain import DebateConfig, DebateState, Persona, utc_now
 from argue.store._atomic import read_json, write_json_atomic, write_text_atomic
 from argue.store.layout import DebatePaths
 
@@ -50,13 +50,31 @@ class DebateStore:
     # -- creation and lookup
 
     @classmethod
-    def create(cls, debates_dir: Path, config: DebateConfig) -> DebateStore:
+    def create(
+        cls, debates_dir: Path, config: DebateConfig, personas: Mapping[str, Persona]
+    ) -> DebateStore:
+        """The whole layout of a new debate: config, state, and per persona its folders, a
+        snapshot of its card (resume never depends on the catalog) and empty ledgers."""
         root = debates_dir / config.id
         root.mkdir(parents=True, exist_ok=False)
         store = cls(root)
         write_json_atomic(store.paths.config, config)
         store.save_state(DebateState(status="running", pid=os.getpid()))
+        for letter, persona in personas.items():
+            persona_dir = store.paths.persona_dir(letter)
+            for sub in ("research", "colleague_consults", "arguments"):
+                (persona_dir / sub).mkdir(parents=True, exist_ok=True)
+            write_json_atomic(store.paths.persona_snapshot(letter), persona)
+            write_json_atomic(store.paths.concessions(letter), [])
+            write_json_atomic(store.paths.confidence(letter), [])
+        store.paths.scoring_dir.mkdir(exist_ok=True)
         return store
+
+    def has(self, path: Path) -> bool:
+        return path.is_file()
+
+    def discard(self, path: Path) -> None:
+        path.unlink(missing_ok=True)
 
     @classmethod
     def open(cls, debates_dir: Path, debate_id: str) -> DebateStore:

@@ -67,6 +67,12 @@ class DebatePaths:
     def persona_dir(self, letter: str) -> Path:
         return self.root / f"persona_{letter.lower()}"
 
+    def persona_snapshot(self, letter: str) -> Path:
+        return self.persona_dir(letter) / "persona.json"
+
+    def archive_marker(self) -> Path:
+        return self.root / "archived.json"
+
     def research(self, letter: str, round_no: int) -> Path:
         return self.persona_dir(letter) / "research" / f"round_{round_no:03d}.json"
 
