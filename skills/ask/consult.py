@@ -125,10 +125,16 @@ async def ask(
 
     notes: list[str] = []
     if colleague is None:
+        # A debating colleague with nothing published yet could only say "nothing to go on":
+        # route around it while another colleague is free.
+        silent = {name for name, texts in (participants or {}).items() if not texts}
         try:
-            chosen, reason = route_colleague(question, asker, catalog)
-        except NoColleagueError as error:
-            return SkillResult.refused(SKILL_NAME, question, str(error))
+            chosen, reason = route_colleague(question, asker, catalog, exclude=silent)
+        except NoColleagueError:
+            try:
+                chosen, reason = route_colleague(question, asker, catalog)
+            except NoColleagueError as error:
+                return SkillResult.refused(SKILL_NAME, question, str(error))
         notes.append(reason)
     else:
         if colleague not in catalog:

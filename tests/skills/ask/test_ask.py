@@ -228,3 +228,21 @@ async def test_invalid_model_output_becomes_a_failed_result(catalog: PersonaCata
 async def test_an_empty_question_is_refused(catalog: PersonaCatalog) -> None:
     result = await ask(" ", asker=catalog.get("embry"), catalog=catalog, model=answering("x"))
     assert result.status == "refused"
+
+
+async def test_routing_skips_a_debating_colleague_with_nothing_published_yet():
+    from argue.llm import ScriptedModel
+    from argue.personas import load_catalog
+    from skills.ask import ask
+
+    catalog = load_catalog()
+    horus = catalog.get("horus")
+    model = ScriptedModel(
+        lambda messages, output: {"answer": "from a free colleague", "confidence": 0.6}
+    )
+    silent = {name: [] for name in horus.colleagues[:1]}
+    result = await ask(
+        "anything at all", asker=horus, catalog=catalog, model=model, participants=silent
+    )
+    assert result.status == "ok", result.note
+    assert not result.items[0].id.startswith(f"ask:{horus.colleagues[0]}:")
