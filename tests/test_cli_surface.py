@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 
@@ -169,3 +170,14 @@ def test_damaged_moderator_notes_and_a_bad_argue_home_are_one_line_errors(
     assert listed.stderr.strip().splitlines() == [
         f"error: ARGUE_HOME {not_a_dir} is not a directory"
     ]
+
+
+def test_a_missing_state_file_is_rebuilt_from_the_committed_rounds(tmp_path, run_scripted_debate):
+    store = run_scripted_debate(tmp_path, rounds=2)
+    store.paths.state.unlink()
+    result = CliRunner().invoke(
+        app, ["status", store.debate_id, "--json", "--debates-dir", str(tmp_path)]
+    )
+    assert result.exit_code == 0
+    row = json.loads(result.stdout)
+    assert (row["status"], row["round"]) == ("interrupted", 2)

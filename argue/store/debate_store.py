@@ -126,17 +126,22 @@ class DebateStore:
         write_json_atomic(self.paths.config, config)
 
     def state(self) -> DebateState:
-        """The runner's state; a damaged state.json is rebuilt from the committed rounds."""
+        """The runner's state; a missing or damaged state.json is rebuilt from the committed
+        rounds (the scoring files are the record of what was finished)."""
         try:
-            return self.load(self.paths.state, DebateState) or DebateState()
+            state = self.load(self.paths.state, DebateState)
         except StoreError:
-            rounds = self.committed_rounds()
-            return DebateState(
-                status="interrupted",
-                round=max(rounds, default=0),
-                phase="scoring" if rounds else "framing",
-                error=f"{self.paths.state.name} was unreadable; rebuilt from the committed rounds",
-            )
+            state = None
+        if state is not None:
+            return state
+        rounds = self.committed_rounds()
+        return DebateState(
+            status="interrupted",
+            round=max(rounds, default=0),
+            phase="scoring" if rounds else "framing",
+            error=f"{self.paths.state.name} was missing or unreadable; "
+            "rebuilt from the committed rounds",
+        )
 
     def save_state(self, state: DebateState) -> None:
         state.updated_at = utc_now()
