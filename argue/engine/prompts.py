@@ -10,7 +10,8 @@ RULES = (
     "Debate rules: you refer to evidence only by the ids in the tables you are shown "
     "(e.g. A-R2-E1) and to claims only by their ids (e.g. B1.c2). Never invent ids, URLs or "
     "sources; if you have no evidence for a point, cite nothing and say so. Earned concessions "
-    "are rewarded: acknowledging the opponent's strongest point is a strength, not a loss."
+    "are rewarded: acknowledging the opponent's strongest point is a strength, not a loss. "
+    "Write in the language of the question."
 )
 
 
@@ -184,7 +185,8 @@ def synthesis_messages(question: str, proposition: str, material: str) -> list[M
         Message(
             role="system",
             content=(
-                "You write the prose parts of a debate synthesis: nuanced, fair, no winner. "
+                "You write the prose parts of a debate synthesis: nuanced, fair, no winner, in the "
+                "language of the question. "
                 "Refer to claims by their ids. Answer only with JSON."
             ),
         ),
