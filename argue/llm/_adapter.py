@@ -1,7 +1,9 @@
 """The bases the adapters share: ``complete`` over one abstract ``_send``, and the SDK plumbing.
 
 An adapter sends one call (``_send``: a conversation in, a ``RawReply`` out); ``Adapter`` turns
-that into ``ChatModel.complete`` (parsing and the single re-ask, ``argue.llm._structured``).
+that into ``ChatModel.complete`` (parsing and the single re-ask, ``argue.llm._structured``). A
+reply cut off by the output limit is sent again once with a larger limit; cut off again, it is a
+``ModelOutputError`` that says so (not a schema complaint about a half-written answer).
 ``SDKAdapter`` adds what the two HTTP adapters (anthropic, openai_compat) share: the provider's
 connection, the SDK client bound to the running event loop, and one retried, slot-limited call
 with the SDK's errors (both SDKs name them alike) in the retry layer's terms.
@@ -12,20 +14,43 @@ from __future__ import annotations
 import abc
 import asyncio
 import contextlib
+import json
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from types import ModuleType
 from typing import Any, Generic, Protocol, TypeVar
 
 from pydantic import BaseModel
 
 from argue.llm._limits import provider_slots
-from argue.llm._retry import RetryPolicy, Sleep, TransportFailure, call_with_retries, status_failure
-from argue.llm._structured import RawReply, complete_structured
-from argue.llm.base import ChatResult, Message
+from argue.llm._retry import (
+    RetryPolicy,
+    Sleep,
+    TransportFailure,
+    call_with_retries,
+    error_detail,
+    one_line,
+    status_failure,
+)
+from argue.llm._secrets import masked_error
+from argue.llm._structured import RawReply, complete_structured, with_purpose
+from argue.llm.base import ChatResult, Message, ModelOutputError, ModelRequestError
 from argue.llm.pricing import PriceTable
 
 T = TypeVar("T", bound=BaseModel)
+
+# A reply cut off by the output limit is sent again once with twice the limit, up to this many
+# tokens (a caller that already asked for more is not retried).
+TRUNCATION_RETRY_MAX_TOKENS = 16384
+# How much of an unexpected body an error message quotes.
+UNREADABLE_EXCERPT = 120
+# What a 400 says when the model cannot give that many output tokens.
+_BUDGET_REJECTION_MARKERS = ("max_tokens", "max_completion_tokens", "max_output_tokens")
+
+
+def larger_budget(max_tokens: int) -> int:
+    """The output limit for the one retry after a cut-off reply (``max_tokens`` if none)."""
+    return max(max_tokens, min(2 * max_tokens, TRUNCATION_RETRY_MAX_TOKENS))
 
 
 @dataclass(frozen=True)
@@ -56,7 +81,7 @@ class Adapter(abc.ABC):
         call = CallSettings(output, max_tokens, temperature, purpose)
 
         async def send(conversation: list[Message]) -> RawReply:
-            return await self._send(conversation, call)
+            return await self._send_uncut(conversation, call)
 
         return await complete_structured(
             send,
@@ -70,6 +95,42 @@ class Adapter(abc.ABC):
     @abc.abstractmethod
     async def _send(self, conversation: list[Message], call: CallSettings) -> RawReply:
         """One model call (a re-ask is a call of its own)."""
+
+    async def _send_uncut(self, conversation: list[Message], call: CallSettings) -> RawReply:
+        """``_send``; a reply cut off by the output limit is sent once more with a larger one."""
+        reply = await self._send(conversation, call)
+        if not reply.truncated:
+            return reply
+        limit, retried = call.max_tokens, False
+        if larger_budget(limit) > limit:
+            try:
+                again = await self._send(
+                    conversation, replace(call, max_tokens=larger_budget(limit))
+                )
+            except ModelRequestError as error:
+                # The model cannot give that many tokens: the first cut-off is the answer.
+                lowered = str(error).lower()
+                if error.status_code != 400 or not any(
+                    marker in lowered for marker in _BUDGET_REJECTION_MARKERS
+                ):
+                    raise
+            else:
+                reply = RawReply(
+                    text=again.text, usage=reply.usage + again.usage, truncated=again.truncated
+                )
+                limit, retried = larger_budget(limit), True
+                if not reply.truncated:
+                    return reply
+        message = f"the answer was cut off at {call.max_tokens} tokens (the output limit)"
+        if retried:
+            message += f" and again at {limit} on one retry with a larger limit"
+        if not reply.text.strip():
+            message += "; no answer text came back (reasoning may have used the whole budget)"
+        failure = masked_error(ModelOutputError, self.provider, message, secrets=self._secrets())
+        # The tokens were spent even though the answer is unusable: keep the bill with the error.
+        failure.usage = with_purpose(reply.usage, call.purpose)  # type: ignore[attr-defined]
+        failure.raw_text = reply.text  # type: ignore[attr-defined]
+        raise failure
 
     def _secrets(self) -> Sequence[str | None]:
         """What error messages must never show."""
@@ -143,16 +204,19 @@ class SDKAdapter(Adapter, Generic[ConnectionT, ClientT, ResponseT]):
         return self._client
 
     async def _call(self, request: dict[str, Any]) -> tuple[ResponseT, float]:
-        """``request`` sent with retries inside a provider slot: the response, its latency (s)."""
+        """``request`` sent with retries inside a provider slot: the response, its latency (s).
+
+        Each attempt carries its own ``timeout`` (the policy's, cut to the call's budget left)."""
         client = self._client_for_running_loop()
         async with provider_slots(self.provider, self.max_concurrency):
             started = self._clock()
             response = await call_with_retries(
-                lambda: self._attempt(client, request),
+                lambda timeout_s: self._attempt(client, {**request, "timeout": timeout_s}),
                 provider=self.provider,
                 endpoint=self._connection.base_url,
                 policy=self._retry,
                 sleep=self._sleep,
+                clock=self._clock,
                 auth_hint=self._connection.key_env,
                 secrets=self._secrets(),
             )
@@ -160,25 +224,44 @@ class SDKAdapter(Adapter, Generic[ConnectionT, ClientT, ResponseT]):
 
     @abc.abstractmethod
     async def _attempt(self, client: ClientT, request: dict[str, Any]) -> ResponseT:
-        """One SDK call, its errors translated by ``_sdk_failures``."""
+        """One SDK call, its errors translated by ``_sdk_failures``; a 2xx body that is not the
+        expected response is a ``TransportFailure("unreadable")`` too."""
 
     @contextlib.contextmanager
-    def _sdk_failures(self, sdk: ModuleType) -> Iterator[None]:
+    def _sdk_failures(self, sdk: ModuleType, timeout_s: float) -> Iterator[None]:
         """The SDK's errors as the retry layer's (``status_failure``, ``TransportFailure``)."""
         try:
             yield
         except sdk.APIStatusError as error:
             raise status_failure(error.status_code, error.response.headers, error.body) from None
         except sdk.APITimeoutError:
-            raise TransportFailure(
-                "timeout", detail=f"no answer within {self._retry.request_timeout_s:g} s"
-            ) from None
+            raise TransportFailure("timeout", detail=f"no answer within {timeout_s:g} s") from None
         except sdk.APIConnectionError as error:
             raise TransportFailure(
                 "connection", detail=f"connection failed ({error.__cause__ or error})"
             ) from None
         except sdk.APIResponseValidationError as error:
             raise TransportFailure("unreadable", detail=error.message) from None
+        except json.JSONDecodeError as error:  # a 2xx claiming JSON that is not
+            raise TransportFailure(
+                "unreadable", detail=f"HTTP 200, body is not valid JSON ({error.msg})"
+            ) from None
+
+
+def unreadable_body(response: object, expected: str, missing: str) -> TransportFailure:
+    """A 2xx whose body is not ``expected`` (an HTML page, an ``{"error": …}`` object, a reply
+    without its ``missing`` part), as the retry layer's "unreadable" failure."""
+    extra = getattr(response, "model_extra", None) or {}
+    error = extra.get("error") if isinstance(extra, dict) else None
+    if error is not None:
+        said = error_detail({"error": error}, fallback=str(error))
+        return TransportFailure("unreadable", detail=f"HTTP 200 carrying an error: {said}")
+    if isinstance(response, BaseModel):
+        return TransportFailure("unreadable", detail=f"HTTP 200, not {expected} ({missing})")
+    text = response.decode(errors="replace") if isinstance(response, bytes) else str(response)
+    return TransportFailure(
+        "unreadable", detail=f"HTTP 200, not {expected}: {one_line(text, UNREADABLE_EXCERPT)}"
+    )
 
 
 def alternating_turns(messages: list[Message]) -> list[dict[str, str]]:

@@ -10,6 +10,8 @@ would force those maps empty. A 400 saying this model lacks a mode (older models
 ``temperature`` (gone from the SDK signature, refused by newer models) goes through
 ``extra_body`` until the API calls it deprecated for the model, then is left out.
 The system prompt is the stable prefix of every debate call, so it carries ``cache_control``.
+A reply that stops at ``max_tokens`` (tool mode then gives ``input: {}``) is flagged truncated:
+the base class retries it once with a larger limit instead of re-asking about a missing field.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import BaseModel
 
 from argue.domain import Usage
-from argue.llm._adapter import CallSettings, SDKAdapter, alternating_turns
+from argue.llm._adapter import CallSettings, SDKAdapter, alternating_turns, unreadable_body
 from argue.llm._providers import AnthropicProvider
 from argue.llm._retry import RetryPolicy, Sleep
 from argue.llm._structured import (
@@ -149,24 +151,36 @@ class AnthropicModel(SDKAdapter[AnthropicProvider, "AsyncAnthropic", "AnthropicM
         output = call.output
         request = self._build_request(messages, output, mode, call.max_tokens, call.temperature)
         response, latency_s = await self._call(request)
+        reported = response.usage  # absent from some gateways' replies: count zeros
         usage = Usage(
             provider=self.provider,
             model=self.model,
-            input_tokens=response.usage.input_tokens,
-            output_tokens=response.usage.output_tokens,
-            cache_read_tokens=response.usage.cache_read_input_tokens or 0,
-            cache_write_tokens=response.usage.cache_creation_input_tokens or 0,
+            input_tokens=getattr(reported, "input_tokens", None) or 0,
+            output_tokens=getattr(reported, "output_tokens", None) or 0,
+            cache_read_tokens=getattr(reported, "cache_read_input_tokens", None) or 0,
+            cache_write_tokens=getattr(reported, "cache_creation_input_tokens", None) or 0,
             latency_s=latency_s,
         )
         usage.cost_usd = self._prices.cost(usage)
         tool_name = tool_name_for(output) if output is not None and mode == "tool" else None
-        return RawReply(text=_reply_text(response, tool_name), usage=usage)
+        return RawReply(
+            text=_reply_text(response, tool_name),
+            usage=usage,
+            truncated=response.stop_reason == "max_tokens",
+        )
 
     async def _attempt(self, client: AsyncAnthropic, request: dict[str, Any]) -> AnthropicMessage:
         import anthropic
 
-        with self._sdk_failures(anthropic):
-            return await client.messages.create(**request)
+        with self._sdk_failures(anthropic, request["timeout"]):
+            response: object = await client.messages.create(**request)
+        if (
+            isinstance(response, anthropic.types.Message)
+            and not (response.model_extra or {}).get("error")
+            and isinstance(response.content, list)
+        ):
+            return response
+        raise unreadable_body(response, "a Messages API reply", "no content")
 
 
 def has_open_maps(schema: object) -> bool:
@@ -186,4 +200,4 @@ def _reply_text(response: AnthropicMessage, tool_name: str | None) -> str:
         for block in response.content:
             if block.type == "tool_use" and block.name == tool_name:
                 return json.dumps(block.input)
-    return "".join(block.text for block in response.content if block.type == "text")
+    return "".join(block.text or "" for block in response.content if block.type == "text")

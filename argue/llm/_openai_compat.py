@@ -4,6 +4,12 @@ One adapter serves OpenAI, Ollama, vLLM, the llama.cpp server and LM Studio; the
 says where. Structured output asks for ``response_format: json_schema``; a server that rejects
 it (HTTP 400 naming response_format/json_schema) gets ``json_object`` with the schema in the
 system prompt instead, and this adapter instance remembers to use that from then on.
+
+OpenAI's reasoning models (gpt-5*, o-series) want ``max_completion_tokens``, refuse any
+temperature but the default, and get ``reasoning_effort`` ("low" unless told otherwise, so the
+thinking leaves room for the answer). At api.openai.com that is known from the name; behind
+another base URL (a proxy) the 400 that says so switches this instance over, once. A reply
+cut off by the limit (finish_reason "length") is retried with a larger one by the base class.
 """
 
 from __future__ import annotations
@@ -16,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel
 
 from argue.domain import Usage
-from argue.llm._adapter import CallSettings, SDKAdapter
+from argue.llm._adapter import CallSettings, SDKAdapter, unreadable_body
 from argue.llm._providers import OpenAICompatProvider
 from argue.llm._retry import RetryPolicy, Sleep
 from argue.llm._secrets import masked_error
@@ -36,6 +42,11 @@ if TYPE_CHECKING:
 
 _SCHEMA_REJECTION_MARKERS = ("response_format", "json_schema")
 _REASONING_MODEL_PREFIXES = ("gpt-5", "o1", "o3", "o4")
+DEFAULT_REASONING_EFFORT = "low"
+
+
+def is_reasoning_model(model: str) -> bool:
+    return model.startswith(_REASONING_MODEL_PREFIXES)
 
 
 class OpenAICompatModel(SDKAdapter[OpenAICompatProvider, "AsyncOpenAI", "ChatCompletion"]):
@@ -49,13 +60,18 @@ class OpenAICompatModel(SDKAdapter[OpenAICompatProvider, "AsyncOpenAI", "ChatCom
         sleep: Sleep = asyncio.sleep,
         prices: PriceTable | None = None,
         clock: Callable[[], float] = time.monotonic,
+        reasoning_effort: str | None = DEFAULT_REASONING_EFFORT,
     ) -> None:
         super().__init__(model, provider, retry, max_concurrency, sleep, prices, clock)
         self.uses_json_object_fallback = False
-        # OpenAI's reasoning models (gpt-5*, o-series) reject any temperature but the default.
-        self._accepts_temperature = not (
-            provider.official_openai and model.startswith(_REASONING_MODEL_PREFIXES)
-        )
+        self._reasoning_effort = reasoning_effort
+        # OpenAI's own API wants max_completion_tokens (reasoning models reject max_tokens);
+        # compatible servers (Ollama, vLLM, llama.cpp, LM Studio) know max_tokens.
+        self.uses_max_completion_tokens = provider.official_openai
+        self.sends_temperature = True
+        self.sends_reasoning_effort = False
+        if provider.official_openai and is_reasoning_model(model):
+            self._use_reasoning_parameters()
 
     def __repr__(self) -> str:
         return (
@@ -63,16 +79,43 @@ class OpenAICompatModel(SDKAdapter[OpenAICompatProvider, "AsyncOpenAI", "ChatCom
             f"base_url={self._connection.base_url!r})"
         )
 
+    def _use_reasoning_parameters(self) -> None:
+        self.uses_max_completion_tokens = True
+        self.sends_temperature = False
+        self.sends_reasoning_effort = self._reasoning_effort is not None
+
     async def _send(self, messages: list[Message], call: CallSettings) -> RawReply:
-        if call.output is None or self.uses_json_object_fallback:
-            return await self._send_once(messages, call)
-        try:
-            return await self._send_once(messages, call)
-        except ModelRequestError as error:
-            if error.status_code != 400 or not _rejects_json_schema(str(error)):
-                raise
-        self.uses_json_object_fallback = True
-        return await self._send_once(messages, call)
+        """Send; on a 400 about a parameter this server or model refuses, adapt and resend."""
+        while True:
+            request = self._build_request(messages, call.output, call.max_tokens, call.temperature)
+            try:
+                return await self._send_request(request)
+            except ModelRequestError as error:
+                if not self._adapt_to_rejection(error, request):
+                    raise
+
+    def _adapt_to_rejection(self, error: ModelRequestError, request: dict[str, Any]) -> bool:
+        """Whether a 400 named something this instance can stop sending (each at most once)."""
+        if error.status_code != 400:
+            return False
+        message = str(error).lower()
+        if "max_tokens" in request and "max_completion_tokens" in message:
+            # OpenAI behind another base URL: "Unsupported parameter: 'max_tokens' ...".
+            self.uses_max_completion_tokens = True
+            if is_reasoning_model(self.model):
+                self._use_reasoning_parameters()
+            return True
+        if "temperature" in request and "temperature" in message:
+            self.sends_temperature = False
+            return True
+        if "reasoning_effort" in request and "reasoning_effort" in message:
+            self.sends_reasoning_effort = False
+            return True
+        response_format = request.get("response_format") or {}
+        if response_format.get("type") == "json_schema" and _rejects_json_schema(message):
+            self.uses_json_object_fallback = True
+            return True
+        return False
 
     def _build_request(
         self,
@@ -88,14 +131,14 @@ class OpenAICompatModel(SDKAdapter[OpenAICompatProvider, "AsyncOpenAI", "ChatCom
             "messages": [{"role": m.role, "content": m.content} for m in messages],
             "timeout": self._retry.request_timeout_s,
         }
-        # OpenAI's own API wants max_completion_tokens (reasoning models reject max_tokens);
-        # compatible servers (Ollama, vLLM, llama.cpp, LM Studio) know max_tokens.
-        if self._connection.official_openai:
+        if self.uses_max_completion_tokens:
             request["max_completion_tokens"] = max_tokens
         else:
             request["max_tokens"] = max_tokens
-        if temperature is not None and self._accepts_temperature:
+        if temperature is not None and self.sends_temperature:
             request["temperature"] = temperature
+        if self.sends_reasoning_effort:
+            request["reasoning_effort"] = self._reasoning_effort
         if output is not None and self.uses_json_object_fallback:
             request["response_format"] = {"type": "json_object"}
         elif output is not None:
@@ -109,25 +152,31 @@ class OpenAICompatModel(SDKAdapter[OpenAICompatProvider, "AsyncOpenAI", "ChatCom
             }
         return request
 
-    async def _send_once(self, messages: list[Message], call: CallSettings) -> RawReply:
-        request = self._build_request(messages, call.output, call.max_tokens, call.temperature)
+    async def _send_request(self, request: dict[str, Any]) -> RawReply:
         response, latency_s = await self._call(request)
-        return RawReply(text=self._reply_text(response), usage=self._usage(response, latency_s))
+        choice = response.choices[0]
+        return RawReply(
+            text=self._reply_text(response),
+            usage=self._usage(response, latency_s),
+            truncated=choice.finish_reason == "length",
+        )
 
     async def _attempt(self, client: AsyncOpenAI, request: dict[str, Any]) -> ChatCompletion:
         import openai
+        from openai.types.chat import ChatCompletion, ChatCompletionMessage
 
-        with self._sdk_failures(openai):
-            return await client.chat.completions.create(**request)
+        with self._sdk_failures(openai, request["timeout"]):
+            response: object = await client.chat.completions.create(**request)
+        missing = "no choices"
+        if isinstance(response, ChatCompletion) and not (response.model_extra or {}).get("error"):
+            choices = response.choices
+            if isinstance(choices, list) and choices:
+                if isinstance(getattr(choices[0], "message", None), ChatCompletionMessage):
+                    return response
+                missing = "no message"
+        raise unreadable_body(response, "a chat completion", missing)
 
     def _reply_text(self, response: ChatCompletion) -> str:
-        if not response.choices:
-            raise masked_error(
-                ModelOutputError,
-                self.provider,
-                f"{self._connection.base_url} returned no choices",
-                secrets=[self._connection.api_key],
-            )
         message = response.choices[0].message
         if message.content is None and getattr(message, "refusal", None):
             raise masked_error(
@@ -139,16 +188,16 @@ class OpenAICompatModel(SDKAdapter[OpenAICompatProvider, "AsyncOpenAI", "ChatCom
         return message.content or ""
 
     def _usage(self, response: ChatCompletion, latency_s: float) -> Usage:
-        reported = response.usage
-        prompt_tokens = reported.prompt_tokens if reported else 0
-        details = reported.prompt_tokens_details if reported else None
-        cached = (details.cached_tokens or 0) if details else 0
+        reported = response.usage  # optional on compatible servers: count zeros
+        prompt_tokens = getattr(reported, "prompt_tokens", None) or 0
+        details = getattr(reported, "prompt_tokens_details", None)
+        cached = getattr(details, "cached_tokens", None) or 0
         usage = Usage(
             provider=self.provider,
             model=self.model,
             # Usage counts uncached input apart from cache reads (see argue.llm.pricing).
             input_tokens=max(prompt_tokens - cached, 0),
-            output_tokens=reported.completion_tokens if reported else 0,
+            output_tokens=getattr(reported, "completion_tokens", None) or 0,
             cache_read_tokens=cached,
             latency_s=latency_s,
         )

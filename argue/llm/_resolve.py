@@ -1,7 +1,8 @@
 """Which model argue talks to (ARCHITECTURE §5).
 
 Explicit provider (argument or ``ARGUE_PROVIDER``) → ``ANTHROPIC_API_KEY`` → ``OPENAI_API_KEY``
-→ an Ollama server answering at ``OLLAMA_HOST`` → in-process llama.cpp when installed.
+→ ``OPENAI_BASE_URL`` alone (an OpenAI-compatible server that needs no key) → an Ollama server
+answering at ``OLLAMA_HOST`` → in-process llama.cpp when installed.
 """
 
 from __future__ import annotations
@@ -23,8 +24,8 @@ AUTO_PROBE_TIMEOUT_S = 0.3
 # An Ollama the user asked for by name may live on another machine: give it longer to answer.
 EXPLICIT_PROBE_TIMEOUT_S = 3.0
 HOW_TO_CONFIGURE = (
-    "no model provider configured: set ANTHROPIC_API_KEY or OPENAI_API_KEY "
-    "(OPENAI_BASE_URL for any OpenAI-compatible server), start Ollama (OLLAMA_HOST, default "
+    "no model provider configured: set ANTHROPIC_API_KEY or OPENAI_API_KEY, or OPENAI_BASE_URL "
+    "(with ARGUE_MODEL) for any OpenAI-compatible server, start Ollama (OLLAMA_HOST, default "
     f"{_providers.OLLAMA_DEFAULT_HOST}), or install the local extra "
     "(pip install 'argue[local]') for in-process llama.cpp (ARGUE_LOCAL_MODEL=<file.gguf>)"
 )
@@ -59,6 +60,10 @@ def resolve_model(
     if env.get("ANTHROPIC_API_KEY"):
         return builder.build("anthropic", model)
     if env.get("OPENAI_API_KEY"):
+        return builder.build("openai", model)
+    base_url = env.get("OPENAI_BASE_URL")
+    if base_url and not _providers.is_official_openai(base_url):
+        # A compatible server that needs no key: the SDK sends a placeholder one.
         return builder.build("openai", model)
     host_url = _providers.ollama_host_url(env)
     listed = _providers.probe_ollama(host_url, AUTO_PROBE_TIMEOUT_S)

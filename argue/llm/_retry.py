@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
 import random
+import time
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -20,8 +22,6 @@ from tenacity import (
     AsyncRetrying,
     RetryCallState,
     retry_if_exception,
-    stop_after_attempt,
-    stop_before_delay,
 )
 
 from argue.llm._secrets import masked_error
@@ -48,7 +48,11 @@ DETAIL_LIMIT = 300
 
 @dataclass(frozen=True)
 class RetryPolicy:
-    """Bounds for one logical call: attempts, total time, per-request timeout, waits."""
+    """Bounds for one logical call: attempts, total time, per-request timeout, waits.
+
+    ``max_backoff_s`` caps argue's own exponential backoff; a server's retry-after is honoured
+    as given (within ``max_total_s``).
+    """
 
     max_attempts: int = 4
     max_total_s: float = 300.0
@@ -198,26 +202,72 @@ def final_error(
     )
 
 
+def rate_limited_error(
+    failure: TransportFailure,
+    *,
+    provider: str,
+    endpoint: str,
+    budget_s: float,
+    secrets: Iterable[str | None] = (),
+) -> ModelError:
+    """The server asked for a longer wait than this call has left: say so, and how long."""
+    wait_s = math.ceil(failure.retry_after_s or 0.0)
+    what = "rate limited" if failure.status == 429 else "unavailable"
+    message = (
+        f"HTTP {failure.status} from {endpoint}: {what}; retry after {wait_s} s "
+        f"(beyond this call's {budget_s:g} s budget)"
+    )
+    if failure.detail:
+        message += f": {failure.detail}"
+    return masked_error(
+        ModelUnavailableError, provider, message, status_code=failure.status, secrets=secrets
+    )
+
+
 async def call_with_retries(
-    attempt: Callable[[], Awaitable[R]],
+    attempt: Callable[[float], Awaitable[R]],
     *,
     provider: str,
     endpoint: str,
     policy: RetryPolicy,
     sleep: Sleep = asyncio.sleep,
+    clock: Callable[[], float] = time.monotonic,
     auth_hint: str = "",
     secrets: Iterable[str | None] = (),
 ) -> R:
-    """Run ``attempt`` until it succeeds, fails for good, or the policy's bounds are reached."""
+    """Run ``attempt(timeout_s)`` until it succeeds, fails for good, or the policy's bounds are
+    reached.
+
+    ``max_total_s`` bounds waits and attempts together: a retry happens only when its wait ends
+    inside the budget, and each attempt's timeout is cut to what is left of it. A server's
+    retry-after is honoured in full; one that reaches past the budget ends the call at once.
+    """
+    started = clock()
+
+    def budget_left() -> float:
+        return policy.max_total_s - (clock() - started)
 
     def wait(state: RetryCallState) -> float:
         failure = state.outcome.exception() if state.outcome else None
         if isinstance(failure, TransportFailure) and failure.retry_after_s is not None:
-            return min(failure.retry_after_s, policy.max_backoff_s)
+            return failure.retry_after_s
         return policy.backoff_s(state.attempt_number)
 
+    told_to_wait_too_long: TransportFailure | None = None
+
+    def stop(state: RetryCallState) -> bool:
+        nonlocal told_to_wait_too_long
+        if state.attempt_number >= policy.max_attempts:
+            return True
+        if state.upcoming_sleep < budget_left():
+            return False
+        failure = state.outcome.exception() if state.outcome else None
+        if isinstance(failure, TransportFailure) and failure.retry_after_s is not None:
+            told_to_wait_too_long = failure
+        return True
+
     retrying = AsyncRetrying(
-        stop=stop_after_attempt(policy.max_attempts) | stop_before_delay(policy.max_total_s),
+        stop=stop,
         wait=wait,
         retry=retry_if_exception(lambda exc: isinstance(exc, TransportFailure) and exc.retryable),
         sleep=sleep,
@@ -228,8 +278,16 @@ async def call_with_retries(
         async for attempt_state in retrying:
             with attempt_state:
                 attempts += 1
-                return await attempt()
+                return await attempt(max(0.0, min(policy.request_timeout_s, budget_left())))
     except TransportFailure as failure:
+        if failure is told_to_wait_too_long:
+            raise rate_limited_error(
+                failure,
+                provider=provider,
+                endpoint=endpoint,
+                budget_s=policy.max_total_s,
+                secrets=secrets,
+            ) from None
         raise final_error(
             failure,
             provider=provider,

@@ -17,7 +17,7 @@ from pydantic import BaseModel, ValidationError
 
 from argue.domain import Usage
 from argue.llm._secrets import masked_error
-from argue.llm.base import ChatResult, Message, ModelOutputError
+from argue.llm.base import ChatResult, Message, ModelError, ModelOutputError
 
 T = TypeVar("T", bound=BaseModel)
 
@@ -27,10 +27,12 @@ _FENCE = re.compile(r"^```[a-zA-Z0-9_-]*\s*\n?(.*?)\n?```$", re.DOTALL)
 
 @dataclass
 class RawReply:
-    """One model call's text and accounting, before any parsing."""
+    """One model call's text and accounting, before any parsing; ``truncated`` when the output
+    limit cut it off (finish_reason "length", stop_reason "max_tokens")."""
 
     text: str
     usage: Usage
+    truncated: bool = False
 
 
 Send = Callable[[list[Message]], Awaitable[RawReply]]
@@ -140,7 +142,13 @@ async def complete_structured(
             value=value, text=first.text, usage=with_purpose(first.usage, purpose)
         )
 
-    second = await send(reask_messages(messages, first.text, first_error, output))
+    try:
+        second = await send(reask_messages(messages, first.text, first_error, output))
+    except ModelError as error:
+        spent = getattr(error, "usage", None)
+        if spent is not None:  # the first call's tokens belong on the failure's bill too
+            error.usage = with_purpose(first.usage + spent, purpose)  # type: ignore[attr-defined]
+        raise
     usage = with_purpose(first.usage + second.usage, purpose)
     try:
         value = parse_output(second.text, output)

@@ -99,6 +99,10 @@ def _validate(
     return chosen
 
 
+PACED_SOURCES = frozenset({"arxiv", "github", "brave"})
+PACING_ALLOWANCE_S = 60.0
+
+
 async def _fan_out(
     query: str, names: list[str], client: httpx.AsyncClient, limit: int, timeout_s: float
 ) -> dict[str, SkillResult]:
@@ -112,12 +116,17 @@ async def _ask_one(
     name: str, query: str, client: httpx.AsyncClient, limit: int, timeout_s: float
 ) -> SkillResult:
     started = time.monotonic()
+    # Each HTTP request is bounded by the client's timeout_s; a paced source may first wait its
+    # turn behind other dogpiles of the debate (arXiv asks for 3 s between requests), which
+    # must not read as the source being slow.
+    budget = timeout_s + (PACING_ALLOWANCE_S if name in PACED_SOURCES else 0.0)
     try:
         result = await asyncio.wait_for(
-            _ADAPTERS[name].search(query, client=client, limit=limit), timeout_s
+            _ADAPTERS[name].search(query, client=client, limit=limit), budget
         )
     except TimeoutError:
-        note = f"{name}: timed out after {timeout_s:g} s"
+        waited = " (including its wait for a rate-limit turn)" if name in PACED_SOURCES else ""
+        note = f"{name}: timed out after {budget:g} s{waited}"
         return SkillResult.failed(name, query, note, elapsed_s=time.monotonic() - started)
     except Exception as exc:  # an adapter bug must not sink the other sources: report it
         note = f"{name}: crashed ({type(exc).__name__}: {exc})"

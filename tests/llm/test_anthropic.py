@@ -30,7 +30,7 @@ from tests.llm.wire import (
     anthropic_text_reply,
     anthropic_tool_reply,
 )
-from tests.loopback import LoopbackServer
+from tests.loopback import LoopbackServer, Reply
 
 API_KEY = "sk-ant-api03-loopback-test-key-0123456789"
 
@@ -235,17 +235,41 @@ async def test_429_honours_retry_after_then_succeeds(
     assert sleeps.waits == [7.0]
 
 
-async def test_retry_after_is_capped(loopback: LoopbackServer, sleeps: SleepRecorder):
+async def test_a_retry_after_past_the_budget_stops_at_once(
+    loopback: LoopbackServer, sleeps: SleepRecorder
+):
     model = make_model(loopback, sleeps, RetryPolicy(max_attempts=2, max_backoff_s=30, jitter_s=0))
     loopback.enqueue(
         anthropic_error(529, "overloaded_error", "Overloaded", headers={"retry-after": "3600"}),
         anthropic_json_reply(VALID_VERDICT),
     )
 
-    await model.complete(MESSAGES, output=Verdict)
+    with pytest.raises(ModelUnavailableError) as caught:
+        await model.complete(MESSAGES, output=Verdict)
     await model.aclose()
 
-    assert sleeps.waits == [30.0]
+    # Not waited for (and not cut short to 30 s, which would only burn the second attempt).
+    assert (len(loopback.requests), sleeps.waits) == (1, [])
+    assert str(caught.value) == (
+        f"anthropic: HTTP 529 from {loopback.url}: unavailable; retry after 3600 s "
+        "(beyond this call's 300 s budget): Overloaded"
+    )
+
+
+async def test_a_long_retry_after_within_the_budget_is_waited_in_full(
+    loopback: LoopbackServer, sleeps: SleepRecorder
+):
+    model = make_model(loopback, sleeps, RetryPolicy(max_attempts=2, max_backoff_s=30, jitter_s=0))
+    loopback.enqueue(
+        anthropic_error(429, "rate_limit_error", "Rate limited", headers={"retry-after": "90"}),
+        anthropic_json_reply(VALID_VERDICT),
+    )
+
+    result = await model.complete(MESSAGES, output=Verdict)
+    await model.aclose()
+
+    assert result.value.stance == "against"
+    assert sleeps.waits == [90.0]
 
 
 async def test_500_then_success(
@@ -448,3 +472,140 @@ async def test_concurrency_is_limited_per_provider(loopback: LoopbackServer, sle
 
     assert [r.value for r in results] == ["ok"] * 5
     assert peak == 2
+
+
+# ------------------------------------------------ a 200 that is not a Messages API reply
+
+
+@pytest.mark.parametrize(
+    ("reply", "said"),
+    [
+        (
+            Reply(
+                body="<!DOCTYPE html><html><title>Sign in</title></html>", content_type="text/html"
+            ),
+            "HTTP 200, not a Messages API reply: "
+            "<!DOCTYPE html><html><title>Sign in</title></html>",
+        ),
+        (
+            Reply(
+                json={
+                    "type": "error",
+                    "error": {"type": "overloaded_error", "message": "Overloaded"},
+                }
+            ),
+            "HTTP 200 carrying an error: Overloaded",
+        ),
+        (
+            Reply(json={"id": "msg_1", "type": "message"}),
+            "HTTP 200, not a Messages API reply (no content)",
+        ),
+    ],
+    ids=["html", "error-object", "no-content"],
+)
+async def test_a_200_that_is_not_a_message_is_unavailable(
+    claude: AnthropicModel,
+    loopback: LoopbackServer,
+    sleeps: SleepRecorder,
+    reply: Reply,
+    said: str,
+):
+    loopback.enqueue(reply)
+
+    with pytest.raises(ModelUnavailableError) as caught:
+        await claude.complete(MESSAGES, output=Verdict)
+
+    assert str(caught.value) == f"anthropic: unreadable response from {loopback.url}: {said}"
+    assert (len(loopback.requests), sleeps.waits) == (1, [])
+
+
+async def test_a_message_without_usage_counts_zero_tokens(
+    claude: AnthropicModel, loopback: LoopbackServer
+):
+    reply = anthropic_json_reply(VALID_VERDICT)
+    reply.json["usage"] = None
+    loopback.enqueue(reply)
+
+    result = await claude.complete(MESSAGES, output=Verdict)
+
+    assert result.value.stance == "against"
+    assert (result.usage.input_tokens, result.usage.output_tokens) == (0, 0)
+    assert result.usage.cost_usd == 0.0
+
+
+# ------------------------------------------------ cut off at max_tokens
+
+
+async def test_a_tool_reply_cut_off_at_max_tokens_is_sent_again_with_twice_the_limit(
+    loopback: LoopbackServer, sleeps: SleepRecorder
+):
+    model = make_model(loopback, sleeps, structured_modes=("tool",))
+    loopback.enqueue(
+        anthropic_tool_reply({}, stop_reason="max_tokens", output_tokens=1024),
+        anthropic_tool_reply(VALID_VERDICT),
+    )
+
+    result = await model.complete(MESSAGES, output=Verdict, max_tokens=1024)
+    await model.aclose()
+
+    assert result.value == Verdict.model_validate(VALID_VERDICT)
+    bodies = [r.json() for r in loopback.requests]
+    assert [b["max_tokens"] for b in bodies] == [1024, 2048]
+    assert bodies[1]["messages"] == bodies[0]["messages"]  # the same question, not a re-ask
+    assert (result.usage.calls, result.usage.output_tokens) == (2, 1024 + 57)
+
+
+async def test_cut_off_twice_is_an_output_error_not_a_missing_field(
+    loopback: LoopbackServer, sleeps: SleepRecorder
+):
+    model = make_model(loopback, sleeps, structured_modes=("tool",))
+    loopback.enqueue(anthropic_tool_reply({}, stop_reason="max_tokens"))
+
+    with pytest.raises(ModelOutputError) as caught:
+        await model.complete(MESSAGES, output=Verdict, max_tokens=1024)
+    await model.aclose()
+
+    assert len(loopback.requests) == 2
+    assert str(caught.value) == (
+        "anthropic: the answer was cut off at 1024 tokens (the output limit) and again at "
+        "2048 on one retry with a larger limit"
+    )
+    assert caught.value.usage.calls == 2
+
+
+async def test_a_model_that_cannot_give_more_tokens_reports_the_first_cut_off(
+    claude: AnthropicModel, loopback: LoopbackServer
+):
+    loopback.enqueue(
+        anthropic_text_reply('{"stance": "for", "confid', stop_reason="max_tokens"),
+        anthropic_error(
+            400,
+            "invalid_request_error",
+            "max_tokens: 8192 > 4096, which is the maximum allowed number of output tokens "
+            "for claude-3-haiku-20240307",
+        ),
+    )
+
+    with pytest.raises(ModelOutputError) as caught:
+        await claude.complete(MESSAGES, output=Verdict, max_tokens=4096)
+
+    assert (
+        str(caught.value) == "anthropic: the answer was cut off at 4096 tokens (the output limit)"
+    )
+    assert caught.value.raw_text == '{"stance": "for", "confid'
+    assert [r.json()["max_tokens"] for r in loopback.requests] == [4096, 8192]
+
+
+async def test_a_re_ask_cut_off_twice_bills_every_call(
+    claude: AnthropicModel, loopback: LoopbackServer
+):
+    loopback.enqueue(
+        anthropic_json_reply(INVALID_VERDICT),
+        anthropic_text_reply("{", stop_reason="max_tokens"),
+    )
+
+    with pytest.raises(ModelOutputError, match="cut off at 2048 tokens") as caught:
+        await claude.complete(MESSAGES, output=Verdict, purpose="B/R2/rebuttal")
+
+    assert len(loopback.requests) == 3  # the call, the re-ask, the re-ask with a larger limit
+    assert (caught.value.usage.calls, caught.value.usage.purpose) == (3, "B/R2/rebuttal")

@@ -26,7 +26,7 @@ from tests.llm.wire import (
     openai_json_reply,
     openai_reply,
 )
-from tests.loopback import LoopbackServer
+from tests.loopback import LoopbackServer, Reply
 
 API_KEY = "sk-proj-loopback-test-key-abcdefghijklmnop"
 MESSAGES = [
@@ -310,7 +310,13 @@ async def test_official_openai_gets_max_completion_tokens_and_no_temperature_for
     body = reasoning._build_request(MESSAGES, None, 300, 0.2)
     assert body["max_completion_tokens"] == 300 and "max_tokens" not in body
     assert "temperature" not in body
-    assert classic._build_request(MESSAGES, None, 300, 0.2)["temperature"] == 0.2
+    assert body["reasoning_effort"] == "low"  # leaves room for the answer
+    classic_body = classic._build_request(MESSAGES, None, 300, 0.2)
+    assert classic_body["temperature"] == 0.2 and "reasoning_effort" not in classic_body
+    told = OpenAICompatModel("o3", provider=official, reasoning_effort="medium")
+    assert told._build_request(MESSAGES, None, 300, None)["reasoning_effort"] == "medium"
+    untold = OpenAICompatModel("o3", provider=official, reasoning_effort=None)
+    assert "reasoning_effort" not in untold._build_request(MESSAGES, None, 300, None)
 
 
 async def test_the_key_never_appears_in_errors_or_repr(
@@ -339,3 +345,219 @@ def test_one_model_serves_successive_event_loops(loopback: LoopbackServer, sleep
     second = asyncio.run(model.complete(MESSAGES))
 
     assert (first.value, second.value) == ("first", "second")
+
+
+# ------------------------------------------------ a 200 that is not a chat completion
+
+
+@pytest.mark.parametrize(
+    ("reply", "said"),
+    [
+        (
+            Reply(
+                body="<html><body><h1>Welcome to nginx!</h1></body></html>",
+                content_type="text/html",
+            ),
+            "HTTP 200, not a chat completion: <html><body><h1>Welcome to nginx!</h1></body></html>",
+        ),
+        (
+            Reply(json={"error": {"message": "upstream model overloaded", "code": 502}}),
+            "HTTP 200 carrying an error: upstream model overloaded",
+        ),
+        (
+            Reply(json={"id": "x", "choices": [], "usage": None}),
+            "not a chat completion (no choices)",
+        ),
+        (Reply(json={"id": "x", "choices": [{"index": 0}]}), "not a chat completion (no message)"),
+        (
+            Reply(body="{not json", content_type="application/json"),
+            "HTTP 200, body is not valid JSON",
+        ),
+    ],
+    ids=["html", "error-object", "no-choices", "no-message", "broken-json"],
+)
+async def test_a_200_that_is_not_a_chat_completion_is_unavailable(
+    gpt: OpenAICompatModel,
+    loopback: LoopbackServer,
+    sleeps: SleepRecorder,
+    reply: Reply,
+    said: str,
+):
+    loopback.enqueue(reply)
+
+    with pytest.raises(ModelUnavailableError) as caught:
+        await gpt.complete(MESSAGES, output=Verdict)
+
+    assert str(caught.value).startswith(f"openai: unreadable response from {loopback.url}/v1: ")
+    assert said in str(caught.value)
+    assert (len(loopback.requests), sleeps.waits) == (1, [])
+
+
+async def test_a_completion_without_usage_counts_zero_tokens(
+    gpt: OpenAICompatModel, loopback: LoopbackServer
+):
+    reply = openai_json_reply(VALID_VERDICT)
+    reply.json["usage"] = None
+    loopback.enqueue(reply)
+
+    result = await gpt.complete(MESSAGES, output=Verdict)
+
+    assert result.value.stance == "against"
+    usage = result.usage
+    assert (usage.input_tokens, usage.output_tokens, usage.cache_read_tokens) == (0, 0, 0)
+    assert usage.cost_usd == 0.0
+
+
+# ------------------------------------------------ cut off by the output limit
+
+
+async def test_a_reply_cut_off_by_the_limit_is_sent_again_with_twice_the_limit(
+    gpt: OpenAICompatModel, loopback: LoopbackServer
+):
+    loopback.enqueue(
+        openai_reply("", finish_reason="length", completion_tokens=400, reasoning_tokens=400),
+        openai_json_reply(VALID_VERDICT, completion_tokens=520),
+    )
+
+    result = await gpt.complete(MESSAGES, output=Verdict, max_tokens=400)
+
+    assert result.value == Verdict.model_validate(VALID_VERDICT)
+    bodies = [r.json() for r in loopback.requests]
+    assert [b["max_tokens"] for b in bodies] == [400, 800]
+    assert bodies[1]["messages"] == bodies[0]["messages"]  # the same question, not a re-ask
+    assert (result.usage.calls, result.usage.output_tokens) == (2, 920)
+
+
+async def test_cut_off_twice_is_an_output_error_that_says_so(
+    gpt: OpenAICompatModel, loopback: LoopbackServer
+):
+    loopback.enqueue(openai_reply("", finish_reason="length", completion_tokens=400))
+
+    with pytest.raises(ModelOutputError) as caught:
+        await gpt.complete(MESSAGES, output=Verdict, max_tokens=400, purpose="A/R1/argument")
+
+    assert len(loopback.requests) == 2
+    message = str(caught.value)
+    assert message == (
+        "openai: the answer was cut off at 400 tokens (the output limit) and again at 800 on "
+        "one retry with a larger limit; no answer text came back (reasoning may have used the "
+        "whole budget)"
+    )
+    assert "Field required" not in message
+    assert (caught.value.usage.calls, caught.value.usage.purpose) == (2, "A/R1/argument")
+
+
+async def test_a_cut_off_text_answer_is_retried_too(
+    gpt: OpenAICompatModel, loopback: LoopbackServer
+):
+    loopback.enqueue(
+        openai_reply("Congestion pricing works because", finish_reason="length"),
+        openai_reply("Congestion pricing works because road space is scarce."),
+    )
+
+    result = await gpt.complete(MESSAGES, max_tokens=1000)
+
+    assert result.value == "Congestion pricing works because road space is scarce."
+    assert [r.json()["max_tokens"] for r in loopback.requests] == [1000, 2000]
+
+
+async def test_the_larger_limit_is_capped_and_a_model_refusing_it_reports_the_cut_off(
+    gpt: OpenAICompatModel, loopback: LoopbackServer
+):
+    loopback.enqueue(
+        openai_reply("", finish_reason="length"),
+        openai_error(
+            400,
+            "max_tokens is too large: 16384. This model supports at most 10000 completion "
+            "tokens, whereas you provided 16384.",
+            param="max_tokens",
+        ),
+    )
+
+    with pytest.raises(ModelOutputError, match=r"cut off at 9000 tokens \(the output limit\);"):
+        await gpt.complete(MESSAGES, max_tokens=9000)
+
+    assert [r.json()["max_tokens"] for r in loopback.requests] == [9000, 16384]
+
+
+# ------------------------------------------------ OpenAI's reasoning models behind a proxy
+
+
+async def test_a_proxied_reasoning_model_switches_to_its_parameters_once(
+    loopback: LoopbackServer, sleeps: SleepRecorder
+):
+    model = make_model(loopback, sleeps, model="gpt-5.4-mini")  # base URL is not api.openai.com
+    loopback.enqueue(
+        openai_error(
+            400,
+            "Unsupported parameter: 'max_tokens' is not supported with this model. "
+            "Use 'max_completion_tokens' instead.",
+            param="max_tokens",
+            code="unsupported_parameter",
+        ),
+        openai_json_reply(VALID_VERDICT),
+        openai_json_reply(VALID_VERDICT),
+    )
+
+    first = await model.complete(MESSAGES, output=Verdict, max_tokens=500, temperature=0.4)
+    second = await model.complete(MESSAGES, output=Verdict, max_tokens=500, temperature=0.4)
+    await model.aclose()
+
+    assert first.value == second.value
+    bodies = [r.json() for r in loopback.requests]
+    assert len(bodies) == 3  # the rejected try happens once, not on every call
+    assert (bodies[0]["max_tokens"], bodies[0]["temperature"]) == (500, 0.4)
+    for body in bodies[1:]:
+        assert body["max_completion_tokens"] == 500 and "max_tokens" not in body
+        assert "temperature" not in body
+        assert body["reasoning_effort"] == "low"
+        assert body["response_format"]["type"] == "json_schema"
+
+
+async def test_a_refused_temperature_or_reasoning_effort_is_dropped_and_remembered(
+    loopback: LoopbackServer, sleeps: SleepRecorder
+):
+    model = make_model(loopback, sleeps, model="o4-mini")
+    loopback.enqueue(
+        openai_error(
+            400,
+            "Unsupported parameter: 'max_tokens' is not supported with this model. "
+            "Use 'max_completion_tokens' instead.",
+            param="max_tokens",
+        ),
+        openai_error(400, "Unrecognized request argument supplied: reasoning_effort"),
+        openai_reply("first"),
+        openai_reply("second"),
+    )
+
+    await model.complete(MESSAGES, temperature=0.4)
+    await model.complete(MESSAGES, temperature=0.4)
+    await model.aclose()
+
+    bodies = [r.json() for r in loopback.requests]
+    assert len(bodies) == 4
+    assert "reasoning_effort" in bodies[1]
+    for body in bodies[2:]:
+        assert set(body) >= {"max_completion_tokens"}
+        assert not set(body) & {"max_tokens", "temperature", "reasoning_effort"}
+
+
+async def test_a_refused_temperature_alone_keeps_the_other_parameters(
+    gpt: OpenAICompatModel, loopback: LoopbackServer
+):
+    loopback.enqueue(
+        openai_error(
+            400,
+            "Unsupported value: 'temperature' does not support 0.4 with this model. "
+            "Only the default (1) value is supported.",
+            param="temperature",
+            code="unsupported_value",
+        ),
+        openai_reply("ok"),
+    )
+
+    assert (await gpt.complete(MESSAGES, temperature=0.4, max_tokens=300)).value == "ok"
+
+    retry = loopback.requests[1].json()
+    assert "temperature" not in retry and retry["max_tokens"] == 300
+    assert not gpt.sends_temperature and not gpt.uses_max_completion_tokens

@@ -1,4 +1,5 @@
-"""Provider resolution: explicit choice, then keys, then Ollama, then in-process llama.cpp."""
+"""Provider resolution: explicit choice, then keys (or a bare OPENAI_BASE_URL), then Ollama, then
+in-process llama.cpp."""
 
 from __future__ import annotations
 
@@ -114,6 +115,33 @@ def test_openai_key_is_next():
     assert (model.provider, model.model) == ("openai", "gpt-5.4-mini")
 
 
+async def test_openai_base_url_alone_is_next_with_a_placeholder_key(loopback: LoopbackServer):
+    loopback.enqueue(openai_reply("hello from vLLM"))
+    env = {"OPENAI_BASE_URL": f"{loopback.url}/v1", "ARGUE_MODEL": "qwen", "OLLAMA_HOST": NOBODY}
+
+    model = resolve_model(env=env)
+    assert isinstance(model, OpenAICompatModel)
+    assert (model.provider, model.model) == ("openai", "qwen")
+
+    result = await model.complete([Message(role="user", content="hi")])
+    await model.aclose()
+    assert result.value == "hello from vLLM"
+    assert loopback.requests[0].headers["authorization"] == "Bearer not-needed"
+
+
+def test_keys_come_before_a_bare_openai_base_url():
+    base = {"OPENAI_BASE_URL": "http://127.0.0.1:8000/v1", "OLLAMA_HOST": NOBODY}
+    assert resolve_model(env={**base, "ANTHROPIC_API_KEY": "a" * 12}).provider == "anthropic"
+    keyed = resolve_model(env={**base, "OPENAI_API_KEY": "sk-" + "o" * 12})
+    assert keyed._connection.api_key == "sk-" + "o" * 12
+
+
+def test_a_bare_base_url_at_api_openai_com_is_not_a_configuration(no_llama_cpp: None):
+    env = {"OPENAI_BASE_URL": "https://api.openai.com/v1", "OLLAMA_HOST": NOBODY}
+    with pytest.raises(ProviderNotConfigured, match="no model provider configured"):
+        resolve_model(env=env)
+
+
 async def test_a_reachable_ollama_is_detected_and_used_through_v1(loopback: LoopbackServer):
     host = ollama_server(loopback)
 
@@ -182,7 +210,13 @@ def test_nothing_configured_gives_one_line_listing_every_way(no_llama_cpp: None)
         resolve_model(env={"OLLAMA_HOST": NOBODY})
     message = str(caught.value)
     assert "\n" not in message
-    for way in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OLLAMA_HOST", "ARGUE_LOCAL_MODEL"):
+    for way in (
+        "ANTHROPIC_API_KEY",
+        "OPENAI_API_KEY",
+        "OPENAI_BASE_URL",
+        "OLLAMA_HOST",
+        "ARGUE_LOCAL_MODEL",
+    ):
         assert way in message
 
 

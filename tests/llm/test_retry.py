@@ -23,12 +23,29 @@ class ScriptedAttempts:
     def __init__(self, *failures: TransportFailure) -> None:
         self.failures = list(failures)
         self.calls = 0
+        self.timeouts: list[float] = []
 
-    async def __call__(self) -> str:
+    async def __call__(self, timeout_s: float) -> str:
         self.calls += 1
+        self.timeouts.append(timeout_s)
         if self.failures:
             raise self.failures.pop(0)
         return "done"
+
+
+class FakeTime:
+    """A clock that only moves when the injected sleep (or an attempt) says so."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+        self.waits: list[float] = []
+
+    def clock(self) -> float:
+        return self.now
+
+    async def sleep(self, seconds: float) -> None:
+        self.waits.append(seconds)
+        self.now += seconds
 
 
 def http(status: int, retry_after: str | None = None, body: object = None) -> TransportFailure:
@@ -86,15 +103,103 @@ async def test_backoff_is_capped():
     assert sleeps.waits[1:] == [30.0, 30.0]
 
 
-async def test_a_retry_after_beyond_the_total_budget_is_not_waited_for():
+async def test_a_retry_after_beyond_the_total_budget_stops_at_once_and_names_the_wait():
     policy = RetryPolicy(max_attempts=5, max_total_s=10, max_backoff_s=60)
     attempts, sleeps = ScriptedAttempts(http(429, retry_after="20")), SleepRecorder()
 
-    with pytest.raises(ModelUnavailableError, match="gave up after 1 attempt at") as caught:
+    with pytest.raises(ModelUnavailableError) as caught:
         await run(attempts, policy, sleeps)
 
     assert (attempts.calls, sleeps.waits) == (1, [])
-    assert "HTTP 429" in str(caught.value)
+    assert str(caught.value) == (
+        "demo: HTTP 429 from http://demo: rate limited; retry after 20 s "
+        "(beyond this call's 10 s budget): status 429"
+    )
+    assert caught.value.status_code == 429
+
+
+async def test_retry_after_is_honoured_in_full_beyond_the_backoff_cap():
+    policy = RetryPolicy(max_attempts=3, max_total_s=300, max_backoff_s=30)
+    attempts, sleeps = ScriptedAttempts(http(429, retry_after="45")), SleepRecorder()
+
+    assert await run(attempts, policy, sleeps) == "done"
+
+    assert (attempts.calls, sleeps.waits) == (2, [45.0])
+
+
+async def test_a_retry_after_that_outlasts_the_budget_left_stops_the_call():
+    """Waits spent earlier count: 25 s of a 60 s budget gone, a 40 s retry-after is too long."""
+    time = FakeTime()
+    policy = RetryPolicy(max_attempts=5, max_total_s=60, initial_backoff_s=25, jitter_s=0)
+    attempts = ScriptedAttempts(http(503), http(429, retry_after="40"))
+
+    with pytest.raises(ModelUnavailableError, match=r"rate limited; retry after 40 s"):
+        await call_with_retries(
+            attempts,
+            provider="demo",
+            endpoint="http://demo",
+            policy=policy,
+            sleep=time.sleep,
+            clock=time.clock,
+        )
+
+    assert (attempts.calls, time.waits) == (2, [25.0])
+
+
+async def test_a_backoff_that_would_end_past_the_budget_is_not_started():
+    time = FakeTime()
+    policy = RetryPolicy(
+        max_attempts=4,
+        max_total_s=80,
+        request_timeout_s=40,
+        initial_backoff_s=30,
+        max_backoff_s=60,
+        jitter_s=0,
+    )
+    attempts = ScriptedAttempts(http(500), http(500), http(500))
+
+    with pytest.raises(ModelUnavailableError, match="gave up after 2 attempts") as caught:
+        await call_with_retries(
+            attempts,
+            provider="demo",
+            endpoint="http://demo",
+            policy=policy,
+            sleep=time.sleep,
+            clock=time.clock,
+        )
+
+    # After a 30 s wait the 50 s left still allow the full 40 s; the next wait (60 s) would
+    # end past the 80 s budget, so no third attempt is started.
+    assert attempts.timeouts == [40.0, 40.0]
+    assert time.waits == [30.0]
+    assert "HTTP 500" in str(caught.value)
+
+
+async def test_an_attempt_timeout_is_cut_to_the_budget_left():
+    time = FakeTime()
+    policy = RetryPolicy(
+        max_attempts=3, max_total_s=50, request_timeout_s=40, initial_backoff_s=5, jitter_s=0
+    )
+    attempts = ScriptedAttempts(TransportFailure("timeout", detail="no answer within 25 s"))
+
+    async def first_one_slow(timeout_s: float) -> str:
+        if attempts.calls == 0:
+            time.now += 25.0  # the first attempt takes 25 s before failing
+        return await attempts(timeout_s)
+
+    result = await call_with_retries(
+        first_one_slow,
+        provider="demo",
+        endpoint="http://demo",
+        policy=policy,
+        sleep=time.sleep,
+        clock=time.clock,
+    )
+
+    assert result == "done"
+    # 25 s spent plus a 5 s wait leave 20 s of the 50 s budget for the second attempt.
+    assert attempts.timeouts == [40.0, 20.0]
+    assert time.waits == [5.0]
 
 
 async def test_exhaustion_reports_attempts_and_last_error():

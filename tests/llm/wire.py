@@ -57,6 +57,7 @@ def anthropic_tool_reply(
     output_tokens: int = 57,
     cache_read: int = 0,
     cache_write: int = 0,
+    stop_reason: str = "tool_use",
 ) -> Reply:
     return Reply(
         json={
@@ -72,7 +73,7 @@ def anthropic_tool_reply(
                     "input": tool_input,
                 }
             ],
-            "stop_reason": "tool_use",
+            "stop_reason": stop_reason,
             "stop_sequence": None,
             "usage": {
                 "input_tokens": input_tokens,
@@ -92,6 +93,7 @@ def anthropic_text_reply(
     output_tokens: int = 57,
     cache_read: int = 0,
     cache_write: int = 0,
+    stop_reason: str = "end_turn",
 ) -> Reply:
     return Reply(
         json={
@@ -100,7 +102,7 @@ def anthropic_text_reply(
             "role": "assistant",
             "model": "claude-sonnet-4-6",
             "content": [{"type": "text", "text": text}],
-            "stop_reason": "end_turn",
+            "stop_reason": stop_reason,
             "stop_sequence": None,
             "usage": {
                 "input_tokens": input_tokens,
@@ -142,12 +144,14 @@ def openai_reply(
     completion_tokens: int = 40,
     cached_tokens: int | None = None,
     refusal: str | None = None,
+    finish_reason: str = "stop",
+    reasoning_tokens: int = 0,
 ) -> Reply:
     usage: dict[str, Any] = {
         "prompt_tokens": prompt_tokens,
         "completion_tokens": completion_tokens,
         "total_tokens": prompt_tokens + completion_tokens,
-        "completion_tokens_details": {"reasoning_tokens": 0, "audio_tokens": 0},
+        "completion_tokens_details": {"reasoning_tokens": reasoning_tokens, "audio_tokens": 0},
     }
     if cached_tokens is not None:
         usage["prompt_tokens_details"] = {"cached_tokens": cached_tokens, "audio_tokens": 0}
@@ -167,7 +171,7 @@ def openai_reply(
                         "annotations": [],
                     },
                     "logprobs": None,
-                    "finish_reason": "stop",
+                    "finish_reason": finish_reason,
                 }
             ],
             "usage": usage,

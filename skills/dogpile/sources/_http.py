@@ -6,7 +6,7 @@ SkillResult, so an expected failure never escapes as an exception.
 
 from __future__ import annotations
 
-import html
+import html as html_lib
 import json
 import os
 import re
@@ -24,7 +24,9 @@ MAX_RESPONSE_BYTES = 2 * 1024 * 1024
 SNIPPET_CHARS = 500
 TITLE_CHARS = 300
 
-_TAG = re.compile(r"<[^>]{0,2000}>")
+# A real tag only: a letter right after ``<`` (or ``</``), attributes after whitespace, no nested
+# angle brackets. "0<p<1", "q>2" or "map<K, V>" are text and survive.
+_TAG = re.compile(r"</?[A-Za-z][\w-]*(?:\s[^<>]{0,2000})?/?>")
 _WHITESPACE = re.compile(r"\s+")
 # C0/C1 control characters and bidi overrides: never useful in a snippet, sometimes hostile.
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
@@ -50,12 +52,17 @@ def host_of(url: str) -> str:
     return urlsplit(url).hostname or url
 
 
-def clean_text(text: object, limit: int = SNIPPET_CHARS) -> str:
-    """Fetched text is data, not markup: drop tags, decode entities, collapse whitespace, cap."""
+def clean_text(text: object, limit: int = SNIPPET_CHARS, *, html: bool = False) -> str:
+    """Fetched text is data: collapse whitespace, drop control characters, cap the length.
+
+    ``html=True`` is for fields a service sends as HTML (Brave's ``<strong>`` highlights,
+    YouTube's escaped titles, Perplexity's page snippets): real tags are dropped first, then
+    entities decoded, so an escaped ``&lt;int&gt;`` comes out as the text ``<int>``. Plain-text
+    fields (arXiv abstracts, GitHub descriptions, model answers) keep every character.
+    """
     if not isinstance(text, str):
         return ""
-    plain = html.unescape(_TAG.sub(" ", text))
-    plain = _TAG.sub(" ", plain)  # entities that decoded into tags
+    plain = html_lib.unescape(_TAG.sub(" ", text)) if html else text
     plain = _WHITESPACE.sub(" ", _CONTROL.sub(" ", plain)).strip()
     if len(plain) > limit:
         plain = plain[: limit - 1].rstrip() + "…"

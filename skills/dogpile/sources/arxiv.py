@@ -1,11 +1,14 @@
-"""arXiv via its Atom export API, at most one call every 3 s (arXiv's own request)."""
+"""arXiv via its Atom export API: one request at a time, 3 s after the previous one ended.
+
+arXiv's search is Lucene-like: a user's question sent as is turns its words into operators
+(``AND``, ``OR``, ``ANDNOT``) and field prefixes, and ANDs every word together so a long question
+matches nothing. The question is reduced to a few informative terms instead: all of them must
+match, and if nothing does, any of them (one more request, paced like the first).
+"""
 
 from __future__ import annotations
 
-import asyncio
 import re
-import time
-from collections.abc import Awaitable, Callable
 from xml.etree.ElementTree import Element
 
 import httpx
@@ -17,55 +20,62 @@ from skills.dogpile.sources._http import (
     TITLE_CHARS,
     SourceError,
     clean_text,
-    expect_success,
     fetch,
     guarded,
+    http_failure,
     source_url,
 )
+from skills.dogpile.sources._pacing import RateLimiter
 
 SOURCE = "arxiv"
 DEFAULT_URL = "https://export.arxiv.org/api/query"
-MIN_INTERVAL_S = 3.0
+MIN_INTERVAL_S = 3.0  # arXiv asks for 3 s between requests, one connection at a time
+MAX_TERMS = 6
 
 _ATOM = "{http://www.w3.org/2005/Atom}"
-_QUERY_SYNTAX = re.compile(r"[\"():\[\]{}^~*?\\]")
+# Letters and digits only: anything else (quotes, colons, brackets, "+", "-", "*") is query syntax.
+_WORD = re.compile(r"[^\W_]+")
+_OPERATORS = frozenset({"and", "or", "not", "andnot"})
+_FIELD_PREFIX = re.compile(r"\b(?:ti|au|abs|co|jr|cat|rn|id|all):", re.IGNORECASE)
+_ENGLISH_STOPWORDS = """
+    a about above after again against all also am an any are as at be because been before
+    being below between both but by can could did do does doing done down during each either
+    few for from further had has have having he her here hers him his how however if in into
+    is it its itself just may me might more most much must my neither no nor of off on once
+    only other our ours out over own same shall she should so some such than that the their
+    theirs them then there these they this those through to too under until up upon very
+    vs was we were what when where whether which while who whom whose why will with within
+    without would yet you your
+"""
+_FRENCH_STOPWORDS = """
+    au aux avec ce ces cet cette dans de des du elle elles en est et eux il ils je la le les
+    leur leurs lui mais ne nous on ou par pas plus pour qu que quel quelle qui sa se ses son
+    sont sur un une vos votre vous
+"""
+_STOPWORDS = frozenset(_ENGLISH_STOPWORDS.split()) | frozenset(_FRENCH_STOPWORDS.split())
+
+ARXIV_RATE_LIMITER = RateLimiter(MIN_INTERVAL_S, exclusive=True)
 
 
-class RateLimiter:
-    """Spaces call starts at least ``min_interval_s`` apart, across every caller in the process."""
-
-    def __init__(
-        self,
-        min_interval_s: float,
-        *,
-        clock: Callable[[], float] = time.monotonic,
-        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
-    ) -> None:
-        self.min_interval_s = min_interval_s
-        self.clock = clock
-        self.sleep = sleep
-        self._last_start: float | None = None
-        self._lock: asyncio.Lock | None = None
-        self._lock_loop: asyncio.AbstractEventLoop | None = None
-
-    def _loop_lock(self) -> asyncio.Lock:
-        # An asyncio.Lock belongs to one event loop; each asyncio.run() gets a fresh one.
-        loop = asyncio.get_running_loop()
-        if self._lock is None or self._lock_loop is not loop:
-            self._lock = asyncio.Lock()
-            self._lock_loop = loop
-        return self._lock
-
-    async def wait_turn(self) -> None:
-        async with self._loop_lock():
-            if self._last_start is not None:
-                wait_s = self._last_start + self.min_interval_s - self.clock()
-                if wait_s > 0:
-                    await self.sleep(wait_s)
-            self._last_start = self.clock()
+def search_terms(query: str) -> list[str]:
+    """At most ``MAX_TERMS`` distinct informative words, lower-cased, in the question's order."""
+    terms: list[str] = []
+    for word in _WORD.findall(_FIELD_PREFIX.sub(" ", query)):
+        term = word.lower()
+        if len(term) < 2 or term in _STOPWORDS or term in _OPERATORS or term in terms:
+            continue
+        terms.append(term)
+        if len(terms) == MAX_TERMS:
+            break
+    return terms
 
 
-ARXIV_RATE_LIMITER = RateLimiter(MIN_INTERVAL_S)
+def strict_query(terms: list[str]) -> str:
+    return " AND ".join(f"all:{term}" for term in terms)
+
+
+def loose_query(terms: list[str]) -> str:
+    return " OR ".join(f"all:{term}" for term in terms)
 
 
 async def search(
@@ -78,25 +88,43 @@ async def search(
     limiter = rate_limiter or ARXIV_RATE_LIMITER
 
     async def run() -> list[SkillItem]:
-        terms = " ".join(_QUERY_SYNTAX.sub(" ", query).split())
+        terms = search_terms(query)
         if not terms:
             return []
-        await limiter.wait_turn()
+        items = await _ask(client, limiter, strict_query(terms), limit)
+        if not items and len(terms) > 1:
+            items = await _ask(client, limiter, loose_query(terms), limit)
+        return items
+
+    return await guarded(SOURCE, query, run)
+
+
+async def _ask(
+    client: httpx.AsyncClient, limiter: RateLimiter, search_query: str, limit: int
+) -> list[SkillItem]:
+    async with limiter.slot():
         fetched = await fetch(
             client,
             SOURCE,
             "GET",
             source_url("ARGUE_ARXIV_URL", DEFAULT_URL),
-            params={
-                "search_query": f"all:{terms}",
-                "max_results": limit,
-                "sortBy": "relevance",
-            },
+            params={"search_query": search_query, "max_results": limit, "sortBy": "relevance"},
         )
-        expect_success(SOURCE, fetched)
-        return parse_feed(fetched.body)[:limit]
+    if not 200 <= fetched.status_code < 300:
+        # A rejected query comes back as HTTP 400 with an Atom error entry saying why.
+        raise http_failure(SOURCE, fetched, _error_message(fetched.body))
+    return parse_feed(fetched.body)[:limit]
 
-    return await guarded(SOURCE, query, run)
+
+def _error_message(body: bytes) -> str:
+    try:
+        root = ElementTree.fromstring(body, forbid_dtd=True)
+    except (ElementTree.ParseError, DefusedXmlException, ValueError):
+        return ""
+    for entry in root.findall(f"{_ATOM}entry"):
+        if "/api/errors" in _text(entry, "id"):
+            return clean_text(_text(entry, "summary"), 200)
+    return ""
 
 
 def parse_feed(body: bytes) -> list[SkillItem]:

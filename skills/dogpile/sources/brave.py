@@ -1,4 +1,8 @@
-"""Brave Search web results. Needs ``BRAVE_API_KEY``; without it nothing is sent."""
+"""Brave Search web results. Needs ``BRAVE_API_KEY``; without it nothing is sent.
+
+The free plan allows one request a second, so requests from every dogpile in the process are
+spaced at least ``MIN_INTERVAL_S`` apart.
+"""
 
 from __future__ import annotations
 
@@ -18,26 +22,38 @@ from skills.dogpile.sources._http import (
     shape_error,
     source_url,
 )
+from skills.dogpile.sources._pacing import RateLimiter
 
 SOURCE = "brave"
 DEFAULT_URL = "https://api.search.brave.com/res/v1/web/search"
 MAX_COUNT = 20  # Brave's own cap on ``count``
+MIN_INTERVAL_S = 1.0  # free plan: 1 request per second
+
+BRAVE_RATE_LIMITER = RateLimiter(MIN_INTERVAL_S)
 
 
-async def search(query: str, *, client: httpx.AsyncClient, limit: int) -> SkillResult:
+async def search(
+    query: str,
+    *,
+    client: httpx.AsyncClient,
+    limit: int,
+    rate_limiter: RateLimiter | None = None,
+) -> SkillResult:
+    limiter = rate_limiter or BRAVE_RATE_LIMITER
     api_key = os.environ.get("BRAVE_API_KEY", "").strip()
     if not api_key:
         return SkillResult.refused(SOURCE, query, "BRAVE_API_KEY not set")
 
     async def run() -> list[SkillItem]:
-        fetched = await fetch(
-            client,
-            SOURCE,
-            "GET",
-            source_url("ARGUE_BRAVE_URL", DEFAULT_URL),
-            params={"q": query, "count": min(limit, MAX_COUNT)},
-            headers={"Accept": "application/json", "X-Subscription-Token": api_key},
-        )
+        async with limiter.slot():
+            fetched = await fetch(
+                client,
+                SOURCE,
+                "GET",
+                source_url("ARGUE_BRAVE_URL", DEFAULT_URL),
+                params={"q": query, "count": min(limit, MAX_COUNT)},
+                headers={"Accept": "application/json", "X-Subscription-Token": api_key},
+            )
         expect_success(SOURCE, fetched)
         return parse_web_results(parse_json(SOURCE, fetched))[:limit]
 
@@ -65,9 +81,9 @@ def parse_web_results(payload: Any) -> list[SkillItem]:
         items.append(
             SkillItem(
                 id=f"brave:{url}",
-                title=clean_text(result.get("title"), TITLE_CHARS) or url,
+                title=clean_text(result.get("title"), TITLE_CHARS, html=True) or url,
                 url=url,
-                snippet=clean_text(result.get("description")),
+                snippet=clean_text(result.get("description"), html=True),
                 source=SOURCE,
             )
         )

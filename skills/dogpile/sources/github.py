@@ -1,4 +1,8 @@
-"""GitHub repository search (REST). A token is optional; without one the rate limit is low."""
+"""GitHub repository search (REST). A token is optional; without one the rate limit is low.
+
+Search allows 10 requests a minute without a token and 30 with one, so requests from every
+dogpile in the process are spaced 6 s (or 2 s with ``GITHUB_TOKEN``) apart.
+"""
 
 from __future__ import annotations
 
@@ -20,12 +24,25 @@ from skills.dogpile.sources._http import (
     shape_error,
     source_url,
 )
+from skills.dogpile.sources._pacing import RateLimiter
 
 SOURCE = "github"
 DEFAULT_URL = "https://api.github.com"
+MIN_INTERVAL_S = 6.0  # search without a token: 10 requests a minute
+MIN_INTERVAL_WITH_TOKEN_S = 2.0  # with a token: 30 a minute
+
+GITHUB_RATE_LIMITER = RateLimiter(MIN_INTERVAL_S)
 
 
-async def search(query: str, *, client: httpx.AsyncClient, limit: int) -> SkillResult:
+async def search(
+    query: str,
+    *,
+    client: httpx.AsyncClient,
+    limit: int,
+    rate_limiter: RateLimiter | None = None,
+) -> SkillResult:
+    limiter = rate_limiter or GITHUB_RATE_LIMITER
+
     async def run() -> list[SkillItem]:
         headers = {
             "Accept": "application/vnd.github+json",
@@ -34,14 +51,15 @@ async def search(query: str, *, client: httpx.AsyncClient, limit: int) -> SkillR
         token = os.environ.get("GITHUB_TOKEN", "").strip()
         if token:
             headers["Authorization"] = f"Bearer {token}"
-        fetched = await fetch(
-            client,
-            SOURCE,
-            "GET",
-            source_url("ARGUE_GITHUB_URL", DEFAULT_URL) + "/search/repositories",
-            params={"q": query, "per_page": min(limit, 100)},
-            headers=headers,
-        )
+        async with limiter.slot(MIN_INTERVAL_WITH_TOKEN_S if token else MIN_INTERVAL_S):
+            fetched = await fetch(
+                client,
+                SOURCE,
+                "GET",
+                source_url("ARGUE_GITHUB_URL", DEFAULT_URL) + "/search/repositories",
+                params={"q": query, "per_page": min(limit, 100)},
+                headers=headers,
+            )
         if fetched.status_code in (403, 429):
             limited_until = _rate_limit_reset(fetched.headers)
             if limited_until:

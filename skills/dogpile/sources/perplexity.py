@@ -95,11 +95,11 @@ def _from_search_results(results: Any) -> list[SkillItem]:
         if not _is_web_url(url):
             raise shape_error(SOURCE)
         date = clean_text(result.get("date"), 20)
-        snippet = clean_text(result.get("snippet"))
+        snippet = clean_text(result.get("snippet"), html=True)
         items.append(
             SkillItem(
                 id=f"perplexity:{url}",
-                title=clean_text(result.get("title"), TITLE_CHARS) or url,
+                title=clean_text(result.get("title"), TITLE_CHARS, html=True) or url,
                 url=url,
                 snippet=clean_text(f"({date}) {snippet}") if date else snippet,
                 source=SOURCE,

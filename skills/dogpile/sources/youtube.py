@@ -78,18 +78,19 @@ def parse_videos(payload: Any) -> list[SkillItem]:
             raise shape_error(SOURCE)
         if not _VIDEO_ID.match(video_id):
             raise shape_error(SOURCE)
-        channel = clean_text(snippet.get("channelTitle"), 80)
+        # The API sends titles and descriptions HTML-escaped ("&#39;", "&lt;").
+        channel = clean_text(snippet.get("channelTitle"), 80, html=True)
         published = snippet.get("publishedAt")
         byline = " ".join(
             part
             for part in (channel, f"({published[:10]})" if isinstance(published, str) else "")
             if part
         )
-        description = clean_text(snippet.get("description"))
+        description = clean_text(snippet.get("description"), html=True)
         items.append(
             SkillItem(
                 id=f"youtube:{video_id}",
-                title=clean_text(snippet.get("title"), TITLE_CHARS) or video_id,
+                title=clean_text(snippet.get("title"), TITLE_CHARS, html=True) or video_id,
                 url=f"https://www.youtube.com/watch?v={video_id}",
                 snippet=clean_text(f"{byline}: {description}" if byline else description),
                 source=SOURCE,

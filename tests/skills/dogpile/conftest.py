@@ -4,13 +4,14 @@ import asyncio
 import sys
 import types
 from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import httpx
 import pytest
 
 from skills.base import SkillItem, SkillResult
-from skills.dogpile.sources import arxiv
+from skills.dogpile.sources import arxiv, brave, github
 from tests.loopback import LoopbackServer, RecordedRequest, Reply
 from tests.skills.dogpile.payloads import (
     ATOM_FEED,
@@ -73,12 +74,32 @@ def no_real_network(monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.setenv(name, NOWHERE)
 
 
+@dataclass
+class PaceClocks:
+    """One fake clock per paced source, so each source's waits can be asserted on their own."""
+
+    arxiv: FakeClock = field(default_factory=FakeClock)
+    github: FakeClock = field(default_factory=FakeClock)
+    brave: FakeClock = field(default_factory=FakeClock)
+
+
 @pytest.fixture(autouse=True)
-def arxiv_clock(monkeypatch: pytest.MonkeyPatch) -> FakeClock:
-    clock = FakeClock()
-    limiter = arxiv.RateLimiter(arxiv.MIN_INTERVAL_S, clock=clock, sleep=clock.sleep)
-    monkeypatch.setattr(arxiv, "ARXIV_RATE_LIMITER", limiter)
-    return clock
+def pace_clocks(monkeypatch: pytest.MonkeyPatch) -> PaceClocks:
+    """Fresh process-wide limiters on fake clocks: no real waiting, no pacing across tests."""
+    clocks = PaceClocks()
+    for module, name, clock in (
+        (arxiv, "ARXIV_RATE_LIMITER", clocks.arxiv),
+        (github, "GITHUB_RATE_LIMITER", clocks.github),
+        (brave, "BRAVE_RATE_LIMITER", clocks.brave),
+    ):
+        limiter = getattr(module, name).with_clock(clock, clock.sleep)
+        monkeypatch.setattr(module, name, limiter)
+    return clocks
+
+
+@pytest.fixture
+def arxiv_clock(pace_clocks: PaceClocks) -> FakeClock:
+    return pace_clocks.arxiv
 
 
 @pytest.fixture

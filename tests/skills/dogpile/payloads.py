@@ -22,8 +22,9 @@ ATOM_FEED = """<?xml version="1.0" encoding="UTF-8"?>
     <published>2021-01-01T18:59:59Z</published>
     <title>Improving Factuality
       through Multiagent   Debate</title>
-    <summary>  Large language models that &lt;b&gt;debate&lt;/b&gt; each other
-  converge on more accurate answers.
+    <summary>  Large language models that debate each other
+  converge on more accurate answers: with a share $0&lt;p&lt;1$ of faulty agents,
+  accuracy still rises after $n&gt;2$ rounds.
 </summary>
     <author><name>Yilun Du</name></author>
     <author><name>Shuang Li</name></author>
@@ -75,7 +76,7 @@ GITHUB_SEARCH: dict[str, Any] = {
             "name": "debate-kit",
             "full_name": "octo/debate-kit",
             "html_url": "https://github.com/octo/debate-kit",
-            "description": "Tools for <em>structured</em> multi-agent debate",
+            "description": "Tools for structured multi-agent debate",
             "stargazers_count": 4210,
             "language": "Python",
             "pushed_at": "2024-04-30T12:00:00Z",

@@ -1,10 +1,13 @@
 from __future__ import annotations
 
+import asyncio
+
 import httpx
 import pytest
 
 from skills.dogpile.sources import brave
 from tests.loopback import LoopbackServer, Reply
+from tests.skills.dogpile.conftest import PaceClocks
 from tests.skills.dogpile.payloads import BRAVE_SEARCH
 
 
@@ -98,3 +101,56 @@ async def test_oversized_response_is_rejected(
     result = await brave.search("debate", client=client, limit=3)
     assert result.status == "failed"
     assert result.note == "brave: response from 127.0.0.1 larger than 2 MB, rejected"
+
+
+async def test_highlight_tags_go_but_text_in_angle_brackets_stays(
+    brave_server: LoopbackServer, client: httpx.AsyncClient
+) -> None:
+    result_json = {
+        "type": "search",
+        "web": {
+            "results": [
+                {
+                    "title": "<strong>Bounds</strong> for 0<p<1 &amp; q>2",
+                    "url": "https://example.org/bounds",
+                    "description": (
+                        "For 0<p<1 the <strong>bound</strong> holds, and for q>2 it fails; "
+                        "see std::vector&lt;int&gt;."
+                    ),
+                }
+            ]
+        },
+    }
+    brave_server.enqueue(Reply(json=result_json))
+    result = await brave.search("bounds", client=client, limit=3)
+    [item] = result.items
+    assert item.title == "Bounds for 0<p<1 & q>2"
+    assert item.snippet == (
+        "For 0<p<1 the bound holds, and for q>2 it fails; see std::vector<int>."
+    )
+
+
+async def test_requests_are_spaced_one_second_apart_process_wide(
+    brave_server: LoopbackServer, client: httpx.AsyncClient, pace_clocks: PaceClocks
+) -> None:
+    brave_server.enqueue(Reply(json=BRAVE_SEARCH))
+
+    results = await asyncio.gather(
+        *(brave.search(f"q{n}", client=client, limit=1) for n in range(3))
+    )
+
+    assert [r.status for r in results] == ["ok", "ok", "ok"]
+    assert pace_clocks.brave.sleeps == [pytest.approx(1.0), pytest.approx(1.0)]
+    assert len(brave_server.requests) == 3
+    pace_clocks.brave.now += 5.0  # long after: no wait
+    await brave.search("later", client=client, limit=1)
+    assert len(pace_clocks.brave.sleeps) == 2
+
+
+async def test_refused_search_takes_no_turn(
+    loopback: LoopbackServer, client: httpx.AsyncClient, pace_clocks: PaceClocks
+) -> None:
+    for _ in range(3):
+        result = await brave.search("debate", client=client, limit=3)
+        assert result.status == "refused"
+    assert pace_clocks.brave.sleeps == []

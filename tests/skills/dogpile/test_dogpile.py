@@ -11,7 +11,7 @@ from skills.base import SkillItem, SkillResult
 from skills.dogpile import RANK_ORDER, SOURCE_NAMES, dogpile, merge_items, normalise_url
 from skills.dogpile.sources import arxiv, github, youtube
 from tests.loopback import LoopbackServer, Reply
-from tests.skills.dogpile.conftest import FakeLibrary, Routes, library_item
+from tests.skills.dogpile.conftest import FakeLibrary, PaceClocks, Routes, library_item
 
 ALL_OK_NOTE = (
     "arxiv ok (2), github ok (2), brave ok (2), perplexity ok (3), youtube ok (2), library ok (2)"
@@ -138,6 +138,19 @@ async def test_sources_run_concurrently(routes: Routes, monkeypatch: pytest.Monk
     result = await dogpile("debate", sources=["arxiv", "github"], timeout_s=5)
 
     assert [s.status for s in result.sources] == ["ok", "ok"]
+
+
+async def test_concurrent_dogpiles_share_one_pace_per_source(
+    routes: Routes, loopback: LoopbackServer, pace_clocks: PaceClocks
+) -> None:
+    # Two personas researching at once: each paced source spaces its requests process-wide.
+    first, second = await asyncio.gather(dogpile("debate one"), dogpile("debate two"))
+
+    assert first.note == second.note == ALL_OK_NOTE
+    assert pace_clocks.arxiv.sleeps == [pytest.approx(3.0)]
+    assert pace_clocks.github.sleeps == [pytest.approx(6.0)]
+    assert pace_clocks.brave.sleeps == [pytest.approx(1.0)]
+    assert len(loopback.requests) == 10
 
 
 async def test_crashing_adapter_is_reported_not_raised(

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import asyncio
 from datetime import UTC, datetime
 
 import httpx
@@ -7,6 +8,7 @@ import pytest
 
 from skills.dogpile.sources import github
 from tests.loopback import LoopbackServer, Reply
+from tests.skills.dogpile.conftest import PaceClocks
 from tests.skills.dogpile.payloads import GITHUB_SEARCH
 
 
@@ -128,3 +130,46 @@ async def test_unreachable_server_is_failed(client: httpx.AsyncClient) -> None:
     result = await github.search("debate", client=client, limit=3)
     assert result.status == "failed"
     assert result.note.startswith("github: could not connect to 127.0.0.1")
+
+
+async def test_description_is_plain_text_kept_whole(
+    github_server: LoopbackServer, client: httpx.AsyncClient
+) -> None:
+    repo = {
+        **GITHUB_SEARCH["items"][1],
+        "description": "Generic debate engine: Arena<Agent>, map<K, V> & 0<p<1 sampling",
+    }
+    github_server.enqueue(Reply(json={"total_count": 1, "items": [repo]}))
+    result = await github.search("debate", client=client, limit=3)
+    assert result.items[0].snippet == (
+        "Generic debate engine: Arena<Agent>, map<K, V> & 0<p<1 sampling "
+        "(12 stars, last push 2023-01-02)"
+    )
+
+
+async def test_requests_without_token_are_spaced_six_seconds(
+    github_server: LoopbackServer, client: httpx.AsyncClient, pace_clocks: PaceClocks
+) -> None:
+    github_server.enqueue(Reply(json=GITHUB_SEARCH))
+
+    results = await asyncio.gather(
+        *(github.search(f"q{n}", client=client, limit=1) for n in range(3))
+    )
+
+    assert [r.status for r in results] == ["ok", "ok", "ok"]
+    assert pace_clocks.github.sleeps == [pytest.approx(6.0), pytest.approx(6.0)]
+
+
+async def test_requests_with_token_are_spaced_two_seconds(
+    github_server: LoopbackServer,
+    client: httpx.AsyncClient,
+    pace_clocks: PaceClocks,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("GITHUB_TOKEN", "ghp_test")
+    github_server.enqueue(Reply(json=GITHUB_SEARCH))
+
+    await github.search("one", client=client, limit=1)
+    await github.search("two", client=client, limit=1)
+
+    assert pace_clocks.github.sleeps == [pytest.approx(2.0)]

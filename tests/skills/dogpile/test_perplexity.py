@@ -112,3 +112,24 @@ async def test_server_error_is_failed(
     perplexity_server.enqueue(Reply(status=502, body="Bad Gateway"))
     result = await perplexity.search("q", client=client, limit=3)
     assert (result.status, result.note) == ("failed", "perplexity: HTTP 502 from 127.0.0.1")
+
+
+async def test_page_snippets_lose_tags_but_the_answer_keeps_its_text(
+    perplexity_server: LoopbackServer, client: httpx.AsyncClient
+) -> None:
+    payload = {
+        "choices": [{"message": {"content": "Use std::vector<int> when 0<p<1 [1]."}}],
+        "search_results": [
+            {
+                "title": "Vectors &amp; maps",
+                "url": "https://example.org/v",
+                "snippet": "A <b>std::vector&lt;int&gt;</b> grows; for q>2 it reallocates.",
+            }
+        ],
+    }
+    perplexity_server.enqueue(Reply(json=payload))
+    result = await perplexity.search("vectors", client=client, limit=3)
+    answer, page = result.items
+    assert answer.snippet == "Use std::vector<int> when 0<p<1 [1]."
+    assert page.title == "Vectors & maps"
+    assert page.snippet == "A std::vector<int> grows; for q>2 it reallocates."

@@ -83,3 +83,26 @@ async def test_connection_failure_does_not_leak_the_key(
     assert result.status == "failed"
     assert result.note.startswith("youtube: could not connect to 127.0.0.1")
     assert "yt-secret" not in result.note
+
+
+async def test_escaped_angle_brackets_are_text_not_tags(
+    youtube_server: LoopbackServer, client: httpx.AsyncClient
+) -> None:
+    video = YOUTUBE_SEARCH["items"][0]
+    escaped = {
+        "items": [
+            {
+                **video,
+                "snippet": {
+                    **video["snippet"],
+                    "title": "std::vector&lt;int&gt; vs map&lt;K, V&gt; in C++",
+                    "description": "Why 0&lt;p&lt;1 matters &amp; when q&gt;2 fails.",
+                },
+            }
+        ]
+    }
+    youtube_server.enqueue(Reply(json=escaped))
+    result = await youtube.search("c++ templates", client=client, limit=3)
+    [item] = result.items
+    assert item.title == "std::vector<int> vs map<K, V> in C++"
+    assert item.snippet == "Lecture Hall (2023-06-01): Why 0<p<1 matters & when q>2 fails."
