@@ -187,15 +187,6 @@ def _catalog() -> PersonaCatalog:
         die(str(exc), 2)
 
 
-def _persona(catalog: Any, name: str) -> Persona:
-    from argue.personas import UnknownPersonaError
-
-    try:
-        return catalog.get(name.strip())
-    except UnknownPersonaError as exc:
-        die(str(exc), 2)
-
-
 def _lineup(
     mode: str,
     persona_a: str | None,
@@ -206,12 +197,10 @@ def _lineup(
     advocate: str | None,
     question: str,
 ) -> tuple[list[Persona], str | None]:
-    """Named personas in seat order (A, B, …); empty seats filled by deterministic routing.
+    """The persona flags turned into names in seat order (A, B, …); the engine seats them.
 
     Conflicting or ignored flags are usage errors rather than silent choices.
     """
-    from argue.personas import select_personas
-
     for flag, value in (("--questioner", questioner), ("--defender", defender)):
         if value and mode != "socratic":
             die(f"{flag} only applies to --mode socratic", 2)
@@ -235,30 +224,14 @@ def _lineup(
         if len(others) > 1:
             die(f"devil's advocate mode has one opponent; got {', '.join(others)}", 2)
         named = [advocate, *others]
-    catalog = _catalog()
-    chosen = [_persona(catalog, n) for n in named]
-    names = [p.name for p in chosen]
-    if len(set(names)) != len(names):
-        die(f"a persona cannot debate itself: {', '.join(names)}", 2)
-    needed = 3 if mode == "panel" else 2
-    if mode == "panel" and chosen and len(chosen) < 3:
-        die(f"panel mode needs 3 or more personas, got {len(chosen)}", 2)
-    if mode != "panel" and len(chosen) > 2:
-        die(f"{mode} mode needs exactly 2 personas, got {len(chosen)}", 2)
-    from argue.engine.modes import MAX_PANEL
+    from argue.engine import ModeError, seat_lineup
+    from argue.personas import UnknownPersonaError
 
-    if len(chosen) > MAX_PANEL:
-        die(f"a panel seats at most {MAX_PANEL} personas, got {len(chosen)}", 2)
-    if len(chosen) >= needed:
-        return chosen, None
-    selection = select_personas(question, catalog, count=min(len(catalog.names()), needed + 2))
-    extra = [p for p in selection.personas if p.name not in set(names)]
-    filled = extra[: needed - len(chosen)]
-    seats_filled = ", ".join(
-        f"{'ABCDEFGHIJ'[len(chosen) + i]}={p.name}" for i, p in enumerate(filled)
-    )
-    reason = f"{seats_filled} ({selection.reason})"
-    return chosen + filled, reason
+    try:
+        lineup = seat_lineup(mode, named, question, _catalog())  # type: ignore[arg-type]
+    except (ModeError, UnknownPersonaError) as exc:
+        die(str(exc), 2)
+    return lineup.personas, lineup.reason
 
 
 def _sources(names: list[str]) -> list[str]:

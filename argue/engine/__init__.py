@@ -7,7 +7,7 @@ from pathlib import Path
 
 from argue.domain import DebateConfig, Mode, Persona
 from argue.engine.context import DebateHistory, RoundRecord
-from argue.engine.modes import ModeError, validate_lineup
+from argue.engine.modes import Lineup, ModeError, seat_lineup, validate_lineup
 from argue.engine.orchestrator import DebateFailed, DebateRunner, Reporter, load_history
 from argue.engine.scoring import WEIGHTS
 from argue.engine.synthesis import write_synthesis
@@ -19,6 +19,7 @@ __all__ = [
     "DebateFailed",
     "DebateHistory",
     "DebateRunner",
+    "Lineup",
     "ModeError",
     "Reporter",
     "ResearchRequest",
@@ -29,6 +30,7 @@ __all__ = [
     "load_history",
     "render_current_transcript",
     "resynthesize",
+    "seat_lineup",
     "validate_lineup",
     "write_synthesis",
 ]

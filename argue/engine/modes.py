@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
 from argue.domain import Mode, Persona
+
+if TYPE_CHECKING:
+    from argue.personas import PersonaCatalog
 
 MAX_PANEL = 10
 
@@ -77,3 +83,35 @@ def role_hint(mode: Mode, index: int) -> str:
     if mode == "panel":
         return "Argue your angle and engage with the other panelists' claims by id."
     return "Argue your side with evidence."
+
+
+@dataclass(frozen=True)
+class Lineup:
+    personas: list[Persona]
+    reason: str | None = None  # why routing chose the seats it filled; None if all were named
+
+
+def seat_lineup(mode: Mode, named: list[str], question: str, catalog: PersonaCatalog) -> Lineup:
+    """Seat the named personas (A, B, …) and fill empty seats by deterministic keyword routing.
+
+    Unknown names raise the catalog's UnknownPersonaError; a wrong count raises ModeError.
+    """
+    from argue.personas import select_personas
+
+    chosen = [catalog.get(name) for name in named]
+    names = [p.name for p in chosen]
+    if len(set(names)) != len(names):
+        raise ModeError(f"a persona cannot debate itself: {', '.join(names)}")
+    needed = 3 if mode == "panel" else 2
+    if mode == "panel" and chosen and len(chosen) < needed:
+        raise ModeError(f"panel mode needs 3 or more personas, got {len(chosen)}")
+    if mode != "panel" and len(chosen) > 2:
+        raise ModeError(f"{mode} mode needs exactly 2 personas, got {len(chosen)}")
+    if len(chosen) > MAX_PANEL:
+        raise ModeError(f"a panel seats at most {MAX_PANEL} personas, got {len(chosen)}")
+    if len(chosen) >= needed:
+        return Lineup(chosen)
+    selection = select_personas(question, catalog, count=min(len(catalog.names()), needed + 2))
+    filled = [p for p in selection.personas if p.name not in set(names)][: needed - len(chosen)]
+    seats = ", ".join(f"{'ABCDEFGHIJ'[len(chosen) + i]}={p.name}" for i, p in enumerate(filled))
+    return Lineup(chosen + filled, f"{seats} ({selection.reason})")

@@ -207,3 +207,20 @@ def test_scoring_arithmetic_is_auditable():
 def test_cosine_similarity_basics():
     assert cosine(tokens("the syracuse orbit"), tokens("syracuse orbit")) == pytest.approx(1.0)
     assert cosine(tokens("alpha beta"), tokens("gamma delta")) == 0.0
+
+
+def test_seating_is_deterministic_and_says_why():
+    from argue.engine import ModeError, seat_lineup
+    from argue.personas import load_catalog
+
+    catalog = load_catalog()
+    first = seat_lineup("adversarial", ["vesper"], "collatz conjecture proof", catalog)
+    again = seat_lineup("adversarial", ["vesper"], "collatz conjecture proof", catalog)
+    assert [p.name for p in first.personas] == [p.name for p in again.personas]
+    assert first.personas[0].name == "vesper" and first.reason.startswith("B=")
+    assert seat_lineup("panel", [], "q", catalog).reason.startswith("A=")
+    assert seat_lineup("adversarial", ["embry", "horus"], "q", catalog).reason is None
+    with pytest.raises(ModeError, match="cannot debate itself"):
+        seat_lineup("adversarial", ["embry", "Embry"], "q", catalog)
+    with pytest.raises(ModeError, match="panel mode needs 3"):
+        seat_lineup("panel", ["embry", "horus"], "q", catalog)
