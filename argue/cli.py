@@ -23,7 +23,7 @@ from argue.console import die, stderr_console, stdout_console
 if TYPE_CHECKING:
     from argue.config import Settings
     from argue.domain import DebateState, Persona
-    from argue.llm import ChatModel
+    from argue.llm import ChatModel, PriceTable
     from argue.personas import PersonaCatalog
     from argue.store import DebateStore
 
@@ -110,6 +110,13 @@ def argue_command(
     budget_usd: float | None = typer.Option(
         None, "--budget-usd", min=0.0, help="Stop (resumable) once this much has been spent."
     ),
+    max_tokens: int | None = typer.Option(
+        None,
+        "--max-tokens",
+        min=1,
+        help="Stop (resumable) once the calls have used this many tokens (input + output, "
+        "any model).",
+    ),
     debates_dir: Path | None = typer.Option(None, "--debates-dir", help=DEBATES_DIR_HELP),
     interactive: bool = typer.Option(
         False, "--interactive", help="After each round, ask for a moderator note on stdin."
@@ -133,6 +140,8 @@ def argue_command(
     chat_model = _resolve(
         settings.provider(provider, os.environ), settings.model(model, os.environ)
     )
+    budget = budget_usd if budget_usd is not None else settings.defaults.budget_usd
+    _require_price(chat_model, budget)
     try:
         store = create_debate(
             settings.debates_dir(debates_dir, os.environ),
@@ -143,7 +152,8 @@ def argue_command(
             provider=chat_model.provider,
             model=chat_model.model,
             research_sources=research_sources,
-            budget_usd=budget_usd if budget_usd is not None else settings.defaults.budget_usd,
+            budget_usd=budget,
+            budget_tokens=max_tokens,
             selection_reason=reason,
         )
     except ModeError as exc:
@@ -249,9 +259,29 @@ def _resolve(provider: str | None, model: str | None) -> ChatModel:
     from argue.llm import ProviderNotConfigured, resolve_model
 
     try:
-        return resolve_model(provider, model)
+        return resolve_model(provider, model, prices=_price_table())
     except ProviderNotConfigured as exc:
         die(str(exc), 2)
+
+
+def _price_table() -> PriceTable:
+    """Built-in prices, then config.toml's [prices], then ARGUE_PRICES (a bad file: exit 2)."""
+    import os
+
+    from argue.llm import PriceTableError, load_price_table
+
+    try:
+        return load_price_table(os.environ, _settings().prices)
+    except PriceTableError as exc:
+        die(str(exc), 2)
+
+
+def _require_price(chat_model: ChatModel, budget_usd: float | None) -> None:
+    """A cost budget cannot be enforced for a model without a price: a usage error."""
+    from argue.llm.pricing import missing_price_message
+
+    if budget_usd is not None and not _price_table().knows(chat_model.provider, chat_model.model):
+        die(missing_price_message(chat_model.provider, chat_model.model), 2)
 
 
 def _read_moderator_note(round_no: int) -> str | None:
@@ -358,6 +388,8 @@ def _finish(store: DebateStore, state: DebateState, json_output: bool) -> None:
                     "termination": state.termination,
                     "rounds": len(committed),
                     "synthesis_path": str(synthesis) if synthesis.exists() else None,
+                    "usage": _usage_summary(store),
+                    **_completeness(store, state),
                 }
             )
         )
@@ -375,6 +407,9 @@ def resume_command(
     budget_usd: float | None = typer.Option(
         None, "--budget-usd", min=0.0, help="A new spending limit (e.g. after budget_exhausted)."
     ),
+    max_tokens: int | None = typer.Option(
+        None, "--max-tokens", min=1, help="A new token limit (e.g. after budget_exhausted)."
+    ),
     debates_dir: Path | None = typer.Option(None, "--debates-dir", help=DEBATES_DIR_HELP),
     json_output: bool = typer.Option(False, "--json", help="End with one JSON object on stdout."),
 ) -> None:
@@ -388,8 +423,12 @@ def resume_command(
     if store.is_locked():
         die(f"debate {debate_id} is being run by another process (pid {state.pid})", 2)
     chat_model = _resolve(provider or config.provider, model or config.model)
+    _require_price(chat_model, budget_usd if budget_usd is not None else config.budget_usd)
     if budget_usd is not None:
         config.budget_usd = budget_usd
+    if max_tokens is not None:
+        config.budget_tokens = max_tokens
+    if budget_usd is not None or max_tokens is not None:
         store.save_config(config)
     _report(f"Resuming {debate_id} after round {max(store.committed_rounds(), default=0)}")
     state = _run(store, chat_model, config.research_sources)
@@ -435,10 +474,51 @@ def interject_command(
     status = store.state().status
     if status in ("completed", "failed"):
         die(f"debate {debate_id} is {status}: no later round for the note to bind", 2)
+    first, why = store.first_round_for_a_new_note()
+    running = status == "running" and store.is_locked()
+    if first is None and not running:
+        die(f"debate {debate_id}: no later round for the note to bind ({why})", 2)
     store.post_note(note.strip())
-    stdout_console.print(
-        f"Note queued for {debate_id}; it binds from the next round.", markup=False
-    )
+    if first is None:
+        # The running last round drains it at its end and records it as read by no round.
+        stdout_console.print(
+            f"Note recorded for {debate_id}, but no later round will read it: {why}.",
+            markup=False,
+        )
+    else:
+        stdout_console.print(
+            f"Note queued for {debate_id}: {why}, so round {first} is the first round whose "
+            "prompts will see it (if the debate gets that far).",
+            markup=False,
+        )
+
+
+def _completeness(store: DebateStore, state: DebateState) -> dict[str, Any]:
+    """``partial`` (and why) and how many failures the record holds, for --json outputs."""
+    from argue.engine import load_history
+
+    history = load_history(store)
+    reasons = history.partial_reasons(state)
+    return {"partial": bool(reasons), "partial_reasons": reasons, "failures": len(history.failures)}
+
+
+def _usage_summary(store: DebateStore) -> dict[str, Any]:
+    """Calls, tokens and cost for --json outputs. ``cost_usd`` is null unless every call has a
+    known price; ``cost_usd_at_least`` is the priced part; ``cost`` says it in words."""
+    from argue.llm import UsageLedger
+    from argue.llm.pricing import describe_cost, total_tokens
+
+    ledger = UsageLedger(store.load_usage())
+    total = ledger.total()
+    return {
+        "calls": total.calls,
+        "tokens": total_tokens(total),
+        "cost_usd": round(total.cost_usd, 6) if total.unpriced_calls == 0 else None,
+        "cost_usd_at_least": round(total.cost_usd, 6),
+        "unpriced_calls": total.unpriced_calls,
+        "cost": describe_cost(total),
+        "models": {name: usage.calls for name, usage in ledger.by_model().items()},
+    }
 
 
 def _status_row(store: DebateStore) -> dict[str, Any]:
@@ -447,6 +527,7 @@ def _status_row(store: DebateStore) -> dict[str, Any]:
     status = state.status
     if status == "running" and not store.is_locked():
         status = "interrupted"
+        state = state.model_copy(update={"status": status})
     return {
         "id": config.id,
         "question": config.question,
@@ -457,6 +538,8 @@ def _status_row(store: DebateStore) -> dict[str, Any]:
         "max_rounds": config.max_rounds,
         "termination": state.termination,
         "updated_at": state.updated_at,
+        "usage": _usage_summary(store),
+        **_completeness(store, state),
     }
 
 
@@ -552,7 +635,9 @@ def synthesize_command(
     chat_model = None
     if not store.paths.synthesis_prose.exists():
         try:
-            chat_model = resolve_model(provider or config.provider, model or config.model)
+            chat_model = resolve_model(
+                provider or config.provider, model or config.model, prices=_price_table()
+            )
         except ProviderNotConfigured as exc:
             _report(f"No model available ({exc}); writing the synthesis without its prose parts.")
     try:

@@ -14,6 +14,9 @@ config.toml (all keys optional)::
     [skills.external]
     wiki = ["python3", "/path/to/wiki_search.py"]
 
+    [prices.ollama]                 # USD per million tokens; ARGUE_PRICES (a JSON file) wins
+    "llama3.2" = { input = 0.0, output = 0.0 }
+
 Keys never belong here: they are read from the environment only.
 """
 
@@ -28,6 +31,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from argue.domain import Mode
+from argue.llm.pricing import ModelPrice
 from argue.paths import config_file_path
 
 
@@ -50,6 +54,9 @@ class Defaults(BaseModel):
 class Settings(BaseModel):
     defaults: Defaults = Field(default_factory=Defaults)
     external_skills: dict[str, list[str]] = Field(default_factory=dict)
+    prices: dict[str, dict[str, ModelPrice]] = Field(
+        default_factory=dict, description="[prices.<provider>] model = {input, output, …}"
+    )
 
     def provider(self, flag: str | None, env: Mapping[str, str]) -> str | None:
         """The provider to ask for; None lets resolution read ARGUE_PROVIDER and the keys."""
@@ -86,7 +93,7 @@ def load_settings(path: Path | None = None) -> Settings:
         data: dict[str, Any] = tomllib.loads(path.read_text(encoding="utf-8"))
     except (tomllib.TOMLDecodeError, OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: {exc}") from None
-    unknown = sorted(set(data) - {"defaults", "skills"})
+    unknown = sorted(set(data) - {"defaults", "skills", "prices"})
     if unknown:
         raise ConfigError(f"{path}: unknown section(s) {', '.join(unknown)}")
     try:
@@ -101,7 +108,26 @@ def load_settings(path: Path | None = None) -> Settings:
         external = load_external_skills(data)
     except ValueError as exc:
         raise ConfigError(f"{path}: {exc}") from None
-    return Settings(defaults=defaults, external_skills=external)
+    return Settings(defaults=defaults, external_skills=external, prices=_prices(path, data))
+
+
+def _prices(path: Path, data: dict[str, Any]) -> dict[str, dict[str, ModelPrice]]:
+    """``[prices.<provider>]`` tables: model name -> {input, output, cache_read, cache_write}."""
+    raw = data.get("prices", {})
+    if not isinstance(raw, dict):
+        raise ConfigError(f"{path}: prices: expected a table of [prices.<provider>] tables")
+    table: dict[str, dict[str, ModelPrice]] = {}
+    for provider, models in raw.items():
+        if not isinstance(models, dict):
+            raise ConfigError(f"{path}: prices.{provider}: expected a table of models")
+        for name, entry in models.items():
+            try:
+                table.setdefault(provider, {})[name] = ModelPrice.model_validate(entry)
+            except ValidationError as exc:
+                first = exc.errors()[0]
+                where = ".".join([provider, name, *(str(p) for p in first["loc"])])
+                raise ConfigError(f"{path}: prices.{where}: {first['msg']}") from None
+    return table
 
 
 def environment() -> Mapping[str, str]:

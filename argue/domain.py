@@ -9,7 +9,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, model_validator
 
 Bridge = Literal["precision", "resilience", "fragility", "corruption", "loyalty", "stealth"]
 BRIDGES: tuple[Bridge, ...] = (
@@ -95,8 +95,13 @@ class Usage(BaseModel):
     cache_read_tokens: int = 0
     cache_write_tokens: int = 0
     latency_s: float = 0.0
-    cost_usd: float = 0.0
+    cost_usd: float = Field(default=0.0, description="USD of the priced calls only")
     calls: int = 1
+    unpriced_calls: int = Field(
+        default=0,
+        description="calls whose cost is unknown (no price for the model, or an answer without "
+        "token counts); cost_usd then is a lower bound",
+    )
     purpose: str | None = Field(default=None, description="e.g. 'A/R2/argument'")
 
     def __add__(self, other: Usage) -> Usage:
@@ -112,6 +117,7 @@ class Usage(BaseModel):
             latency_s=self.latency_s + other.latency_s,
             cost_usd=self.cost_usd + other.cost_usd,
             calls=self.calls + other.calls,
+            unpriced_calls=self.unpriced_calls + other.unpriced_calls,
         )
 
 
@@ -140,6 +146,7 @@ class DebateConfig(BaseModel):
     model: str
     research_sources: list[str] = Field(default_factory=list)
     budget_usd: float | None = None
+    budget_tokens: int | None = None
     created_at: str = Field(default_factory=utc_now)
     framing: Framing | None = None
     selection_reason: str | None = None
@@ -161,6 +168,28 @@ class Failure(BaseModel):
         return f"{self.what}: failed — effect unknown ({self.reason})."
 
 
+Provenance = Literal["document", "testimony", "recall", "label"]
+"""What an evidence item is. Only ``document`` (returned by a research source or the library)
+is verified evidence; the other kinds are model-written text: ``testimony`` (a colleague's or an
+answer engine's answer), ``recall`` (a memory) and ``label`` (taxonomy tags)."""
+PROVENANCE_WORDS: dict[str, str] = {
+    "document": "retrieved document",
+    "testimony": "model-written answer",
+    "recall": "recalled memory, model-written",
+    "label": "taxonomy label, model-written",
+}
+_SKILL_PROVENANCE: dict[str, Provenance] = {
+    "ask": "testimony",
+    "memory": "recall",
+    "taxonomy": "label",
+}
+
+
+def provenance_of_skill(skill: str) -> Provenance:
+    """The provenance a skill's items have unless the item says otherwise (old records)."""
+    return _SKILL_PROVENANCE.get(skill, "document")
+
+
 class Evidence(BaseModel):
     id: str = Field(description="e.g. A-R2-E3")
     persona: str
@@ -173,6 +202,22 @@ class Evidence(BaseModel):
     snippet: str = ""
     source: str
     origin_id: str = Field(default="", description="the skill's own item id")
+    provenance: Provenance = "document"
+
+    @model_validator(mode="before")
+    @classmethod
+    def _provenance_from_skill(cls, data: object) -> object:
+        # Records written before provenance existed: the skill says what the item was.
+        if isinstance(data, dict) and "provenance" not in data and "skill" in data:
+            return {**data, "provenance": provenance_of_skill(str(data["skill"]))}
+        return data
+
+    @property
+    def is_document(self) -> bool:
+        return self.provenance == "document"
+
+    def provenance_words(self) -> str:
+        return PROVENANCE_WORDS[self.provenance]
 
 
 class ResearchCallRecord(BaseModel):
@@ -203,8 +248,27 @@ class Claim(BaseModel):
     text: str
     warrant: str = ""
     evidence_ids: list[str] = Field(default_factory=list)
-    verified_evidence_ids: list[str] = Field(default_factory=list)
-    unverified_evidence_ids: list[str] = Field(default_factory=list)
+    verified_evidence_ids: list[str] = Field(
+        default_factory=list, description="cited ids of retrieved documents: verified evidence"
+    )
+    model_written_evidence_ids: list[str] = Field(
+        default_factory=list,
+        description="cited ids of the persona's own model-written items (testimony, recall, "
+        "label): citable and shown, never counted as verified",
+    )
+    unverified_evidence_ids: list[str] = Field(
+        default_factory=list, description="cited ids that are not in the persona's registry"
+    )
+    unverified_references: list[str] = Field(
+        default_factory=list,
+        description="references written in the text or warrant (URL, DOI, arXiv id, "
+        "author-year, ids) that match no retrieved document of the debate",
+    )
+
+    @property
+    def evidence_backed(self) -> bool:
+        """Backed by a retrieved document and carrying no unverified reference."""
+        return bool(self.verified_evidence_ids) and not self.unverified_references
 
 
 class ArgumentRecord(BaseModel):
@@ -222,6 +286,7 @@ class Counter(BaseModel):
     text: str
     evidence_ids: list[str] = Field(default_factory=list)
     valid_target: bool = False
+    target_note: str = Field(default="", description="why the target does not count, if not")
     verified_evidence_ids: list[str] = Field(default_factory=list)
 
 
@@ -235,6 +300,7 @@ class Concession(BaseModel):
     reason: str
     evidence_ids: list[str] = Field(default_factory=list)
     valid_target: bool = False
+    target_note: str = Field(default="", description="why the target does not count, if not")
 
 
 class RebuttalRecord(BaseModel):
@@ -283,6 +349,9 @@ class JudgeVerdictRecord(BaseModel):
     synthesis_ready: bool = False
     ready_reason: str = ""
     available: bool = True
+    unmatched: list[str] = Field(
+        default_factory=list, description="ratings the judge gave to names that are no persona"
+    )
 
 
 class RoundScore(BaseModel):

@@ -11,6 +11,8 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from argue.domain import Provenance
+
 SkillStatus = Literal["ok", "empty", "refused", "failed"]
 
 
@@ -22,6 +24,10 @@ class SkillItem(BaseModel):
     snippet: str = ""
     source: str = Field(description="arxiv, github, brave, perplexity, youtube, library, ...")
     score: float | None = None
+    provenance: Provenance = Field(
+        default="document",
+        description="document (retrieved) or model-written: testimony, recall, label",
+    )
 
 
 class SourceStatus(BaseModel):

@@ -6,7 +6,10 @@ Configured in config.toml::
     papers = ["python3", "/home/me/bin/search_papers.py"]
 
 The program receives ``{"query": ..., **extra}`` on stdin and must print one JSON object:
-``{"items": [{"title": ..., "url"?, "snippet"?, "locator"?, "id"?, "score"?}], "note"?}``.
+``{"items": [{"title": ..., "url"?, "snippet"?, "locator"?, "id"?, "score"?, "provenance"?}],
+"note"?}``. An item is a document (verified evidence) only if it can be found again: it has a
+``url`` or ``locator`` and does not declare itself model-written (``"provenance": "testimony"``,
+``"recall"`` or ``"label"``); an item with neither is an answer, counted as testimony.
 It runs without a shell. Every way it can go wrong becomes a ``failed`` result with the reason.
 """
 
@@ -23,6 +26,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from argue.domain import Provenance
 from skills.base import SkillItem, SkillResult
 
 MAX_STDOUT_BYTES = 1_000_000
@@ -30,6 +34,20 @@ MAX_STDERR_BYTES = 64_000
 _READ_CHUNK = 65_536
 _NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]*$")
 _OPTIONAL_TEXT_FIELDS = ("url", "snippet", "locator", "id")
+
+
+_MODEL_WRITTEN = ("testimony", "recall", "label")
+
+
+def _provenance(raw: dict[str, Any], fields: dict[str, str], number: int) -> Provenance:
+    declared = raw.get("provenance")
+    if declared is not None and declared not in ("document", *_MODEL_WRITTEN):
+        raise ValueError(
+            f"item {number}: 'provenance' must be one of document, {', '.join(_MODEL_WRITTEN)}"
+        )
+    if declared in _MODEL_WRITTEN:
+        return declared  # type: ignore[return-value]
+    return "document" if fields.get("url") or fields.get("locator") else "testimony"
 
 
 class _OutputTooLarge(Exception):
@@ -131,6 +149,7 @@ def _parse_items(name: str, payload: object) -> tuple[list[SkillItem], str]:
                 snippet=fields.get("snippet", ""),
                 source=f"ext:{name}",
                 score=float(score) if score is not None else None,
+                provenance=_provenance(raw, fields, number),
             )
         )
     return items, note

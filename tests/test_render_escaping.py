@@ -40,4 +40,4 @@ def test_a_hostile_conclusion_renders_inert(run_scripted_debate, tmp_path):
 
     text = asyncio.run(write_synthesis(store, load_history(store), None, []))
     assert "\n# Injected" not in text
-    assert "{{ evil }} &lt;b>" in text
+    assert "{{ evil }} &lt;b&gt;" in text

@@ -83,7 +83,12 @@ def learn_command(
     try:
         with MemoryStore() as store:
             memory_id = store.learn(
-                persona, text, kind=kind, tags=tags, scope="shared" if shared else "persona"
+                persona,
+                text,
+                kind=kind,
+                tags=tags,
+                scope="shared" if shared else "persona",
+                origin="operator",
             )
     except MemoryStoreError as exc:
         die(str(exc), 1)
@@ -120,7 +125,10 @@ def list_command(
 def _print_record(record: MemoryRecord) -> None:
     tags = f"  [{', '.join(record.tags)}]" if record.tags else ""
     where = f"  {record.locator()}" if record.locator() else ""
-    typer.echo(f"{record.id}  {record.owner()}  {record.kind}  {record.created_at}{where}{tags}")
+    typer.echo(
+        f"{record.id}  {record.owner()}  {record.kind} ({record.origin_words()})  "
+        f"{record.created_at}{where}{tags}"
+    )
     typer.echo(f"    {' '.join(record.text.split())}")
 
 

@@ -24,7 +24,8 @@ def research_command(
     per_source: int = typer.Option(5, "--per-source", help="Maximum items asked of each source"),
     timeout: float = typer.Option(15.0, "--timeout", help="Seconds each source may take"),
 ) -> None:
-    """Search every research source at once; exit 1 if none of them could answer."""
+    """Search every research source at once; exit 1 if the search failed (no results and a
+    source failed) or no source could answer."""
     import asyncio
 
     from argue.console import die, stderr_console
@@ -60,10 +61,13 @@ def research_command(
         typer.echo(result.model_dump_json(indent=2))
     else:
         _print_result(result)
-    if result.status == "failed":
+    if result.status in ("failed", "refused"):
         from rich.markup import escape
 
-        stderr_console.print(f"[bold red]no source could answer:[/] {escape(result.note)}")
+        # "No results" would pass a failure off as an answer: say which sources did not answer.
+        nobody = all(s.status in ("failed", "refused") for s in result.sources)
+        reason = "no source could answer" if nobody else "research failed"
+        stderr_console.print(f"[bold red]{reason}:[/] {escape(result.note)}")
         raise typer.Exit(1)
 
 
@@ -88,6 +92,10 @@ def _print_result(result: SkillResult) -> None:
                 escape(item.snippet),
             )
         stdout_console.print(items_table)
+    elif result.status in ("failed", "refused"):
+        stdout_console.print(
+            f"Research {result.status} for: {escape(result.query)} ({escape(result.note)})"
+        )
     else:
         stdout_console.print(f"No results for: {escape(result.query)}")
 

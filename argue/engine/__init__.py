@@ -47,6 +47,7 @@ def create_debate(
     model: str,
     research_sources: Sequence[str] = (),
     budget_usd: float | None = None,
+    budget_tokens: int | None = None,
     selection_reason: str | None = None,
     debate_id: str | None = None,
 ) -> DebateStore:
@@ -66,6 +67,7 @@ def create_debate(
         model=model,
         research_sources=list(research_sources),
         budget_usd=budget_usd,
+        budget_tokens=budget_tokens,
         selection_reason=selection_reason,
     )
     return DebateStore.create(
@@ -90,15 +92,19 @@ async def resynthesize(
     """Rewrite synthesis.md under the runner lock (a partial one for an unfinished debate).
 
     ``model`` (a ChatModel, or None to write only the code-assembled parts) is metered into
-    usage.json like any debate call. Raises DebateLocked while a runner owns the debate.
+    usage.jsonl/usage.json like any debate call. Raises DebateLocked while a runner owns the
+    debate.
     """
-    from argue.domain import Usage
     from argue.engine.metering import MeteredModel
 
     store.acquire_lock()
     try:
-        usage = store.load_list(store.paths.usage, Usage)
-        metered = MeteredModel(model, usage) if model is not None else None  # type: ignore[arg-type]
+        usage = store.load_usage()
+        metered = (
+            MeteredModel(model, usage, record=store.append_usage)  # type: ignore[arg-type]
+            if model is not None
+            else None
+        )
         history = load_history(store)
         text = await write_synthesis(store, history, metered, usage, report)
         store.save(store.paths.usage, usage)
@@ -109,12 +115,11 @@ async def resynthesize(
 
 def render_current_transcript(store: DebateStore) -> str:
     """The transcript re-rendered from the records; written to disk unless a runner owns it."""
-    from argue.domain import Usage
     from argue.render import render_transcript
     from argue.store import DebateLocked
 
     history = load_history(store)
-    text = render_transcript(history, store.state(), store.load_list(store.paths.usage, Usage))
+    text = render_transcript(history, store.state(), store.load_usage())
     try:
         store.acquire_lock()
     except DebateLocked:

@@ -10,6 +10,7 @@ from argue.domain import (
     ArgumentRecord,
     Claim,
     DebateConfig,
+    DebateState,
     Evidence,
     Failure,
     Persona,
@@ -18,6 +19,8 @@ from argue.domain import (
     ResearchRecord,
     RoundScore,
 )
+from argue.grounding.debate import reference_index
+from argue.grounding.references import ReferenceIndex
 
 
 class RoundRecord(BaseModel):
@@ -72,6 +75,17 @@ class DebateHistory:
                 registry.update({e.id: e for e in research.evidence})
         return registry
 
+    def all_evidence(self, up_to_round: int | None = None) -> list[Evidence]:
+        """Every persona's evidence (for code's checks only: personas never see each other's)."""
+        last = max(self.rounds, default=0) if up_to_round is None else up_to_round
+        return [e for letter in self.letters for e in self.evidence_registry(letter, last).values()]
+
+    def reference_index(self, up_to_round: int | None = None) -> ReferenceIndex:
+        """What references in model text are checked against: the debate's documents so far."""
+        last = max(self.rounds, default=0) if up_to_round is None else up_to_round
+        claim_ids = [c.id for c in self.all_claims() if c.round <= last]
+        return reference_index(self.all_evidence(last), claim_ids)
+
     def all_claims(self, before_round: int | None = None) -> list[Claim]:
         claims: list[Claim] = []
         for record in self.ordered_rounds():
@@ -99,11 +113,36 @@ class DebateHistory:
         ]
 
     def notes_for_round(self, round_no: int) -> list[str]:
-        return [
-            str(note["text"])
-            for note in self.moderator_notes
-            if int(str(note.get("from_round", 1))) <= round_no
-        ]
+        """The notes round ``round_no`` reads; a note no round read (``from_round`` None) is
+        never shown to a model."""
+        shown = []
+        for note in self.moderator_notes:
+            first = note.get("from_round", 1)
+            if first is None:
+                continue
+            try:
+                first = int(str(first))
+            except ValueError:
+                continue
+            if first <= round_no:
+                shown.append(str(note["text"]))
+        return shown
+
+    def partial_reasons(self, state: DebateState) -> list[str]:
+        """Why this debate's record is partial, in plain words (empty when it is whole)."""
+        reasons = []
+        if state.status != "completed":
+            reasons.append(f"the debate is {state.status}, not completed")
+        if state.termination == "stopped":
+            reasons.append("it was stopped before a natural ending")
+        for letter in self.letters:
+            missing = [r.round for r in self.ordered_rounds() if letter not in r.arguments]
+            if missing:
+                reasons.append(
+                    f"{self.persona_name(letter)} produced no argument in round(s) "
+                    + ", ".join(map(str, missing))
+                )
+        return reasons
 
     def persona_name(self, letter: str) -> str:
         return self.personas[letter].display_name

@@ -1,21 +1,34 @@
-"""A ChatModel wrapper that records the Usage of every call (debate calls and skill calls)."""
+"""A ChatModel wrapper that records the Usage of every call (debate calls and skill calls).
+
+Every answer the provider sent is recorded, one Usage each, the moment the call returns or
+raises: a re-ask, a resend after a cut-off reply, an answer that failed validation or could not
+be read are all billed, so they are all counted. ``record`` (the store's append-only usage log)
+makes each record durable before the caller sees the result.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TypeVar
 
 from pydantic import BaseModel
 
 from argue.domain import Usage
-from argue.llm.base import ChatModel, ChatResult, Message
+from argue.llm.base import ChatModel, ChatResult, Message, billed_answers
 
 T = TypeVar("T", bound=BaseModel)
 
 
 class MeteredModel:
-    def __init__(self, inner: ChatModel, usage: list[Usage]) -> None:
+    def __init__(
+        self,
+        inner: ChatModel,
+        usage: list[Usage],
+        record: Callable[[Usage], None] | None = None,
+    ) -> None:
         self.inner = inner
         self.usage = usage
+        self._record = record
         self.provider = inner.provider
         self.model = inner.model
 
@@ -28,16 +41,42 @@ class MeteredModel:
         temperature: float | None = None,
         purpose: str | None = None,
     ) -> ChatResult[T]:
-        result = await self.inner.complete(
-            messages, output=output, max_tokens=max_tokens, temperature=temperature, purpose=purpose
-        )
-        record = result.usage.model_copy()
-        if purpose and not record.purpose:
-            record.purpose = purpose
-        self.usage.append(record)
+        try:
+            result = await self.inner.complete(
+                messages,
+                output=output,
+                max_tokens=max_tokens,
+                temperature=temperature,
+                purpose=purpose,
+            )
+        except Exception as error:
+            # Raised after the provider answered (invalid twice, cut off, unreadable, refused):
+            # those answers were billed all the same.
+            self._count(billed_answers(error), purpose)
+            raise
+        self._count(result.answers or [result.usage], purpose)
         return result
+
+    def _count(self, answers: list[Usage], purpose: str | None) -> None:
+        for answer in answers:
+            record = answer.model_copy()
+            if purpose and not record.purpose:
+                record.purpose = purpose
+            if self._record is not None:
+                self._record(record)  # durable first: a crash now loses nothing
+            self.usage.append(record)
 
     def total(self) -> Usage:
         from argue.llm import UsageLedger
 
         return UsageLedger(self.usage).total()
+
+    def describe_spending(self) -> str:
+        """"12 model calls, 34567 tokens, cost $0.0123" (an unknown cost says so)."""
+        from argue.llm.pricing import describe_cost, total_tokens
+
+        total = self.total()
+        return (
+            f"{total.calls} model calls, {total_tokens(total)} tokens, "
+            f"cost {describe_cost(total)}"
+        )

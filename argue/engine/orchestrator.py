@@ -70,8 +70,10 @@ class DebateRunner:
         note it returns binds every later round (``--interactive``)."""
         self.store = store
         self.paths = store.paths
-        self.usage: list[Usage] = store.load_list(store.paths.usage, Usage)
-        self.model = MeteredModel(model, self.usage)
+        # Every answer is appended to usage.jsonl as it arrives (a kill -9 loses none);
+        # usage.json is the readable snapshot written at checkpoints.
+        self.usage: list[Usage] = store.load_usage()
+        self.model = MeteredModel(model, self.usage, record=store.append_usage)
         self.toolkit = toolkit
         bind_model = getattr(toolkit, "bind_model", None)
         if bind_model is not None:
@@ -162,7 +164,11 @@ class DebateRunner:
         config = self.history.config
         self.report(f"Round {round_no}/{config.max_rounds}")
         self.seats = self._seats(round_no)
+        known = len(self.history.moderator_notes)
+        # A note binds from the first round whose prompts see it (not a round already started).
         self.history.moderator_notes = self.store.drain_inbox(round_no)
+        for note in self.history.moderator_notes[known:]:
+            self.report(f"Moderator note: {note.get('read_by') or f'binds from round {round_no}'}")
         for phase, runner in (
             ("research", self._research),
             ("argument", self._argument),
@@ -185,8 +191,7 @@ class DebateRunner:
                 f"{self.history.persona_name(k)} {v.total:.2f}/{v.max_total:.1f}"
                 for k, v in score.personas.items()
             )
-            + f" · {self.model.total().calls} model calls, "
-            f"${self.model.total().cost_usd:.4f} so far"
+            + f" · {self.model.describe_spending()} so far"
         )
         if decision is None:
             halted = self._budget_halt(round_no)
@@ -198,6 +203,11 @@ class DebateRunner:
             return halted
         if decision.reason == "stopped":
             return self._stopped_state(round_no, "after scoring")
+        # Notes posted while this round ran: the debate ends here, so no round will read them.
+        known = len(self.history.moderator_notes)
+        self.history.moderator_notes = self.store.drain_inbox(round_no, debate_ends=True)
+        for note in self.history.moderator_notes[known:]:
+            self.report(f"Moderator note: {note.get('read_by')}")
         return await self._conclude(decision.reason, decision.detail)
 
     # ------------------------------------------------------------ framing
@@ -518,6 +528,11 @@ class DebateRunner:
             reasons={k: ratings[k].reason for k in self.history.letters if k in ratings},
             synthesis_ready=draft.synthesis_ready,
             ready_reason=draft.ready_reason,
+            unmatched=[
+                r.persona
+                for r in draft.ratings
+                if r.persona.strip().upper() not in self.history.letters
+            ],
         )
 
     async def _remember(self, round_no: int, score: RoundScore) -> None:
@@ -576,20 +591,29 @@ class DebateRunner:
         return self._budget_halt(round_no)
 
     def _budget_halt(self, round_no: int) -> DebateState | None:
-        budget = self.history.config.budget_usd
-        if budget is None:
+        """Pause (resumable) once the cost budget (--budget-usd) or the token budget
+        (--max-tokens: every token sent and received, all calls) is used up."""
+        from argue.llm.pricing import total_tokens
+
+        config = self.history.config
+        total = self.model.total()
+        if config.budget_usd is not None and total.cost_usd >= config.budget_usd:
+            budget = config.budget_usd
+            self.report(
+                f"Budget of ${budget:g} reached (${total.cost_usd:.4f} spent); stopping. "
+                "Resume with a larger --budget-usd."
+            )
+            detail = f"spent ${total.cost_usd:.4f} of a ${budget:g} budget in round {round_no}"
+        elif config.budget_tokens is not None and total_tokens(total) >= config.budget_tokens:
+            limit, used = config.budget_tokens, total_tokens(total)
+            self.report(
+                f"Token budget of {limit} reached ({used} tokens used); stopping. Resume with a "
+                "larger --max-tokens."
+            )
+            detail = f"used {used} of a {limit}-token budget in round {round_no}"
+        else:
             return None
-        spent = self.model.total().cost_usd
-        if spent < budget:
-            return None
-        self.report(
-            f"Budget of ${budget:g} reached (${spent:.4f} spent); stopping. Resume with a "
-            "larger --budget-usd."
-        )
-        return self._halt(
-            status="budget_exhausted",
-            termination_detail=f"spent ${spent:.4f} of a ${budget:g} budget in round {round_no}",
-        )
+        return self._halt(status="budget_exhausted", termination_detail=detail)
 
     def _stopped_state(self, round_no: int, where: str) -> DebateState:
         self.report(f"Stop requested: stopped {where} of round {round_no}; resumable.")
@@ -623,12 +647,22 @@ class DebateRunner:
         self.report(f"Termination: {reason} — {detail}")
         self.store.update_state(phase="synthesis", termination=reason, termination_detail=detail)
         final = self.store.state().model_copy(update={"status": "completed", "pid": None})
+        writer = self.memory_writer
+
+        async def archive() -> None:
+            if writer is not None:
+                await archive_debate(self.store, self.history, writer)
+
         await write_synthesis(
-            self.store, self.history, self.model, self.usage, self.report, state=final
+            self.store,
+            self.history,
+            self.model,
+            self.usage,
+            self.report,
+            state=final,
+            before_render=archive,
         )
         self._checkpoint_usage()
-        if self.memory_writer is not None:
-            await archive_debate(self.store, self.history, self.memory_writer)
         state = self._finish_state(reason, detail)
         self._render_transcript()
         return state
@@ -654,7 +688,13 @@ class DebateRunner:
         self.store.save(self.paths.failures, self.history.failures)
 
     def _checkpoint_usage(self) -> None:
+        """Rewrite usage.json, the readable snapshot; each record was already appended to
+        usage.jsonl when its answer arrived (MeteredModel), so this adds nothing to the count.
+        scoring/summary.json, once a round wrote it, gets the same totals (the synthesis call
+        included)."""
         self.store.save(self.paths.usage, self.usage)
+        if self.store.has(self.paths.summary):
+            self._write_summary()
 
     def _write_summary(self) -> None:
         from argue.engine.synthesis import score_summary

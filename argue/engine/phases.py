@@ -39,6 +39,7 @@ from argue.engine.schemas import (
     ResearchPlanDraft,
 )
 from argue.engine.toolkit import ResearchRequest, ResearchToolkit
+from argue.grounding.debate import unverified_in
 from argue.llm.base import ChatModel, ChatResult, Message, ModelAuthError, ModelError
 from skills.base import SkillResult
 
@@ -195,6 +196,7 @@ async def run_research(
                 snippet=item.snippet,
                 source=item.source,
                 origin_id=item.id,
+                provenance=item.provenance,
             )
             record.evidence.append(evidence)
             ids.append(evidence.id)
@@ -313,6 +315,7 @@ async def make_argument(
         round_no,
         history.config.max_rounds,
         seat.role_hint,
+        research=prompts.research_report(history, letter, round_no),
     )
     result = await complete_for(
         model,
@@ -325,6 +328,7 @@ async def make_argument(
     )
     draft: ArgumentDraft = result.value  # type: ignore[assignment]
     registry = history.evidence_registry(letter, round_no)
+    references = history.reference_index(round_no)
     claims = []
     for index, claim in enumerate(draft.claims, start=1):
         cited = list(dict.fromkeys(claim.evidence_ids))
@@ -336,8 +340,14 @@ async def make_argument(
                 text=claim.text,
                 warrant=claim.warrant,
                 evidence_ids=cited,
-                verified_evidence_ids=[e for e in cited if e in registry],
+                verified_evidence_ids=[
+                    e for e in cited if e in registry and registry[e].is_document
+                ],
+                model_written_evidence_ids=[
+                    e for e in cited if e in registry and not registry[e].is_document
+                ],
                 unverified_evidence_ids=[e for e in cited if e not in registry],
+                unverified_references=unverified_in(references, claim.text, claim.warrant),
             )
         )
     wanted = [t.strip().lower() for t in draft.taxonomy_tags]
@@ -408,7 +418,9 @@ async def make_rebuttal(
         purpose=purpose,
     )
     draft: RebuttalDraft = result.value  # type: ignore[assignment]
-    owners = {c.id: c.persona for c in opponent_claims}
+    # Any opponent claim of this round or an earlier one is a real target.
+    known = {c.id: c for c in history.all_claims() if c.round <= round_no}
+    owners = {cid: c.persona for cid, c in known.items() if c.persona != letter}
     reasked = False
     reask_failures: list[Failure] = []
     if not any(c.target_claim_id in owners for c in draft.concessions):
@@ -416,7 +428,7 @@ async def make_rebuttal(
         retry = [
             *messages,
             Message(role="assistant", content=result.text),
-            prompts.concession_reask(list(owners)),
+            prompts.concession_reask([c.id for c in opponent_claims]),
         ]
         try:
             again = await complete_for(
@@ -439,7 +451,10 @@ async def make_rebuttal(
             text=c.text,
             evidence_ids=c.evidence_ids,
             valid_target=c.target_claim_id in owners,
-            verified_evidence_ids=[e for e in c.evidence_ids if e in registry],
+            target_note=target_note(c.target_claim_id, known, letter, names),
+            verified_evidence_ids=[
+                e for e in c.evidence_ids if e in registry and registry[e].is_document
+            ],
         )
         for c in draft.counters
     ]
@@ -453,6 +468,7 @@ async def make_rebuttal(
             text=c.text,
             reason=c.reason,
             valid_target=c.target_claim_id in owners,
+            target_note=target_note(c.target_claim_id, known, letter, names),
         )
         for c in draft.concessions
     ]
@@ -466,6 +482,16 @@ async def make_rebuttal(
         reasked_for_concession=reasked,
     )
     return PhaseOutcome(record, reask_failures)
+
+
+def target_note(claim_id: str, known: dict[str, Claim], letter: str, names: dict[str, str]) -> str:
+    """Why a rebuttal's target does not count, in plain words ("" when it counts)."""
+    claim = known.get(claim_id)
+    if claim is None:
+        return f"no claim {claim_id} exists in this debate so far: not counted"
+    if claim.persona == letter:
+        return f"{claim_id} is {names[letter]}'s own claim: not counted"
+    return ""
 
 
 # ---------------------------------------------------------------- reflection

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from argue.domain import Claim, DebateConfig, Evidence, Persona
+from argue.engine.context import DebateHistory
 from argue.engine.digest import clip
 from argue.llm.base import Message
 
@@ -31,10 +32,66 @@ def evidence_table(evidence: list[Evidence], limit: int = 15, snippet_chars: int
     rows = []
     for item in evidence[:limit]:
         where = item.url or item.locator or item.source
+        kind = "" if item.is_document else f"{item.provenance_words().upper()}, NOT EVIDENCE: "
         rows.append(
-            f"[{item.id}] {clip(item.title, 120)} — {clip(item.snippet, snippet_chars)} ({where})"
+            f"[{item.id}] {kind}{clip(item.title, 120)} — {clip(item.snippet, snippet_chars)} "
+            f"({where})"
         )
     return "\n".join(rows)
+
+
+def research_report(history: DebateHistory, letter: str, round_no: int) -> str:
+    """Code's account of this round's research calls that did not simply work, one per line.
+
+    A failed or refused search is not an empty one: the model is told which searches did not
+    run (or may not have), so it cannot write as if it had searched and found nothing.
+    """
+    lines = [
+        f"- research plan: failed — effect unknown ({clip(f.reason, 200)}); no search ran, "
+        "you have no evidence from this round's research"
+        for f in history.failures
+        if f.round == round_no and f.persona == letter and f.phase == "research plan"
+    ]
+    current = history.rounds.get(round_no)
+    research = current.research.get(letter) if current else None
+    for call in research.calls if research else []:
+        what = f"{call.skill} {clip(call.query, 80)!r}"
+        reason = clip(call.note, 200) or "no reason given"
+        if call.status == "failed":
+            lines.append(
+                f"- {what}: failed — effect unknown ({reason}); you have no evidence from it: "
+                "do not claim you searched successfully or that it found nothing"
+            )
+        elif call.status == "refused":
+            lines.append(
+                f"- {what}: refused — nothing happened ({reason}); you have no evidence from "
+                "it: do not claim you searched"
+            )
+        elif call.status == "empty":
+            lines.append(f"- {what}: ran and found nothing ({reason})")
+        for source in call.source_statuses if call.status in ("ok", "empty") else []:
+            if source.get("status") in ("failed", "refused"):
+                words = (
+                    "failed — effect unknown"
+                    if source["status"] == "failed"
+                    else "refused — nothing happened"
+                )
+                lines.append(
+                    f"- {what}, source {source.get('source')}: {words} "
+                    f"({clip(str(source.get('note') or 'no reason given'), 200)}); "
+                    "nothing from that source"
+                )
+    if research and research.dropped_calls:
+        lines.append(
+            "- refused — nothing happened (over the research budget, not run): "
+            + "; ".join(clip(d, 80) for d in research.dropped_calls)
+        )
+    if not lines:
+        return ""
+    return (
+        "What happened to your research this round (written by argue's code, not a model):\n"
+        + "\n".join(lines)
+    )
 
 
 def claims_table(claims: list[Claim], names: dict[str, str]) -> str:
@@ -63,13 +120,21 @@ def research_plan_messages(
 
 
 def argument_messages(
-    system: str, digest: str, table: str, round_no: int, max_rounds: int, role_hint: str
+    system: str,
+    digest: str,
+    table: str,
+    round_no: int,
+    max_rounds: int,
+    role_hint: str,
+    research: str = "",
 ) -> list[Message]:
+    """``research`` is :func:`research_report`: the calls that failed, were refused or empty."""
     user = (
         f"Round {round_no} of {max_rounds} — ARGUMENT.\n\n"
         f"What you know so far:\n{digest}\n\n"
         f"Your evidence (cite by id; only these ids count):\n{table}\n\n"
-        f"{role_hint}\n"
+        + (f"{research}\n\n" if research else "")
+        + f"{role_hint}\n"
         "Return `position`, 2-4 `claims` (each with `evidence_ids` and a `warrant`) and "
         "`taxonomy_tags` from: precision, resilience, fragility, corruption, loyalty, stealth."
     )

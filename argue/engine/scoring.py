@@ -144,7 +144,7 @@ def score_round(history: DebateHistory, round_no: int, judge: JudgeVerdictRecord
         similarity[claim.id] = novelty_of(claim, earlier + mine)
         mine.append(claim)
     base_strength = {
-        c.id: (1.0 if c.verified_evidence_ids else 0.0)
+        c.id: (1.0 if c.evidence_backed else 0.0)
         + (0.5 if similarity[c.id] < NOVELTY_THRESHOLD else 0.0)
         for c in record.claims()
     }
@@ -169,8 +169,9 @@ def score_round(history: DebateHistory, round_no: int, judge: JudgeVerdictRecord
 def _origins(history: DebateHistory, claim: Claim) -> list[str]:
     registry = history.evidence_registry(claim.persona, claim.round)
     return [
-        (registry[eid].origin_id or registry[eid].url or eid) if eid in registry else eid
+        registry[eid].origin_id or registry[eid].url or eid
         for eid in claim.verified_evidence_ids
+        if eid in registry and registry[eid].is_document
     ]
 
 
@@ -192,17 +193,28 @@ def _score_persona(
         evidence_value = 0.0
         reason = "no claims this round"
     else:
-        supported = sum(1 for c in claims if c.verified_evidence_ids)
-        verified_ids = {e for c in claims for e in c.verified_evidence_ids}
+        backed = [c for c in claims if c.evidence_backed]
+        verified_ids = {e for c in backed for e in c.verified_evidence_ids}
         unverified = sorted({e for c in claims for e in c.unverified_evidence_ids})
-        sources = sorted({registry[e].source for e in verified_ids if e in registry})
+        model_written = sorted({e for c in claims for e in c.model_written_evidence_ids})
+        carrying = [c.id for c in claims if c.unverified_references]
+        sources = sorted(
+            {registry[e].source for e in verified_ids if e in registry and registry[e].is_document}
+        )
         diversity = min(1.0, len(sources) / 3)
-        evidence_value = 0.7 * supported / len(claims) + 0.3 * diversity
-        reason = f"{supported}/{len(claims)} claims cite verified evidence; sources: " + (
+        evidence_value = 0.7 * len(backed) / len(claims) + 0.3 * diversity
+        reason = f"{len(backed)}/{len(claims)} claims cite retrieved documents; sources: " + (
             ", ".join(sources) or "none"
         )
+        if model_written:
+            reason += f"; model-written items are not evidence: {', '.join(model_written)}"
         if unverified:
             reason += f"; unverified ids earn nothing: {', '.join(unverified)}"
+        if carrying:
+            reason += (
+                "; claims carrying an unverified reference are not evidence-backed: "
+                + ", ".join(carrying)
+            )
     components.append(_component("evidence_quality", evidence_value, reason))
 
     # novelty
@@ -267,9 +279,19 @@ def _score_persona(
                 "judge: " + judge.reasons.get(letter, "no reason given"),
             )
         )
+    elif judge.available:
+        rated = ", ".join(judge.unmatched) or "nobody"
+        components.append(
+            _component(
+                "logical_coherence",
+                None,
+                f"the judge answered but gave no rating for persona {letter} (it rated: "
+                f"{rated}): not measured this round",
+            )
+        )
     else:
         components.append(
-            _component("logical_coherence", None, "judge unavailable: not measured this round")
+            _component("logical_coherence", None, "judge call failed: not measured this round")
         )
 
     # rebuttal precision

@@ -53,10 +53,31 @@ async def write_synthesis(
     report: Callable[[str], None] = lambda _: None,
     *,
     state: DebateState | None = None,
+    before_render: Callable[[], Awaitable[None]] | None = None,
 ) -> str:
-    """Render synthesis.md; ask the model for the prose only if it is not already on disk."""
-    from argue.domain import Failure
+    """Render synthesis.md; ask the model for the prose only if it is not already on disk.
+
+    ``before_render`` runs between the prose and the rendering (the episodic archive), so that
+    anything it fails at is in the record the synthesis lists.
+    """
     from argue.render import render_synthesis
+
+    prose, prose_failure = await synthesis_prose(store, history, model, report)
+    if before_render is not None:
+        await before_render()
+    text = render_synthesis(history, state or store.state(), usage, prose, prose_failure)
+    store.save_text(store.paths.synthesis, text)
+    return text
+
+
+async def synthesis_prose(
+    store: DebateStore,
+    history: DebateHistory,
+    model: ChatModel | None,
+    report: Callable[[str], None] = lambda _: None,
+) -> tuple[SynthesisDraft | None, str | None]:
+    """The prose parts (from disk, or one model call) and, when missing, why."""
+    from argue.domain import Failure
 
     prose = store.load(store.paths.synthesis_prose, SynthesisDraft)
     prose_failure: str | None = None
@@ -91,9 +112,9 @@ async def write_synthesis(
             report("  " + failure.sentence())
     elif prose is None and model is None:
         prose_failure = "no model configured for this command; the prose parts were not written"
-    text = render_synthesis(history, state or store.state(), usage, prose, prose_failure)
-    store.save_text(store.paths.synthesis, text)
-    return text
+    elif prose is None:
+        prose_failure = "no claim was made in the debate: there is nothing to synthesise"
+    return prose, prose_failure
 
 
 def score_summary(history: DebateHistory, usage: list[Usage]) -> dict[str, Any]:
@@ -133,16 +154,28 @@ async def archive_debate(
     history: DebateHistory,
     memory_writer: Callable[..., Awaitable[str]],
 ) -> None:
-    """Episodic archive: one shared memory per finished debate (its question and conclusion)."""
+    """Episodic archive: one shared memory per finished debate (its question and conclusion).
+
+    The conclusion is model prose, unchecked: it is stored and recalled as model-written, so a
+    later debate can read it but never count it as evidence.
+    """
     marker = store.paths.archive_marker()
     if store.has(marker):
         return
     prose = store.load(store.paths.synthesis_prose, SynthesisDraft)
     conclusion = prose.conclusion if prose else "(no synthesis prose)"
-    text = f"Debate {history.config.id} on '{history.config.question}': {conclusion}"
+    text = (
+        f"Debate {history.config.id} on '{history.config.question}' — its model-written "
+        f"conclusion, never checked against sources: {conclusion}"
+    )
     try:
         memory_id = await memory_writer(
-            None, text, kind="debate", debate_id=history.config.id, scope="shared"
+            None,
+            text,
+            kind="debate",
+            debate_id=history.config.id,
+            scope="shared",
+            origin="model",
         )
     except Exception as exc:  # written into the record, not hidden
         from argue.domain import Failure

@@ -78,13 +78,7 @@ class SkillToolkit:
         skill = call.skill
         started = time.monotonic()
         if skill == "dogpile":
-            from skills.dogpile import SOURCE_NAMES, dogpile
-
-            wanted = [s for s in call.sources if s in SOURCE_NAMES] or None
-            allowed = self.sources
-            if allowed is not None:
-                wanted = [s for s in (wanted or allowed) if s in allowed] or allowed
-            return await dogpile(call.query, sources=wanted)
+            return await self._dogpile(call, started)
         if skill == "library":
             from skills.library import search_library
 
@@ -122,3 +116,45 @@ class SkillToolkit:
             call.query,
             f"unknown skill {skill!r}; available: {', '.join([*BUILTIN_SKILLS, *self.external])}",
         ).model_copy(update={"elapsed_s": time.monotonic() - started})
+
+    async def _dogpile(self, call: ResearchCallDraft, started: float) -> SkillResult:
+        """Run the sources asked for that ``--sources`` allows; refuse the others by name.
+
+        A source the call names but may not use is never swapped for another one: it comes back
+        as a refused source status (so it reaches the failure list), and a call whose every
+        named source is refused is refused as a whole, naming the allowed sources.
+        """
+        from skills.base import SourceStatus
+        from skills.dogpile import SOURCE_NAMES, aggregate_status, dogpile
+
+        allowed = self.sources or list(SOURCE_NAMES)
+        asked = list(dict.fromkeys(s.strip().lower() for s in call.sources if s.strip()))
+        if not asked:
+            return await dogpile(call.query, sources=self.sources)
+        allowed_words = f"allowed: {', '.join(allowed)}"
+
+        def why(name: str) -> str:
+            return "not allowed by --sources" if name in SOURCE_NAMES else "not a research source"
+
+        refused = [
+            SourceStatus(source=name, status="refused", note=f"{why(name)}; {allowed_words}")
+            for name in asked
+            if name not in allowed
+        ]
+        runnable = [name for name in asked if name in allowed]
+        if not runnable:
+            names = ", ".join(f"{s.source} ({why(s.source)})" for s in refused)
+            return SkillResult(
+                skill="dogpile",
+                query=call.query,
+                status="refused",
+                note=f"nothing sent: asked only for {names}; {allowed_words}",
+                elapsed_s=time.monotonic() - started,
+                sources=refused,
+            )
+        result = await dogpile(call.query, sources=runnable)
+        if not refused:
+            return result
+        statuses = [*result.sources, *refused]
+        status, note = aggregate_status(result.items, statuses)
+        return result.model_copy(update={"status": status, "note": note, "sources": statuses})

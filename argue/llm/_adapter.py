@@ -22,6 +22,7 @@ from typing import Any, Generic, Protocol, TypeVar
 
 from pydantic import BaseModel
 
+from argue.domain import Usage
 from argue.llm._limits import provider_slots
 from argue.llm._retry import (
     RetryPolicy,
@@ -33,8 +34,15 @@ from argue.llm._retry import (
     status_failure,
 )
 from argue.llm._secrets import masked_error
-from argue.llm._structured import RawReply, complete_structured, with_purpose
-from argue.llm.base import ChatResult, Message, ModelOutputError, ModelRequestError
+from argue.llm._structured import RawReply, complete_structured
+from argue.llm.base import (
+    ChatResult,
+    Message,
+    ModelError,
+    ModelOutputError,
+    ModelRequestError,
+    bill,
+)
 from argue.llm.pricing import PriceTable
 
 T = TypeVar("T", bound=BaseModel)
@@ -113,10 +121,17 @@ class Adapter(abc.ABC):
                 if error.status_code != 400 or not any(
                     marker in lowered for marker in _BUDGET_REJECTION_MARKERS
                 ):
+                    bill(error, reply.answers, call.purpose)  # the cut-off answer was billed
                     raise
+            except ModelError as error:
+                bill(error, reply.answers, call.purpose)  # the cut-off answer was billed
+                raise
             else:
                 reply = RawReply(
-                    text=again.text, usage=reply.usage + again.usage, truncated=again.truncated
+                    text=again.text,
+                    usage=reply.usage + again.usage,
+                    truncated=again.truncated,
+                    answers=[*reply.answers, *again.answers],
                 )
                 limit, retried = larger_budget(limit), True
                 if not reply.truncated:
@@ -128,7 +143,7 @@ class Adapter(abc.ABC):
             message += "; no answer text came back (reasoning may have used the whole budget)"
         failure = masked_error(ModelOutputError, self.provider, message, secrets=self._secrets())
         # The tokens were spent even though the answer is unusable: keep the bill with the error.
-        failure.usage = with_purpose(reply.usage, call.purpose)  # type: ignore[attr-defined]
+        bill(failure, reply.answers, call.purpose)
         failure.raw_text = reply.text  # type: ignore[attr-defined]
         raise failure
 
@@ -208,18 +223,41 @@ class SDKAdapter(Adapter, Generic[ConnectionT, ClientT, ResponseT]):
 
         Each attempt carries its own ``timeout`` (the policy's, cut to the call's budget left)."""
         client = self._client_for_running_loop()
+        unreadable: list[TransportFailure] = []
+
+        async def attempt(timeout_s: float) -> ResponseT:
+            try:
+                return await self._attempt(client, {**request, "timeout": timeout_s})
+            except TransportFailure as failure:
+                if failure.kind == "unreadable":  # a 2xx came back: the server answered
+                    unreadable.append(failure)
+                raise
+
         async with provider_slots(self.provider, self.max_concurrency):
             started = self._clock()
-            response = await call_with_retries(
-                lambda timeout_s: self._attempt(client, {**request, "timeout": timeout_s}),
-                provider=self.provider,
-                endpoint=self._connection.base_url,
-                policy=self._retry,
-                sleep=self._sleep,
-                clock=self._clock,
-                auth_hint=self._connection.key_env,
-                secrets=self._secrets(),
-            )
+            try:
+                response = await call_with_retries(
+                    attempt,
+                    provider=self.provider,
+                    endpoint=self._connection.base_url,
+                    policy=self._retry,
+                    sleep=self._sleep,
+                    clock=self._clock,
+                    auth_hint=self._connection.key_env,
+                    secrets=self._secrets(),
+                )
+            except ModelError as error:
+                if unreadable:
+                    # An answer whose tokens (and so whose cost) nobody can read: count it as
+                    # a call of unknown cost rather than as no call at all.
+                    answer = Usage(
+                        provider=self.provider,
+                        model=self.model,
+                        latency_s=self._clock() - started,
+                        calls=len(unreadable),
+                    )
+                    bill(error, [self._prices.price(answer, tokens_known=False)])
+                raise
             return response, self._clock() - started
 
     @abc.abstractmethod

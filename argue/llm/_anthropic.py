@@ -161,7 +161,7 @@ class AnthropicModel(SDKAdapter[AnthropicProvider, "AsyncAnthropic", "AnthropicM
             cache_write_tokens=getattr(reported, "cache_creation_input_tokens", None) or 0,
             latency_s=latency_s,
         )
-        usage.cost_usd = self._prices.cost(usage)
+        usage = self._prices.price(usage, tokens_known=reported is not None)
         tool_name = tool_name_for(output) if output is not None and mode == "tool" else None
         return RawReply(
             text=_reply_text(response, tool_name),

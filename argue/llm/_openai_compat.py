@@ -32,7 +32,7 @@ from argue.llm._structured import (
     schema_instruction,
     tool_name_for,
 )
-from argue.llm.base import Message, ModelOutputError, ModelRequestError
+from argue.llm.base import Message, ModelOutputError, ModelRequestError, bill
 from argue.llm.pricing import PriceTable
 
 if TYPE_CHECKING:
@@ -155,11 +155,13 @@ class OpenAICompatModel(SDKAdapter[OpenAICompatProvider, "AsyncOpenAI", "ChatCom
     async def _send_request(self, request: dict[str, Any]) -> RawReply:
         response, latency_s = await self._call(request)
         choice = response.choices[0]
-        return RawReply(
-            text=self._reply_text(response),
-            usage=self._usage(response, latency_s),
-            truncated=choice.finish_reason == "length",
-        )
+        usage = self._usage(response, latency_s)
+        try:
+            text = self._reply_text(response)
+        except ModelOutputError as error:
+            bill(error, [usage])  # a refusal is an answer: it was billed
+            raise
+        return RawReply(text=text, usage=usage, truncated=choice.finish_reason == "length")
 
     async def _attempt(self, client: AsyncOpenAI, request: dict[str, Any]) -> ChatCompletion:
         import openai
@@ -201,8 +203,7 @@ class OpenAICompatModel(SDKAdapter[OpenAICompatProvider, "AsyncOpenAI", "ChatCom
             cache_read_tokens=cached,
             latency_s=latency_s,
         )
-        usage.cost_usd = self._prices.cost(usage)
-        return usage
+        return self._prices.price(usage, tokens_known=reported is not None)
 
 
 def _rejects_json_schema(message: str) -> bool:

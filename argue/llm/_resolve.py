@@ -39,8 +39,11 @@ def resolve_model(
     max_concurrency: int | None = None,
     retry: RetryPolicy | None = None,
     sleep: Sleep | None = None,
+    prices: PriceTable | None = None,
 ) -> ChatModel:
-    """Build the ChatModel the settings point at; ProviderNotConfigured says what is missing."""
+    """Build the ChatModel the settings point at; ProviderNotConfigured says what is missing.
+
+    ``prices`` defaults to the built-in table with ``ARGUE_PRICES`` applied."""
     env = os.environ if env is None else env
     name = (provider or env.get("ARGUE_PROVIDER") or "").strip().lower()
     model = model or env.get("ARGUE_MODEL") or None
@@ -49,7 +52,7 @@ def resolve_model(
         max_concurrency=max_concurrency or _max_concurrency_from_env(env),
         retry=retry or RetryPolicy(),
         sleep=sleep or asyncio.sleep,
-        prices=load_price_table(env),
+        prices=prices if prices is not None else load_price_table(env),
     )
     if name:
         if name not in PROVIDER_NAMES:

@@ -21,8 +21,18 @@ from argue.domain import Usage
 from argue.llm._adapter import Adapter, CallSettings
 from argue.llm._structured import RawReply
 from argue.llm.base import Message, ModelUnavailableError
+from argue.llm.pricing import PriceTable
 
-ScriptedReply = BaseModel | dict[str, Any] | list[Any] | str | Exception
+
+
+@dataclass(frozen=True)
+class CutOff:
+    """A scripted reply cut off by the output limit (a real API's finish_reason "length")."""
+
+    text: str = ""
+
+
+ScriptedReply = BaseModel | dict[str, Any] | list[Any] | str | CutOff | Exception
 Responder = Callable[
     [list[Message], type[BaseModel] | None], ScriptedReply | Awaitable[ScriptedReply]
 ]
@@ -61,9 +71,13 @@ class ScriptedModel(Adapter):
         replies: list[ScriptedReply] | None = None,
         provider: str = "scripted",
         model: str = "scripted-1",
+        prices: PriceTable | None = None,
     ) -> None:
+        """``prices``: price calls like a real adapter (a model missing from the table is
+        unpriced); without it the scripted model is free."""
         self.provider = provider
         self.model = model
+        self._prices = prices
         self._responder = responder
         self._replies: deque[ScriptedReply] = deque(replies or ())
         self.requests: list[ScriptedRequest] = []
@@ -92,6 +106,10 @@ class ScriptedModel(Adapter):
         reply = await self._next_reply(conversation, call.output)
         if isinstance(reply, Exception):
             raise reply
+        if isinstance(reply, CutOff):
+            return RawReply(
+                text=reply.text, usage=self._usage(conversation, reply.text), truncated=True
+            )
         text = _reply_text(reply)
         return RawReply(text=text, usage=self._usage(conversation, text))
 
@@ -112,12 +130,13 @@ class ScriptedModel(Adapter):
         return self._replies.popleft()
 
     def _usage(self, messages: list[Message], text: str) -> Usage:
-        return Usage(
+        usage = Usage(
             provider=self.provider,
             model=self.model,
             input_tokens=sum(estimate_tokens(m.content) for m in messages),
             output_tokens=estimate_tokens(text),
         )
+        return usage if self._prices is None else self._prices.price(usage)
 
 
 def _reply_text(reply: BaseModel | dict[str, Any] | list[Any] | str) -> str:

@@ -10,14 +10,14 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Awaitable, Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
 from argue.domain import Usage
 from argue.llm._secrets import masked_error
-from argue.llm.base import ChatResult, Message, ModelError, ModelOutputError
+from argue.llm.base import ChatResult, Message, ModelError, ModelOutputError, bill
 
 T = TypeVar("T", bound=BaseModel)
 
@@ -33,6 +33,13 @@ class RawReply:
     text: str
     usage: Usage
     truncated: bool = False
+    # One Usage per answer the provider sent (more than one when a cut-off reply was resent);
+    # ``usage`` is their sum. Empty means the one answer ``usage``.
+    answers: list[Usage] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        if not self.answers:
+            self.answers = [self.usage]
 
 
 Send = Callable[[list[Message]], Awaitable[RawReply]]
@@ -118,6 +125,10 @@ def with_purpose(usage: Usage, purpose: str | None) -> Usage:
     return usage.model_copy(update={"purpose": purpose})
 
 
+def answers_with_purpose(answers: list[Usage], purpose: str | None) -> list[Usage]:
+    return [with_purpose(answer, purpose) for answer in answers]
+
+
 async def complete_structured(
     send: Send,
     messages: list[Message],
@@ -127,11 +138,22 @@ async def complete_structured(
     purpose: str | None,
     secrets: Iterable[str | None] = (),
 ) -> ChatResult[T]:
-    """One call, parsed into ``output`` when given; one re-ask on invalid output."""
-    first = await send(messages)
+    """One call, parsed into ``output`` when given; one re-ask on invalid output.
+
+    Every answer the provider sent is billed: the result's ``answers`` (or, when this raises,
+    the error's ``answers``, see ``argue.llm.base.bill``) hold one Usage per answer."""
+    try:
+        first = await send(messages)
+    except ModelError as error:
+        bill(error, [], purpose)  # answers it already carries (cut off, unreadable) get the label
+        raise
+    first_answers = answers_with_purpose(first.answers, purpose)
     if output is None:
         return ChatResult(
-            value=first.text, text=first.text, usage=with_purpose(first.usage, purpose)
+            value=first.text,
+            text=first.text,
+            usage=with_purpose(first.usage, purpose),
+            answers=first_answers,
         )
     try:
         value = parse_output(first.text, output)
@@ -139,17 +161,19 @@ async def complete_structured(
         first_error = describe_validation_error(error)
     else:
         return ChatResult[output](
-            value=value, text=first.text, usage=with_purpose(first.usage, purpose)
+            value=value,
+            text=first.text,
+            usage=with_purpose(first.usage, purpose),
+            answers=first_answers,
         )
 
     try:
         second = await send(reask_messages(messages, first.text, first_error, output))
     except ModelError as error:
-        spent = getattr(error, "usage", None)
-        if spent is not None:  # the first call's tokens belong on the failure's bill too
-            error.usage = with_purpose(first.usage + spent, purpose)  # type: ignore[attr-defined]
+        bill(error, first_answers, purpose)  # the first answer was billed too
         raise
     usage = with_purpose(first.usage + second.usage, purpose)
+    answers = [*first_answers, *answers_with_purpose(second.answers, purpose)]
     try:
         value = parse_output(second.text, output)
     except ValidationError as error:
@@ -161,7 +185,7 @@ async def complete_structured(
             secrets=secrets,
         )
         # The tokens were spent even though the answer is unusable: keep the bill with the error.
-        failure.usage = usage  # type: ignore[attr-defined]
+        bill(failure, answers, purpose)
         failure.raw_text = second.text  # type: ignore[attr-defined]
         raise failure from None
-    return ChatResult[output](value=value, text=second.text, usage=usage)
+    return ChatResult[output](value=value, text=second.text, usage=usage, answers=answers)

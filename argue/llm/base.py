@@ -24,7 +24,36 @@ class Message(BaseModel):
 class ChatResult(BaseModel, Generic[T]):
     value: T | str
     text: str = Field(description="The raw text the model produced")
-    usage: Usage
+    usage: Usage = Field(description="The sum of ``answers``")
+    answers: list[Usage] = Field(
+        default_factory=list,
+        description="One Usage per answer the provider sent for this call (a re-ask, or a "
+        "resend after a cut-off reply, is an answer of its own): each was billed",
+    )
+
+
+def billed_answers(error: BaseException) -> list[Usage]:
+    """The answers the provider sent before ``error`` was raised (each billed), else []."""
+    answers = getattr(error, "answers", None)
+    if isinstance(answers, list):
+        return [a for a in answers if isinstance(a, Usage)]
+    usage = getattr(error, "usage", None)  # a ChatModel that only keeps the sum
+    return [usage] if isinstance(usage, Usage) else []
+
+
+def bill(error: BaseException, earlier: list[Usage], purpose: str | None = None) -> None:
+    """Attach the answers sent before ``error`` (``earlier``, then any it already carries) to it:
+    ``error.answers`` one Usage per answer, ``error.usage`` their sum."""
+    answers = [*earlier, *billed_answers(error)]
+    if purpose is not None:
+        answers = [a.model_copy(update={"purpose": purpose}) for a in answers]
+    if not answers:
+        return
+    total = answers[0]
+    for answer in answers[1:]:
+        total = total + answer
+    error.answers = answers  # type: ignore[attr-defined]
+    error.usage = total.model_copy(update={"purpose": answers[0].purpose})  # type: ignore[attr-defined]
 
 
 class ModelError(Exception):

@@ -1,8 +1,10 @@
 """What a call costs: USD per million tokens, per provider and model.
 
-The table covers a handful of current Anthropic and OpenAI models. Anything it does not know
-(Ollama, local llama.cpp, an unlisted model) costs 0 and says so through ``PriceTable.knows``;
-``ARGUE_PRICES`` (a JSON file shaped like ``DEFAULT_PRICES``) adds or overrides entries.
+The table covers a handful of current Anthropic and OpenAI models; in-process llama.cpp
+(provider ``local``) bills nothing. Any other model (Ollama, an unlisted one) has no known price:
+its calls are counted as *unpriced* (``Usage.unpriced_calls``) and shown as "unknown", never as
+$0. A ``[prices]`` table in config.toml and then ``ARGUE_PRICES`` (a JSON file shaped like
+``DEFAULT_PRICES``: provider -> model -> USD per million tokens) add or override entries.
 
 Token semantics follow Usage: ``input_tokens`` are input tokens neither read from nor written
 to the prompt cache; cache reads and writes are counted (and priced) separately.
@@ -13,7 +15,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from pydantic import BaseModel, Field, ValidationError
@@ -62,6 +64,9 @@ DEFAULT_PRICES: dict[str, dict[str, ModelPrice]] = {
         "gpt-4o-mini": _price(0.15, 0.60, 0.075),
     },
 }
+# Providers that bill nothing, whatever the model: in-process llama.cpp runs on this machine.
+FREE_PROVIDERS = frozenset({"local"})
+_FREE = ModelPrice(input=0.0, output=0.0)
 # A dated snapshot ("claude-haiku-4-5-20251001", "gpt-5.4-mini-2026-03-17") costs as its alias.
 _SNAPSHOT_SUFFIX = re.compile(r"-(\d{8}|\d{4}-\d{2}-\d{2})$")
 
@@ -86,13 +91,23 @@ class PriceTable:
     def lookup(self, provider: str, model: str) -> ModelPrice | None:
         """The model's own entry, else its alias's when the name is a dated snapshot."""
         models = self._prices.get(provider, {})
-        return models.get(model) or models.get(_SNAPSHOT_SUFFIX.sub("", model))
+        found = models.get(model) or models.get(_SNAPSHOT_SUFFIX.sub("", model))
+        if found is None and provider in FREE_PROVIDERS:
+            return _FREE
+        return found
 
     def knows(self, provider: str, model: str) -> bool:
         return self.lookup(provider, model) is not None
 
+    def price(self, usage: Usage, *, tokens_known: bool = True) -> Usage:
+        """``usage`` (one call) with its cost; a call of a model without a price, or whose
+        answer carried no token counts (``tokens_known=False``), is marked unpriced."""
+        if not tokens_known or not self.knows(usage.provider, usage.model):
+            return usage.model_copy(update={"cost_usd": 0.0, "unpriced_calls": usage.calls})
+        return usage.model_copy(update={"cost_usd": self.cost(usage), "unpriced_calls": 0})
+
     def cost(self, usage: Usage) -> float:
-        """USD for one Usage record; 0.0 when the model is not in the table."""
+        """USD for one Usage record; 0.0 when the model is not in the table (see ``price``)."""
         price = self.lookup(usage.provider, usage.model)
         if price is None:
             return 0.0
@@ -130,10 +145,16 @@ def load_price_overrides(path: Path) -> dict[str, dict[str, ModelPrice]]:
     return table
 
 
-def load_price_table(env: Mapping[str, str] | None = None) -> PriceTable:
-    """The built-in table, with ``ARGUE_PRICES`` applied when set."""
+def load_price_table(
+    env: Mapping[str, str] | None = None,
+    config: Mapping[str, Mapping[str, ModelPrice]] | None = None,
+) -> PriceTable:
+    """The built-in table, with config.toml's ``[prices]`` (``config``) and then
+    ``ARGUE_PRICES`` applied when set."""
     source = os.environ if env is None else env
     table = PriceTable()
+    if config:
+        table = table.with_overrides(config)
     override_path = source.get("ARGUE_PRICES")
     if override_path:
         table = table.with_overrides(load_price_overrides(Path(override_path).expanduser()))
@@ -142,3 +163,52 @@ def load_price_table(env: Mapping[str, str] | None = None) -> PriceTable:
 
 def estimate_cost(usage: Usage, table: PriceTable | None = None) -> float:
     return (table or load_price_table()).cost(usage)
+
+
+def missing_price_message(provider: str, model: str) -> str:
+    """One line: ``--budget-usd`` cannot be enforced for a model without a price, and how to
+    give it one."""
+    return (
+        f"--budget-usd needs a price for {provider}/{model}, which has none: set one "
+        f'under [prices.{provider}] in $ARGUE_HOME/config.toml ("{model}" = '
+        "{ input = USD_PER_MTOK, output = USD_PER_MTOK }) or in the JSON file ARGUE_PRICES "
+        f'names ({{"{provider}": {{"{model}": {{"input": …, "output": …}}}}}}), '
+        "or use --max-tokens instead"
+    )
+
+
+def describe_cost(usage: Usage) -> str:
+    """A cost as people should read it: "$0.0123", "at least $0.0123 (3 unpriced calls)" when
+    some calls have no known price, "unknown (12 unpriced calls)" when none has."""
+    unpriced = usage.unpriced_calls
+    if unpriced <= 0:
+        return f"${usage.cost_usd:.4f}"
+    calls = f"{unpriced} unpriced call{'s' if unpriced != 1 else ''}"
+    if unpriced >= usage.calls and usage.cost_usd == 0:
+        return f"unknown ({calls})"
+    return f"at least ${usage.cost_usd:.4f} ({calls})"
+
+
+def total_tokens(usage: Usage) -> int:
+    """Every token sent and received (cache reads and writes included): what --max-tokens
+    counts."""
+    return (
+        usage.input_tokens
+        + usage.cache_read_tokens
+        + usage.cache_write_tokens
+        + usage.output_tokens
+    )
+
+
+def models_used(records: Iterable[Usage]) -> str:
+    """Every provider/model that answered, in order of first use, with its calls:
+    "anthropic/claude-a (12 calls), anthropic/claude-b (8 calls)"."""
+    counts: dict[str, int] = {}
+    for usage in records:
+        name = f"{usage.provider}/{usage.model}" if usage.model else usage.provider or "?"
+        counts[name] = counts.get(name, 0) + usage.calls
+    if not counts:
+        return "none"
+    return ", ".join(
+        f"{name} ({n} call{'s' if n != 1 else ''})" for name, n in counts.items()
+    )

@@ -10,11 +10,13 @@ from functools import cache
 from typing import Any
 from urllib.parse import quote
 
-from jinja2 import Environment, PackageLoader, StrictUndefined
+from jinja2 import Environment, PackageLoader, StrictUndefined, pass_context
+from jinja2.runtime import Context
 
-from argue.domain import DebateState, Evidence, Usage
+from argue.domain import Claim, DebateState, Evidence, Usage
 from argue.engine.context import DebateHistory
 from argue.engine.schemas import SynthesisDraft
+from argue.grounding.references import ReferenceIndex
 
 
 @cache
@@ -30,6 +32,10 @@ def _environment() -> Environment:
     env.filters["md"] = inline_markdown
     env.filters["paragraphs"] = markdown_paragraphs
     env.filters["link"] = safe_link
+    env.filters["inert"] = inert_text
+    env.filters["model"] = _model_filter
+    env.filters["model_paragraphs"] = _model_paragraphs_filter
+    env.filters["cost"] = _describe_cost
     return env
 
 
@@ -49,6 +55,90 @@ def markdown_paragraphs(text: object) -> str:
     return "\n\n".join(inline_markdown(p) for p in paragraphs)
 
 
+# Model text cannot use Markdown's inline syntax either: code's markers are bold (``**evidence:**``,
+# ``**unverified**``), so a model that writes them gets visibly different, escaped text.
+_INLINE_SYNTAX = re.compile(r"([\\`*\[\]~|]|(?<![^\W_])_|_(?![^\W_]))")
+_BARE_LINK = re.compile(
+    r"(?i)\b(?:[a-z][a-z0-9+.-]{1,20}://|www\.)[^\s<>`\"']+|[\w.+-]+@[\w-]+(?:\.[\w-]+)+"
+)
+UNVERIFIED = "**unverified**"
+
+
+def _escape_inline(segment: str) -> str:
+    segment = segment.replace("<", "&lt;").replace(">", "&gt;")
+    return _INLINE_SYNTAX.sub(r"\\\1", segment)
+
+
+def _inert_segment(segment: str) -> str:
+    """Escaped text in which anything a renderer would autolink becomes a code span."""
+    out, last = [], 0
+    for match in _BARE_LINK.finditer(segment):
+        out += [_escape_inline(segment[last : match.start()]), _code_span(match.group())]
+        last = match.end()
+    out.append(_escape_inline(segment[last:]))
+    return "".join(out)
+
+
+def _code_span(text: str) -> str:
+    fence = "`" * (max((len(run) for run in re.findall(r"`+", text)), default=0) + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
+def _block_safe(line: str) -> str:
+    return _BLOCK_START.sub(lambda m: m.group(1) + "\\" + m.group(2), line)
+
+
+def inert_text(text: object) -> str:
+    """Untrusted text that is not model prose (titles, snippets, error messages): one line,
+    no Markdown syntax, no live link."""
+    return _block_safe(_inert_segment(" ".join(str(text).split())))
+
+
+def model_text(text: object, references: ReferenceIndex | None) -> str:
+    """Model prose as one inert line, each reference it writes checked against the debate.
+
+    URLs, DOIs and arXiv ids become code spans (never clickable); a reference that matches no
+    retrieved document gets **unverified** right after it, and a URL/DOI/arXiv id that does
+    match names the document's evidence id.
+    """
+    line = " ".join(str(text).split())
+    if references is None:
+        return _block_safe(_inert_segment(line))
+    out, last = [], 0
+    for ref, resolution in references.check(line):
+        if ref.start < last:
+            continue
+        out.append(_inert_segment(line[last : ref.start]))
+        shown = _code_span(ref.text) if ref.kind in _LINKISH else _escape_inline(ref.text)
+        if not resolution.verified:
+            shown += f" {UNVERIFIED}"
+        elif ref.kind in _LINKISH and resolution.evidence_id:
+            shown += f" (= {resolution.evidence_id})"
+        out.append(shown)
+        last = ref.end
+    out.append(_inert_segment(line[last:]))
+    return _block_safe("".join(out))
+
+
+_LINKISH = frozenset({"url", "doi", "arxiv"})
+
+
+def model_paragraphs(text: object, references: ReferenceIndex | None) -> str:
+    paragraphs = [p for p in re.split(r"\n\s*\n", str(text)) if p.strip()]
+    return "\n\n".join(model_text(p, references) for p in paragraphs)
+
+
+@pass_context
+def _model_filter(context: Context, text: object) -> str:
+    return model_text(text, context.get("references"))
+
+
+@pass_context
+def _model_paragraphs_filter(context: Context, text: object) -> str:
+    return model_paragraphs(text, context.get("references"))
+
+
 def safe_link(url: object) -> str:
     """A URL that stays one autolink: spaces and angle brackets percent-encoded."""
     return quote(str(url).strip(), safe=":/?#[]@!$&'()*+,;=%~")
@@ -58,6 +148,20 @@ def _usage_total(usage: list[Usage]) -> Usage:
     from argue.llm import UsageLedger
 
     return UsageLedger(usage).total()
+
+
+def _describe_cost(usage: Usage) -> str:
+    """ "$0.0123", or "unknown (…)" / "at least $… (…)" when some calls have no known price."""
+    from argue.llm.pricing import describe_cost
+
+    return describe_cost(usage)
+
+
+def _models_used(usage: list[Usage]) -> str:
+    """Every provider/model that answered, with its calls (``resume --model`` adds one)."""
+    from argue.llm.pricing import models_used
+
+    return models_used(usage)
 
 
 def _participants(history: DebateHistory) -> list[dict[str, Any]]:
@@ -101,6 +205,8 @@ def render_transcript(history: DebateHistory, state: DebateState, usage: list[Us
             failures=history.failures,
             notes=history.moderator_notes,
             usage=_usage_total(usage),
+            models_used=_models_used(usage),
+            references=history.reference_index(),
         )
     )
 
@@ -118,17 +224,7 @@ def synthesis_context(
     evidence = _evidence_index(history)
     committed = history.committed_rounds()
 
-    partial_reasons = []
-    if state.status != "completed":
-        partial_reasons.append(f"the debate is {state.status}, not completed")
-    if state.termination == "stopped":
-        partial_reasons.append("it was stopped before a natural ending")
-    for letter in history.letters:
-        missing = [r.round for r in history.ordered_rounds() if letter not in r.arguments]
-        if missing:
-            partial_reasons.append(
-                f"{names[letter]} produced no argument in round(s) {', '.join(map(str, missing))}"
-            )
+    partial_reasons = history.partial_reasons(state)
 
     concessions = [
         {"round": r.round, "concession": c, "claim": claims.get(c.claim_id)}
@@ -142,11 +238,8 @@ def synthesis_context(
         for rb in r.rebuttals.values()
         if rb.declined_to_concede
     ]
-    strongest = [
-        {"claim": claims[cid], "score": score}
-        for cid, score in sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))[:5]
-        if cid in claims
-    ]
+    references = history.reference_index()
+    strongest, excluded = _strongest(claims, scores, references)
     cruxes = []
     trajectories = []
     for letter in history.letters:
@@ -167,7 +260,7 @@ def synthesis_context(
                 "points": [f"R{r}={v:.2f}" for r, v in history.confidences(letter)],
             }
         )
-    sources, consultations = _cited_sources(history, evidence)
+    sources, model_written = _cited_sources(history, evidence)
 
     agreements = []
     if prose:
@@ -193,33 +286,66 @@ def synthesis_context(
         "cruxes": cruxes,
         "trajectories": trajectories,
         "sources": sources,
-        "consultations": consultations,
+        "model_written": model_written,
+        "excluded_from_strongest": excluded,
+        "references": references,
         "rounds_started": max(history.rounds, default=0),
         "failures": history.failures,
         "usage": _usage_total(usage),
+        "models_used": _models_used(usage),
     }
+
+
+STRONGEST = 5
+
+
+def _strongest(
+    claims: dict[str, Claim], scores: dict[str, float], references: ReferenceIndex
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The top-scored claims; a claim carrying an unverified reference cannot be one of them."""
+    strongest: list[dict[str, Any]] = []
+    excluded: list[dict[str, Any]] = []
+    for cid, score in sorted(scores.items(), key=lambda kv: (-kv[1], kv[0])):
+        claim = claims.get(cid)
+        if claim is None:
+            continue
+        unverified = list(
+            dict.fromkeys(
+                claim.unverified_references
+                + [r.text for r in references.unverified(claim.text)]
+                + [r.text for r in references.unverified(claim.warrant)]
+            )
+        )
+        if unverified:
+            if len(strongest) < STRONGEST:
+                excluded.append({"claim": claim, "score": score, "references": unverified})
+            continue
+        if len(strongest) < STRONGEST:
+            strongest.append({"claim": claim, "score": score})
+    return strongest, excluded
 
 
 def _cited_sources(
     history: DebateHistory, evidence: dict[str, Evidence]
-) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """Retrieved items that some claim cited (verified ids only), one row per document.
-
-    Colleague answers (/ask) are opinions, not documents: they are listed apart.
-    """
-    rows: dict[tuple[str, str | None], dict[str, Any]] = {}
+) -> tuple[list[dict[str, Any]], dict[str, list[dict[str, Any]]]]:
+    """Cited items, one row per item: retrieved documents (the Sources), and apart from them the
+    model-written items (colleague answers, memories, taxonomy labels) grouped by provenance."""
+    rows: dict[tuple[str, str, str | None], dict[str, Any]] = {}
     for claim in history.all_claims():
-        for eid in claim.verified_evidence_ids:
+        for eid in [*claim.verified_evidence_ids, *claim.model_written_evidence_ids]:
             item = evidence.get(eid)
             if item is None:
                 continue
-            key = (item.url or item.title.lower(), item.locator)
+            key = (item.provenance, item.url or item.title.lower(), item.locator)
             row = rows.setdefault(key, {"item": item, "ids": []})
             if eid not in row["ids"]:
                 row["ids"].append(eid)
-    documents = [r for r in rows.values() if r["item"].source != "ask"]
-    consultations = [r for r in rows.values() if r["item"].source == "ask"]
-    return documents, consultations
+    documents = [r for r in rows.values() if r["item"].is_document]
+    model_written: dict[str, list[dict[str, Any]]] = {}
+    for row in rows.values():
+        if not row["item"].is_document:
+            model_written.setdefault(row["item"].provenance, []).append(row)
+    return documents, model_written
 
 
 def render_synthesis(

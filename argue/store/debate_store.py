@@ -1,4 +1,5 @@
-"""The only writer of debates/<id>/: config, state, phase records, lock, stop flag, inbox."""
+"""The only writer of debates/<id>/: config, state, phase records, usage log, lock, stop flag,
+inbox."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import fcntl
 import json
 import os
 import re
+import stat
 from collections.abc import Iterator, Mapping
 from datetime import datetime
 from pathlib import Path
@@ -13,7 +15,7 @@ from typing import TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from argue.domain import DebateConfig, DebateState, Persona, utc_now
+from argue.domain import DebateConfig, DebateState, Persona, Usage, utc_now
 from argue.store._atomic import read_json, write_json_atomic, write_text_atomic
 from argue.store.layout import DebatePaths
 
@@ -162,6 +164,56 @@ class DebateStore:
                 rounds.append(int(match.group(1)))
         return sorted(rounds)
 
+    # -- usage: one record per model answer, appended and fsynced as it happens
+
+    def append_usage(self, usage: Usage) -> None:
+        """Append one answer's Usage to usage.jsonl; it is on disk when this returns.
+
+        A folder from before usage.jsonl existed has its usage.json records copied in first,
+        so nothing is lost or counted twice. A last line torn by a crash is closed first (it
+        stays a line of its own, which ``load_usage`` skips)."""
+        path = self.paths.usage_log
+        if not os.path.lexists(path):
+            legacy = self.load_list(self.paths.usage, Usage)
+            write_text_atomic(path, "".join(r.model_dump_json() + "\n" for r in legacy))
+        fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_NOFOLLOW | os.O_NONBLOCK)
+        try:
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode):
+                raise StoreError(f"{path}: not a regular file")
+            size = info.st_size
+            torn = size > 0 and os.pread(fd, 1, size - 1) != b"\n"
+            line = ("\n" if torn else "") + usage.model_dump_json() + "\n"
+            os.write(fd, line.encode("utf-8"))
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+    def load_usage(self) -> list[Usage]:
+        """Every recorded answer: usage.jsonl, or usage.json in a folder from before it.
+
+        A line that does not parse (the last one, torn by a crash) is skipped, not fatal."""
+        path = self.paths.usage_log
+        if not os.path.lexists(path):
+            return self.load_list(self.paths.usage, Usage)
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        except OSError as exc:
+            raise StoreError(f"{path}: unreadable record ({type(exc).__name__})") from exc
+        with os.fdopen(fd, "rb") as handle:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                raise StoreError(f"{path}: not a regular file")
+            data = handle.read()
+        records = []
+        for line in data.split(b"\n"):
+            if not line.strip():
+                continue
+            try:
+                records.append(Usage.model_validate_json(line))
+            except ValidationError:
+                continue
+        return records
+
     # -- ownership
 
     def acquire_lock(self) -> None:
@@ -215,6 +267,47 @@ class DebateStore:
         write_text_atomic(path, text)
         return path
 
+    def round_started(self, round_no: int) -> bool:
+        """Whether a prompt that reads moderator notes (research plan, argument) may already
+        have been answered in ``round_no``: any of its plan, research or argument is on disk."""
+        for letter in self.config().personas:
+            for path in (
+                self.paths.research_plan(letter, round_no),
+                self.paths.research(letter, round_no),
+                self.paths.argument(letter, round_no),
+            ):
+                if os.path.lexists(path):
+                    return True
+        return False
+
+    def first_round_for_a_new_note(self) -> tuple[int | None, str]:
+        """The first round whose prompts will see a note posted now, and why, in plain words.
+
+        Mirrors :meth:`drain_inbox`: a running round has already read the inbox, so a note
+        posted during it binds the next round; a stopped debate resumes at its first uncommitted
+        round, which reads the note unless it had already started. ``None``: no round will.
+        """
+        last = self.config().max_rounds
+        state = self.state()
+        if state.status in ("completed", "failed"):
+            return None, f"the debate is {state.status}"
+        if state.phase == "synthesis" and state.termination not in (None, "stopped"):
+            return None, f"the debate has ended ({state.termination}) and is writing its synthesis"
+        if state.status == "running" and self.is_locked():
+            if state.round < 1 or state.phase == "framing":
+                return 1, "round 1 has not started yet"
+            if state.round >= last:
+                return None, f"round {state.round} is the last and is already under way"
+            return state.round + 1, f"round {state.round} is already under way"
+        resume_at = max(self.committed_rounds(), default=0) + 1
+        if resume_at > last:
+            return None, f"all {last} rounds are done"
+        if not self.round_started(resume_at):
+            return resume_at, f"round {resume_at} has not started yet"
+        if resume_at >= last:
+            return None, f"round {resume_at} is the last and had already started"
+        return resume_at + 1, f"round {resume_at} had already started"
+
     def moderator_notes(self) -> list[dict[str, object]]:
         path = self.paths.moderator_notes
         if not path.is_file():
@@ -229,16 +322,39 @@ class DebateStore:
             raise StoreError(f"{path}: unreadable record (not a list of notes)")
         return notes
 
-    def drain_inbox(self, round_no: int) -> list[dict[str, object]]:
-        """Move inbox notes into moderator_notes.json; they bind from ``round_no`` on."""
+    def drain_inbox(self, round_no: int, *, debate_ends: bool = False) -> list[dict[str, object]]:
+        """Move inbox notes into moderator_notes.json, called as round ``round_no`` starts.
+
+        Each note records ``from_round``: the first round whose prompts really see it. That is
+        ``round_no`` unless the round had already started (a resumed round: some of its prompts
+        were already sent without the note), then the next round. With no such round (the
+        last round, or ``debate_ends`` after it), ``from_round`` is None and ``read_by`` says
+        in plain words that no round read it.
+        """
         notes = self.moderator_notes()
         if not self.paths.inbox.is_dir():
             return notes
         new = sorted(self.paths.inbox.glob("*.txt"))
         if not new:
             return notes
+        last = self.config().max_rounds
+        started = debate_ends or self.round_started(round_no)
+        first: int | None = round_no + 1 if started else round_no
+        if debate_ends or round_no + int(started) > last:
+            first = None
         for path in new:
-            notes.append({"from_round": round_no, "text": path.read_text(encoding="utf-8").strip()})
+            note: dict[str, object] = {
+                "from_round": first,
+                "text": path.read_text(encoding="utf-8").strip(),
+            }
+            if started:
+                note["read_by"] = (
+                    f"posted after round {round_no} had started; first read in round {first}"
+                    if first is not None
+                    else f"posted after round {round_no} had started and the debate ended "
+                    "with that round: no round read it"
+                )
+            notes.append(note)
         write_json_atomic(self.paths.moderator_notes, notes)
         for path in new:
             path.unlink(missing_ok=True)

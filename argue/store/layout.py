@@ -42,7 +42,13 @@ class DebatePaths:
 
     @property
     def usage(self) -> Path:
+        """A readable snapshot of ``usage_log``, rewritten at checkpoints."""
         return self.root / "usage.json"
+
+    @property
+    def usage_log(self) -> Path:
+        """Append-only, one JSON line per model answer, fsynced as it happens."""
+        return self.root / "usage.jsonl"
 
     @property
     def failures(self) -> Path:

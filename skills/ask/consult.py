@@ -183,6 +183,7 @@ async def ask(
         snippet=answer.answer,
         source=SKILL_NAME,
         score=answer.confidence,
+        provenance="testimony",
     )
     return SkillResult.from_items(
         SKILL_NAME, question, [item], note="; ".join(notes), elapsed_s=time.perf_counter() - started

@@ -17,7 +17,14 @@ from argue import __version__
 from skills.base import SkillItem, SkillResult, SkillStatus, SourceStatus
 from skills.dogpile.sources import arxiv, brave, github, library, perplexity, youtube
 
-__all__ = ["RANK_ORDER", "SOURCE_NAMES", "dogpile", "merge_items", "normalise_url"]
+__all__ = [
+    "RANK_ORDER",
+    "SOURCE_NAMES",
+    "aggregate_status",
+    "dogpile",
+    "merge_items",
+    "normalise_url",
+]
 
 SOURCE_NAMES: tuple[str, ...] = ("arxiv", "github", "brave", "perplexity", "youtube", "library")
 # Round-robin order when interleaving: curated and scholarly sources lead.
@@ -61,19 +68,13 @@ async def dogpile(
 
     statuses = [_source_status(name, results[name]) for name in chosen]
     items = merge_items({name: results[name].items for name in chosen}, max_items)
-    status: SkillStatus
-    if items:
-        status = "ok"
-    elif all(s.status in ("failed", "refused") for s in statuses):
-        status = "failed"
-    else:
-        status = "empty"
+    status, note = aggregate_status(items, statuses)
     return SkillResult(
         skill="dogpile",
         query=query,
         status=status,
         items=items,
-        note=", ".join(_describe(s) for s in statuses),
+        note=note,
         elapsed_s=time.monotonic() - started,
         sources=statuses,
     )
@@ -147,6 +148,23 @@ def _source_status(name: str, result: SkillResult) -> SourceStatus:
         count=len(result.items),
         elapsed_s=round(result.elapsed_s, 3),
     )
+
+
+def aggregate_status(
+    items: list[SkillItem], statuses: list[SourceStatus]
+) -> tuple[SkillStatus, str]:
+    """The call's status and note. With no items, one failed source makes the call ``failed``:
+    "nothing found" would be a lie when a source may have had results it could not return.
+    Every source refused (nothing was sent) is ``refused``; with items the call is ``ok`` and
+    each failed or refused source is still named in the note and in ``sources``."""
+    described = [_describe(s) for s in statuses]
+    if items:
+        return "ok", ", ".join(described)
+    if any(s.status == "failed" for s in statuses):
+        return "failed", "no results; " + "; ".join(described)
+    if all(s.status == "refused" for s in statuses):
+        return "refused", "nothing sent; " + "; ".join(described)
+    return "empty", ", ".join(described)
 
 
 def _describe(status: SourceStatus) -> str:

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from skills.base import SkillResult
 from skills.memory.store import (
+    MemoryOrigin,
     MemoryRecord,
     MemoryScope,
     MemoryStore,
@@ -15,6 +16,7 @@ from skills.memory.store import (
 )
 
 __all__ = [
+    "MemoryOrigin",
     "MemoryRecord",
     "MemoryScope",
     "MemoryStore",
@@ -61,6 +63,7 @@ async def learn_memory(
     round_no: int | None = None,
     tags: Sequence[str] = (),
     scope: MemoryScope = "persona",
+    origin: MemoryOrigin = "model",
     db_path: Path | None = None,
 ) -> str:
     """MemoryStore.learn off the event loop; returns ``mem:<n>``.
@@ -79,6 +82,7 @@ async def learn_memory(
                 round_no=round_no,
                 tags=tuple(tags),
                 scope=scope,
+                origin=origin,
             )
 
     return await asyncio.to_thread(learn)

@@ -24,7 +24,10 @@ from skills.base import SkillItem, SkillResult
 MemoryScope = Literal["persona", "shared"]
 SCOPES: tuple[MemoryScope, ...] = ("persona", "shared")
 SKILL = "memory"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+MemoryOrigin = Literal["model", "operator"]
+"""Who wrote a memory: a model (a persona's claim, a debate's conclusion: never checked) or the
+operator (``argue memory learn``). Either way a recalled memory is never a document."""
 MAX_MEMORY_CHARS = 20_000
 SNIPPET_CHARS = 600
 BM25_WEIGHTS = (1.0, 0.5)
@@ -42,6 +45,7 @@ CREATE TABLE IF NOT EXISTS memories (
     debate_id  TEXT,
     round_no   INTEGER,
     created_at TEXT NOT NULL,
+    origin     TEXT NOT NULL DEFAULT 'model',
     CHECK (scope = 'shared' OR persona IS NOT NULL)
 );
 CREATE INDEX IF NOT EXISTS memories_by_persona ON memories (persona, scope);
@@ -62,6 +66,10 @@ class MemoryRecord(BaseModel):
     debate_id: str | None = None
     round_no: int | None = None
     created_at: str
+    origin: MemoryOrigin = "model"
+
+    def origin_words(self) -> str:
+        return "model-written" if self.origin == "model" else "noted by the operator"
 
     def owner(self) -> str:
         return "shared" if self.scope == "shared" else str(self.persona)
@@ -96,6 +104,15 @@ class MemoryStore(
             db_path = memory_db_path()
         super().__init__(db_path)
 
+    def _connection(self) -> sqlite3.Connection:
+        conn = super()._connection()
+        # Version-1 databases predate ``origin``: everything in them was written by the engine
+        # (model text) or by `memory learn`, which we can no longer tell apart: call it model.
+        columns = {row[1] for row in conn.execute("PRAGMA table_info(memories)")}
+        if "origin" not in columns:
+            conn.execute("ALTER TABLE memories ADD COLUMN origin TEXT NOT NULL DEFAULT 'model'")
+        return conn
+
     # ------------------------------------------------------------- public API
 
     def learn(
@@ -108,6 +125,7 @@ class MemoryStore(
         round_no: int | None = None,
         tags: Sequence[str] = (),
         scope: MemoryScope = "persona",
+        origin: MemoryOrigin = "model",
     ) -> str:
         """Store one memory and return its id ``mem:<n>`` (ids are never reused)."""
         owner = normalise_persona(persona)
@@ -122,13 +140,15 @@ class MemoryStore(
             raise MemoryStoreError(
                 f"memory text is {len(body)} characters; the limit is {MAX_MEMORY_CHARS}"
             )
+        if origin not in ("model", "operator"):
+            raise MemoryStoreError(f"unknown memory origin {origin!r} (use model or operator)")
         if round_no is not None and round_no < 0:
             raise MemoryStoreError(f"round number must not be negative (got {round_no})")
         clean_tags = [" ".join(tag.split()) for tag in tags if tag.strip()]
         with self._using() as conn:
             cursor = conn.execute(
                 "INSERT INTO memories (persona, scope, kind, text, tags, debate_id, round_no,"
-                " created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                " created_at, origin) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     owner,
                     scope,
@@ -138,6 +158,7 @@ class MemoryStore(
                     debate_id,
                     round_no,
                     datetime.now(UTC).isoformat(timespec="seconds"),
+                    origin,
                 ),
             )
         return f"mem:{cursor.lastrowid}"
@@ -258,6 +279,7 @@ class MemoryStore(
 
 _FIELDS = (
     "id", "persona", "scope", "kind", "text", "tags", "debate_id", "round_no", "created_at",
+    "origin",
 )  # fmt: skip
 _COLUMNS = ", ".join(_FIELDS)
 
@@ -271,7 +293,7 @@ def _record(row: tuple[object, ...]) -> MemoryRecord:
 
 def _skill_item(record: MemoryRecord, score: float, fts_snippet: str) -> SkillItem:
     """Short memories are shown whole; long ones by their FTS5 snippet around the match."""
-    title = f"{record.kind} ({record.owner()})"
+    title = f"{record.kind} ({record.owner()}; {record.origin_words()})"
     if record.tags:
         title += f" [{', '.join(record.tags)}]"
     return SkillItem(
@@ -283,4 +305,5 @@ def _skill_item(record: MemoryRecord, score: float, fts_snippet: str) -> SkillIt
         ),
         source="memory",
         score=round(score, 4),
+        provenance="recall",
     )

@@ -133,6 +133,7 @@ def _as_skill_result(query: str, result: TaxonomyResult, elapsed_s: float) -> Sk
             snippet=f"{BRIDGE_MEANINGS[bridge]} (confidence {result.confidence[bridge]:.2f})",
             source=SKILL_NAME,
             score=result.confidence[bridge],
+            provenance="label",
         )
         for bridge in result.tags
     ]

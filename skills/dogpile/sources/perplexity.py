@@ -75,6 +75,7 @@ def parse_completion(query: str, payload: Any) -> list[SkillItem]:
                 title=clean_text(f"Perplexity answer: {query}", TITLE_CHARS),
                 snippet=answer_text,
                 source=SOURCE,
+                provenance="testimony",  # an answer engine's prose, not a document
             )
         )
     search_results = payload.get("search_results")

@@ -175,8 +175,87 @@ async def test_every_source_failed_or_refused_is_failed(routes: Routes, monkeypa
     assert result.status == "failed"
     assert result.items == []
     assert result.note == (
-        "brave refused: BRAVE_API_KEY not set, github failed: HTTP 500 from 127.0.0.1"
+        "no results; brave refused: BRAVE_API_KEY not set; github failed: HTTP 500 from 127.0.0.1"
     )
+
+
+# Teeth check for the tests below: make `aggregate_status` in skills/dogpile/__init__.py return
+# "empty" when no item came back (the old behaviour) and they fail.
+async def test_a_failed_source_with_the_rest_empty_is_failed_not_empty(
+    routes: Routes, fake_library: FakeLibrary, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import skills.dogpile as dogpile_module
+
+    async def never_answers(query: str, *, client: httpx.AsyncClient, limit: int) -> SkillResult:
+        await asyncio.Event().wait()
+        raise AssertionError("unreachable")
+
+    monkeypatch.setattr(arxiv, "search", never_answers)
+    monkeypatch.setattr(dogpile_module, "PACING_ALLOWANCE_S", 0.0)
+    routes.replies["/github/search/repositories"] = Reply(json={"total_count": 0, "items": []})
+    fake_library.items = []
+
+    result = await dogpile("collatz", sources=["arxiv", "github", "library"], timeout_s=0.2)
+
+    # "No results" would claim every source looked and found nothing; arxiv never answered.
+    assert result.status == "failed"
+    assert result.items == []
+    assert result.note == (
+        "no results; arxiv failed: timed out after 0.2 s (including its wait for a rate-limit "
+        "turn); github empty; library empty"
+    )
+    assert [(s.source, s.status) for s in result.sources] == [
+        ("arxiv", "failed"),
+        ("github", "empty"),
+        ("library", "empty"),
+    ]
+
+
+async def test_failed_refused_and_empty_without_items_is_failed(
+    routes: Routes, fake_library: FakeLibrary, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("BRAVE_API_KEY")
+    routes.replies["/github/search/repositories"] = Reply(status=503, body="down")
+    fake_library.items = []
+
+    result = await dogpile("zzzz", sources=["github", "brave", "library"])
+
+    assert (result.status, result.note) == (
+        "failed",
+        "no results; github failed: HTTP 503 from 127.0.0.1; brave refused: BRAVE_API_KEY not "
+        "set; library empty",
+    )
+
+
+async def test_every_source_refused_is_refused_nothing_was_sent(
+    routes: Routes, loopback: LoopbackServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("BRAVE_API_KEY")
+    monkeypatch.delenv("YOUTUBE_API_KEY")
+
+    result = await dogpile("debate", sources=["brave", "youtube"])
+
+    assert (result.status, result.note) == (
+        "refused",
+        "nothing sent; brave refused: BRAVE_API_KEY not set; youtube refused: "
+        "YOUTUBE_API_KEY not set",
+    )
+    assert loopback.requests == []
+
+
+async def test_items_from_one_source_keep_the_call_ok_and_name_the_failed_one(
+    routes: Routes, fake_library: FakeLibrary
+) -> None:
+    routes.replies["/github/search/repositories"] = Reply(status=500, body="boom")
+
+    result = await dogpile("debate", sources=["github", "library"])
+
+    assert result.status == "ok"
+    assert result.note == "github failed: HTTP 500 from 127.0.0.1, library ok (2)"
+    assert [(s.source, s.status, s.note) for s in result.sources] == [
+        ("github", "failed", "HTTP 500 from 127.0.0.1"),
+        ("library", "ok", "2 result(s)"),
+    ]
 
 
 async def test_nothing_found_anywhere_is_empty(routes: Routes, fake_library: FakeLibrary) -> None:

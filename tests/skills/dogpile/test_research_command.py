@@ -104,6 +104,43 @@ def test_nothing_found_prints_so_and_exits_zero(
     assert "No results for: zzzz" in result.stdout
 
 
+# Teeth check: make `aggregate_status` in skills/dogpile/__init__.py return "empty" whenever no item
+# came back, and the two tests below fail (the command would print "No results" and exit 0).
+def test_a_failed_source_with_the_rest_empty_is_reported_as_failed(
+    routes: Routes, app: typer.Typer, fake_library, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLUMNS", "200")
+    routes.replies["/github/search/repositories"] = Reply(status=503, body="down")
+    fake_library.items = []
+
+    result = CliRunner().invoke(app, ["research", "zzzz", "--sources", "github,library"])
+
+    assert result.exit_code == 1
+    assert "No results for" not in result.stdout
+    note = "no results; github failed: HTTP 503 from 127.0.0.1; library empty"
+    assert f"Research failed for: zzzz ({note})" in result.stdout
+    assert f"research failed: {note}" in result.stderr
+    assert "no source could answer" not in result.stderr  # the library did answer
+
+
+def test_a_failed_source_with_the_rest_empty_is_failed_in_json(
+    routes: Routes, app: typer.Typer, fake_library
+) -> None:
+    routes.replies["/github/search/repositories"] = Reply(status=503, body="down")
+    fake_library.items = []
+
+    result = CliRunner().invoke(
+        app, ["research", "zzzz", "--sources", "github,library", "--json"]
+    )
+
+    assert result.exit_code == 1
+    document = json.loads(result.stdout)
+    assert (document["status"], document["note"]) == (
+        "failed",
+        "no results; github failed: HTTP 503 from 127.0.0.1; library empty",
+    )
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [

@@ -63,7 +63,7 @@ def test_recall_json_respects_persona_and_min_score(app: typer.Typer) -> None:
     assert [item["id"] for item in json.loads(strict.stdout)["items"]] == ["mem:1"]
 
     text = runner.invoke(app, ["memory", "recall", "glaciers", "--persona", "horus"])
-    assert text.stdout.startswith("mem:2  note (horus)  [score 1.00]")
+    assert text.stdout.startswith("mem:2  note (horus; noted by the operator)  [score 1.00]")
     assert "Glaciers carve valleys." in text.stdout
 
 

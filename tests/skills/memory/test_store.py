@@ -47,7 +47,8 @@ def test_learn_then_recall_own_memory(memory: MemoryStore) -> None:
     [item] = result.items
     assert item.id == memory_id
     assert item.source == "memory"
-    assert item.title == "claim (embry) [collatz, evidence]"
+    assert item.title == "claim (embry; model-written) [collatz, evidence]"
+    assert item.provenance == "recall"  # a memory is never a document, whoever wrote it
     assert item.locator == "debate argue_20260212_153000, round 2"
     assert item.snippet.startswith("Tao 2019 showed")
     assert item.score == 1.0
@@ -92,7 +93,7 @@ def test_shared_scope_visible_to_all_unless_excluded(memory: MemoryStore) -> Non
 def test_shared_memory_may_name_its_author(memory: MemoryStore) -> None:
     memory.learn("embry", "Lesson: cite primary sources.", scope="shared", kind="lesson")
     result = memory.recall("primary sources", persona="horus")
-    assert result.items[0].title == "lesson (shared)"
+    assert result.items[0].title == "lesson (shared; model-written)"
     assert memory.list("embry")[0].scope == "shared"
 
 
@@ -227,3 +228,27 @@ async def test_learn_memory_passes_every_field(tmp_path: Path) -> None:
     assert record is not None
     assert (record.persona, record.scope, record.kind) == (None, "shared", "debate")
     assert (record.debate_id, record.round_no, record.tags) == ("argue_7", 4, ["architecture"])
+
+
+def test_origin_is_stored_and_a_version_1_database_is_upgraded(tmp_path) -> None:
+    import sqlite3
+
+    path = tmp_path / "old.db"
+    conn = sqlite3.connect(path)
+    conn.executescript(
+        "CREATE TABLE memories (id INTEGER PRIMARY KEY AUTOINCREMENT, persona TEXT, scope TEXT "
+        "NOT NULL, kind TEXT NOT NULL, text TEXT NOT NULL, tags TEXT NOT NULL DEFAULT '', "
+        "debate_id TEXT, round_no INTEGER, created_at TEXT NOT NULL);"
+        "INSERT INTO memories (persona, scope, kind, text, created_at) VALUES "
+        "('embry', 'persona', 'argument', 'An old claim about orbits', '2026-01-01');"
+        "PRAGMA user_version = 1;"
+    )
+    conn.close()
+    with MemoryStore(path) as store:
+        [old] = store.list("embry")
+        assert old.origin == "model"
+        new_id = store.learn("embry", "The operator's note on orbits", origin="operator")
+        assert store.get(new_id).origin == "operator"
+        recalled = store.recall("orbits", persona="embry")
+        assert {item.provenance for item in recalled.items} == {"recall"}
+        assert any("noted by the operator" in item.title for item in recalled.items)

@@ -1,0 +1,19 @@
+"""Grounding: find references in model free text and check them against retrieved documents."""
+
+from argue.grounding.references import (
+    DocumentRef,
+    Reference,
+    ReferenceIndex,
+    ReferenceKind,
+    Resolution,
+    find_references,
+)
+
+__all__ = [
+    "DocumentRef",
+    "Reference",
+    "ReferenceIndex",
+    "ReferenceKind",
+    "Resolution",
+    "find_references",
+]

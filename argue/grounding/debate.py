@@ -1,0 +1,52 @@
+"""The reference check applied to one debate: its documents, its claims, its model-written items.
+
+A reference written in model text is verified only by a document this debate retrieved; the
+ids of model-written items (a colleague's answer, a memory, a taxonomy label) resolve to what
+they are, never to verified evidence.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from argue.domain import Evidence
+from argue.grounding.references import DocumentRef, ReferenceIndex
+
+_AUTHOR_YEAR = re.compile(r"^(?P<authors>[^():]{2,300}) \((?P<year>\d{4})\): ")
+
+
+def document_ref(item: Evidence) -> DocumentRef:
+    """Authors and year are read back from the byline sources put in front of a snippet."""
+    authors: tuple[str, ...] = ()
+    year: int | None = None
+    match = _AUTHOR_YEAR.match(item.snippet)
+    if match:
+        names = match.group("authors").replace(" et al.", "")
+        authors = tuple(name.strip() for name in names.split(",") if name.strip())
+        year = int(match.group("year"))
+    return DocumentRef(
+        evidence_id=item.id,
+        title=item.title,
+        url=item.url,
+        snippet=item.snippet,
+        authors=authors,
+        year=year,
+    )
+
+
+def reference_index(evidence: Iterable[Evidence], claim_ids: Iterable[str] = ()) -> ReferenceIndex:
+    items = list(evidence)
+    return ReferenceIndex(
+        [document_ref(e) for e in items if e.is_document],
+        claim_ids=claim_ids,
+        model_written={e.id: e.provenance for e in items if not e.is_document},
+    )
+
+
+def unverified_in(index: ReferenceIndex, *texts: str) -> list[str]:
+    """Every reference in ``texts`` that matches nothing retrieved, as written, once each."""
+    found: list[str] = []
+    for text in texts:
+        found += [ref.text for ref in index.unverified(text)]
+    return list(dict.fromkeys(found))
