@@ -178,14 +178,12 @@ def argue_command(
 
 
 def _check_mode(mode: str) -> str:
-    from argue.domain import MODES
+    from argue.engine.modes import MODES, resolve_mode_name
 
-    normalised = mode.strip().lower().replace("_", "-")
-    if normalised in ("devil", "devils", "devil-advocate", "devils-advocate", "devil's-advocate"):
-        normalised = "devils-advocate"
-    if normalised not in MODES:
+    name = resolve_mode_name(mode)
+    if name is None:
         die(f"unknown mode {mode!r}; choose one of: {', '.join(MODES)}", 2)
-    return normalised
+    return name
 
 
 def _catalog() -> PersonaCatalog:
@@ -475,7 +473,9 @@ def interject_command(
     if status in ("completed", "failed"):
         die(f"debate {debate_id} is {status}: no later round for the note to bind", 2)
     first, why = store.first_round_for_a_new_note()
-    running = status == "running" and store.is_locked()
+    # Only a round still running will drain (and record) a note that no round reads.
+    in_round = store.state().phase in ("research", "argument", "rebuttal", "reflection", "scoring")
+    running = status == "running" and store.is_locked() and in_round
     if first is None and not running:
         die(f"debate {debate_id}: no later round for the note to bind ({why})", 2)
     store.post_note(note.strip())

@@ -41,3 +41,8 @@ def user_personas_dir() -> Path:
 
 def config_file_path() -> Path:
     return argue_home() / "config.toml"
+
+
+def user_templates_dir() -> Path:
+    """Templates here replace the built-in ones of the same name (e.g. synthesis.md.j2)."""
+    return argue_home() / "templates"

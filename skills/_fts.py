@@ -1,6 +1,7 @@
 """Safe, ranked full-text search over an FTS5 table (shared by the library and memory stores).
 
-User and model text never reaches FTS5 as syntax: it is cut into word tokens and each token is
+User and model text never reaches FTS5 as syntax: it is cut into word tokens (``query_terms``,
+with the shared Unicode tokenizer ``argue.text.words``) and each token is
 sent as a double-quoted string, so ``NEAR``, ``*``, ``-``, ``:``, quotes and parentheses are plain
 text. Candidates come from an AND query (every term) and an OR query (any term); each candidate
 gets a ``coverage`` (share of the query terms it contains) and a relevance score in 0..1:
@@ -13,14 +14,12 @@ The top hit's score is its coverage, so ``min_score`` keeps its meaning on any c
 
 from __future__ import annotations
 
-import re
 import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-# A token is a run of word characters, optionally joined by hyphens/apostrophes
-# ("state-of-the-art", "don't"): inside double quotes FTS5 reads it as a phrase.
-_TOKEN_RE = re.compile(r"\w+(?:[-'’]\w+)*")
+from argue.text import words
+
 MAX_QUERY_TERMS = 24
 # Upper-case FTS5 operators a user may type meaning the operator ("zebra OR lion"): they are not
 # terms (they would count against coverage). A query made only of them searches them as words.
@@ -38,12 +37,18 @@ class FtsMatch:
 
 
 def query_terms(text: str) -> list[str]:
-    """Distinct word tokens of ``text``, in order, at most MAX_QUERY_TERMS."""
-    tokens = [match.group(0) for match in _TOKEN_RE.finditer(text)]
-    words = [token for token in tokens if token not in _OPERATOR_WORDS]
+    """Distinct word tokens of ``text``, in order, at most MAX_QUERY_TERMS.
+
+    Words come from the shared tokenizer (``argue.text.words``) in any script, as written (FTS5
+    folds case and diacritics itself) and joined by hyphens ("state-of-the-art": inside double
+    quotes FTS5 reads it as a phrase); an elided article goes ("l'orbite" → "orbite"). Chinese,
+    Japanese and Korean runs give their character bigrams.
+    """
+    tokens = words(text, fold=False, join_hyphens=True)
+    plain = [token for token in tokens if token not in _OPERATOR_WORDS]
     seen: set[str] = set()
     terms: list[str] = []
-    for token in words or tokens:
+    for token in plain or tokens:
         key = token.casefold()
         if key in seen:
             continue

@@ -23,8 +23,19 @@ def test_paragraphs_keep_breaks_but_make_each_inert():
     )
 
 
-def test_links_stay_one_autolink():
-    assert safe_link("https://x.org/a b>c") == "https://x.org/a%20b%3Ec"
+def test_links_stay_one_autolink_and_only_for_the_web():
+    assert safe_link("https://x.org/a b>c") == "<https://x.org/a%20b%3Ec>"
+    assert safe_link("javascript:alert(1)") == "`javascript:alert(1)`"
+    assert safe_link("file:///etc/passwd") == "`file:///etc/passwd`"
+
+
+def test_control_characters_never_reach_the_markdown():
+    from argue.render.markdown import inert_text, model_text
+
+    hostile = "clear\x1b[2J\x1b]0;title\x07 red\x1b[31m \u202eevil\x00"
+    for render in (inline_markdown, inert_text, lambda t: model_text(t, None)):
+        out = render(hostile)
+        assert "\x1b" not in out and "\x07" not in out and "\u202e" not in out and "\x00" not in out
 
 
 def test_a_hostile_conclusion_renders_inert(run_scripted_debate, tmp_path):

@@ -72,11 +72,10 @@ class MeteredModel:
         return UsageLedger(self.usage).total()
 
     def describe_spending(self) -> str:
-        """"12 model calls, 34567 tokens, cost $0.0123" (an unknown cost says so)."""
+        """Calls, tokens and cost so far, e.g. "12 model calls, 34567 tokens, cost $0.0123"."""
         from argue.llm.pricing import describe_cost, total_tokens
 
         total = self.total()
         return (
-            f"{total.calls} model calls, {total_tokens(total)} tokens, "
-            f"cost {describe_cost(total)}"
+            f"{total.calls} model calls, {total_tokens(total)} tokens, cost {describe_cost(total)}"
         )

@@ -33,15 +33,17 @@ from argue.domain import (
 )
 from argue.engine import phases, prompts
 from argue.engine.context import DebateHistory
+from argue.engine.fanout import fan_out
 from argue.engine.metering import MeteredModel
 from argue.engine.modes import role_hint, stances_for
 from argue.engine.phases import PersonaSeat, PhaseOutcome
-from argue.engine.schemas import FramingDraft, JudgeDraft, PrivateViewDraft, ResearchPlanDraft
+from argue.engine.schemas import FramingDraft, ResearchPlanDraft
 from argue.engine.scoring import score_round
 from argue.engine.termination import check_termination
 from argue.engine.toolkit import ResearchToolkit
 from argue.llm.base import ChatModel, ModelAuthError, ModelError
 from argue.store import DebateStore
+from argue.store.history import load_history
 
 Reporter = Callable[[str], None]
 StopKind = Literal["stop", "interrupt"]
@@ -82,6 +84,7 @@ class DebateRunner:
         self.memory_writer = memory_writer
         self.moderator = moderator
         self._stop: StopKind | None = None
+        self._verdicts: dict[int, JudgeVerdictRecord] = {}
         self.history = self._load_history()
 
     # ------------------------------------------------------------ public
@@ -169,20 +172,27 @@ class DebateRunner:
         self.history.moderator_notes = self.store.drain_inbox(round_no)
         for note in self.history.moderator_notes[known:]:
             self.report(f"Moderator note: {note.get('read_by') or f'binds from round {round_no}'}")
-        for phase, runner in (
-            ("research", self._research),
-            ("argument", self._argument),
+        # Three model waves: the data needs no more (an argument needs its own research, a
+        # rebuttal the arguments, a reflection the rebuttals; the judge joins the reflections).
+        # Rendering and snapshots wait for the round's commit, off the critical path.
+        for phase, wave in (
+            ("research", self._research_and_argue),
             ("rebuttal", self._rebuttal),
-            ("reflection", self._reflection),
+            ("reflection", self._reflect_and_judge),
         ):
             halted = self._halt_if_requested(round_no, phase)
             if halted:
                 return halted
             self.store.update_state(round=round_no, phase=phase)
-            self.report(f"  {phase}: {len(self.history.letters)} personas in parallel…")
-            await runner(round_no)
-            self._checkpoint_usage()
-            self._render_transcript()
+            self.report(f"  {_WAVES[phase]}: {len(self.history.letters)} personas in parallel…")
+            await wave(round_no)
+            if phase == "research" and self._stop_flag():
+                arguments = self.history.round(round_no).arguments
+                if len(arguments) < len(self.history.letters):
+                    if self._stop == "interrupt":
+                        self.report(f"Interrupted after the research of round {round_no}.")
+                        return self._halt(status="interrupted")
+                    return self._stopped_state(round_no, "after the research")
         score = await self._score(round_no)
         decision = check_termination(self.history, round_no, self._stop_flag())
         self.report(
@@ -240,30 +250,35 @@ class DebateRunner:
                 ]
             )
             proposition, angles = config.question, {}
-        private: dict[str, str] = {}
-        holds: bool | None = None
-        if config.mode == "devils-advocate":
-            advocate = next(iter(config.personas))
-            card = self._card(self.history.personas[advocate])
+        from argue.engine.modes import PreDebateContext, PreDebateOutcome, mode_named
+
+        mode = mode_named(config.mode)
+        outcome = PreDebateOutcome()
+        if mode.pre_debate is not None:
+            seated = {letter: self.history.personas[letter] for letter in config.personas}
             try:
-                view = await self.model.complete(
-                    prompts.private_view_messages(card, proposition),
-                    output=PrivateViewDraft,
-                    purpose=f"{advocate}/private-view",
+                outcome = await mode.pre_debate.run(
+                    PreDebateContext(self.model, proposition, seated, self._card)
                 )
-                value: PrivateViewDraft = view.value  # type: ignore[assignment]
-                holds = value.holds_proposition
-                private[advocate] = value.view
             except ModelAuthError:
                 raise  # rejected credentials end the debate, see DebateRunner.run
             except ModelError as exc:
-                raise DebateFailed(
-                    f"the advocate's private view could not be obtained: {exc}"
-                ) from exc
+                raise DebateFailed(f"{mode.pre_debate.what} could not be obtained: {exc}") from exc
+        # A skill plugin that could not be loaded is reported once, before the first round.
+        problems = getattr(self.toolkit, "problems", {})
+        self._record_failures(
+            [
+                Failure(round=0, phase="framing", kind="refused", what=f"skill {name}", reason=why)
+                for name, why in problems.items()
+            ]
+        )
+        holds = outcome.advocate_holds
         stances = stances_for(
             config.mode, list(config.personas), self.history.personas, angles, holds
         )
-        config.framing = Framing(proposition=proposition, stances=stances, private_views=private)
+        config.framing = Framing(
+            proposition=proposition, stances=stances, private_views=outcome.private_views
+        )
         self.store.save_config(config)
         self.history.config = config
         self.report(f"Proposition: {proposition}")
@@ -300,48 +315,62 @@ class DebateRunner:
         letters: list[str] | None = None,
     ) -> None:
         """Load what is on disk; produce the rest concurrently; save each result at once."""
-        record = self.history.round(round_no)
-        target = getattr(record, _BUCKET[phase])
-        todo = []
-        for letter in letters or self.history.letters:
-            existing = self.store.load_if_readable(path_of(letter, round_no), model_type)  # type: ignore[arg-type]
-            if existing is not None:
-                target[letter] = existing
-            else:
-                todo.append(letter)
+        await fan_out(
+            *(
+                self._load_or_make(letter, round_no, phase, path_of, model_type, produce)
+                for letter in letters or self.history.letters
+            )
+        )
+        self._seat_order(round_no, phase)
 
-        async def one(letter: str) -> None:
-            started = time.monotonic()
-            outcome = await produce(letter)
-            if outcome.record is not None:
-                target[letter] = outcome.record
-                self.store.save(path_of(letter, round_no), outcome.record)  # type: ignore[arg-type]
-                self.report(
-                    f"  [{self.history.persona_name(letter)}] {phase}: "
-                    f"{_summary(outcome.record)} ({time.monotonic() - started:.0f} s)"
-                )
-            self._record_failures(outcome.failures)
-
-        await asyncio.gather(*(one(letter) for letter in todo))
-        # Seat order, whatever order the records arrived in: the record reads the same.
+    def _seat_order(self, round_no: int, phase: str) -> None:
+        """Seat order, whatever order the records arrived in: the record reads the same."""
+        target = getattr(self.history.round(round_no), _BUCKET[phase])
         ordered = {k: target[k] for k in self.history.letters if k in target}
         target.clear()
         target.update(ordered)
 
-    async def _retry_failed_research(self, round_no: int) -> None:
+    async def _load_or_make(
+        self,
+        letter: str,
+        round_no: int,
+        phase: str,
+        path_of: Callable[[str, int], object],
+        model_type: type[BaseModel],
+        produce: Callable[[str], Awaitable[PhaseOutcome]],
+    ) -> None:
+        """One persona's record of one phase: from disk if it is there, else produced and saved
+        at once (a record on disk is never produced again: resume repeats no model call)."""
+        target = getattr(self.history.round(round_no), _BUCKET[phase])
+        existing = self.store.load_if_readable(path_of(letter, round_no), model_type)  # type: ignore[arg-type]
+        if existing is not None:
+            target[letter] = existing
+            return
+        started = time.monotonic()
+        outcome = await produce(letter)
+        if outcome.record is not None:
+            target[letter] = outcome.record
+            self.store.save(path_of(letter, round_no), outcome.record)  # type: ignore[arg-type]
+            self.report(
+                f"  [{self.history.persona_name(letter)}] {phase}: "
+                f"{_summary(outcome.record)} ({time.monotonic() - started:.0f} s)"
+            )
+        self._record_failures(outcome.failures)
+
+    async def _retry_failed_research(self, round_no: int, letter: str) -> None:
         """On resume: re-run research calls that failed (no effect) before anyone argued on them.
 
         Calls that worked keep their evidence and ids; new items continue the numbering. The
         earlier failure stays in the record: it happened.
         """
         record = self.history.round(round_no)
-        for letter in self.history.letters:
-            research = record.research.get(letter)
-            if research is None or letter in record.arguments:
-                continue
-            failed = [i for i, call in enumerate(research.calls) if call.status == "failed"]
-            if not failed:
-                continue
+        research = record.research.get(letter)
+        if research is None or letter in record.arguments:
+            return
+        if self.store.has(self.paths.argument(letter, round_no)):
+            return
+        failed = [i for i, call in enumerate(research.calls) if call.status == "failed"]
+        if failed:
             self.report(
                 f"  [{self.history.persona_name(letter)}] retrying {len(failed)} failed "
                 "research call(s)"
@@ -365,12 +394,74 @@ class DebateRunner:
             self.store.save(self.paths.research(letter, round_no), research)
             self._record_failures(outcome.failures)
 
-    async def _research(self, round_no: int) -> None:
-        await self._retry_failed_research(round_no)
+    async def _research_and_argue(self, round_no: int) -> None:
+        """Wave 1: each persona researches, then argues, without waiting for the others.
 
+        Isolation holds: an argument prompt shows the persona's own evidence and the record of
+        earlier rounds only, so another persona's progress in this round changes nothing.
+        """
+
+        async def chain(letter: str) -> None:
+            await self._load_or_make(
+                letter,
+                round_no,
+                "research",
+                self.paths.research,
+                ResearchRecord,
+                self._researcher(round_no),
+            )
+            await self._retry_failed_research(round_no, letter)
+            if self._stop_flag() and not self.store.has(self.paths.argument(letter, round_no)):
+                return  # a stop lands between a persona's research and its argument
+            await self._load_or_make(
+                letter,
+                round_no,
+                "argument",
+                self.paths.argument,
+                ArgumentRecord,
+                lambda letter: phases.make_argument(
+                    self.model, self.history, self.seats[letter], round_no
+                ),
+            )
+
+        await fan_out(*(chain(letter) for letter in self.history.letters))
+        self._seat_order(round_no, "research")
+        self._seat_order(round_no, "argument")
+        arguments = self.history.round(round_no).arguments
+        if self._stop_flag() and len(arguments) < len(self.history.letters):
+            return
+        self._check_references(round_no)
+        if not any(a.claims for a in arguments.values()):
+            raise DebateFailed(f"no persona produced an argument in round {round_no}")
+        lost = [self.history.persona_name(k) for k in self.history.letters if k not in arguments]
+        if lost:
+            self.report(
+                f"Round {round_no}: no argument from {', '.join(lost)} (recorded as failed)"
+            )
+
+    def _check_references(self, round_no: int) -> None:
+        """Check the references written in this round's claims against every document the
+        debate retrieved up to this round, once all research of the round is in (so the result
+        does not depend on which persona finished first)."""
+        from argue.grounding.debate import unverified_in
+
+        index = self.history.reference_index(round_no)
+        for letter, argument in self.history.round(round_no).arguments.items():
+            changed = False
+            for claim in argument.claims:
+                found = unverified_in(index, claim.text, claim.warrant)
+                if found != claim.unverified_references:
+                    claim.unverified_references = found
+                    changed = True
+            if changed:
+                self.store.save(self.paths.argument(letter, round_no), argument)
+
+    def _researcher(self, round_no: int) -> Callable[[str], Awaitable[PhaseOutcome]]:
         async def produce(letter: str) -> PhaseOutcome:
             plan_path = self.paths.research_plan(letter, round_no)
-            plan = self.store.load_if_readable(plan_path, ResearchPlanDraft)
+            plan = self.store.load_if_readable(
+                self.paths.planned_research(letter, round_no), ResearchPlanDraft
+            ) or self.store.load_if_readable(plan_path, ResearchPlanDraft)
             if plan is None:
                 planned = await phases.plan_research(
                     self.model, self.history, self.seats[letter], self.toolkit, round_no
@@ -402,26 +493,7 @@ class DebateRunner:
                 )
             return outcome
 
-        await self._per_persona(round_no, "research", self.paths.research, ResearchRecord, produce)
-
-    async def _argument(self, round_no: int) -> None:
-        await self._per_persona(
-            round_no,
-            "argument",
-            self.paths.argument,
-            ArgumentRecord,
-            lambda letter: phases.make_argument(
-                self.model, self.history, self.seats[letter], round_no
-            ),
-        )
-        arguments = self.history.round(round_no).arguments
-        if not any(a.claims for a in arguments.values()):
-            raise DebateFailed(f"no persona produced an argument in round {round_no}")
-        lost = [self.history.persona_name(k) for k in self.history.letters if k not in arguments]
-        if lost:
-            self.report(
-                f"Round {round_no}: no argument from {', '.join(lost)} (recorded as failed)"
-            )
+        return produce
 
     async def _rebuttal(self, round_no: int) -> None:
         await self._per_persona(
@@ -442,15 +514,26 @@ class DebateRunner:
             ]
             self.store.save(self.paths.concessions(letter), ledger)
 
-    async def _reflection(self, round_no: int) -> None:
-        await self._per_persona(
-            round_no,
-            "reflection",
-            self.paths.reflection,
-            ReflectionRecord,
-            lambda letter: phases.make_reflection(
-                self.model, self.history, self.seats[letter], round_no
+    async def _reflect_and_judge(self, round_no: int) -> None:
+        """Wave 3: every reflection (each also planning the next round's research) and the
+        judge, which needs only the arguments and rebuttals, all at once."""
+
+        async def reflect(letter: str) -> PhaseOutcome:
+            outcome = await phases.make_reflection(
+                self.model, self.history, self.seats[letter], round_no, self.toolkit
+            )
+            if outcome.record is not None and outcome.next_plan is not None:
+                # Saved before the reflection itself: a reflection on disk has its plan too.
+                self.store.save(
+                    self.paths.planned_research(letter, round_no + 1), outcome.next_plan
+                )
+            return outcome
+
+        await fan_out(
+            self._per_persona(
+                round_no, "reflection", self.paths.reflection, ReflectionRecord, reflect
             ),
+            self._judge_once(round_no),
         )
         for letter in self.history.letters:
             trajectory = [
@@ -458,15 +541,22 @@ class DebateRunner:
             ]
             self.store.save(self.paths.confidence(letter), trajectory)
 
-    # ------------------------------------------------------------ scoring and commit
-
-    async def _score(self, round_no: int) -> RoundScore:
-        self.store.update_state(round=round_no, phase="scoring")
+    async def _judge_once(self, round_no: int) -> None:
         judge = self.store.load_if_readable(self.paths.judge(round_no), JudgeVerdictRecord)
         if judge is None:
             judge = await self._judge(round_no)
             if judge.available:
                 self.store.save(self.paths.judge(round_no), judge)
+        self._verdicts[round_no] = judge
+
+    # ------------------------------------------------------------ scoring and commit
+
+    async def _score(self, round_no: int) -> RoundScore:
+        self.store.update_state(round=round_no, phase="scoring")
+        judge = self._verdicts.pop(round_no, None)
+        if judge is None:
+            await self._judge_once(round_no)
+            judge = self._verdicts.pop(round_no)
         score = score_round(self.history, round_no, judge)
         self.history.round(round_no).score = score
         await self._remember(round_no, score)
@@ -477,63 +567,9 @@ class DebateRunner:
         return score
 
     async def _judge(self, round_no: int) -> JudgeVerdictRecord:
-        record = self.history.round(round_no)
-        names = {k: self.history.persona_name(k) for k in self.history.letters}
-        lines = []
-        for letter in self.history.letters:
-            argument = record.arguments.get(letter)
-            rebuttal = record.rebuttals.get(letter)
-            lines.append(f"Persona {letter} ({names[letter]}):")
-            if argument:
-                lines.append(f"  position: {argument.position}")
-                lines += [f"  [{c.id}] {c.text}" for c in argument.claims]
-            else:
-                lines.append("  (no argument: the model call failed)")
-            if rebuttal:
-                lines += [
-                    f"  counter on [{c.target_claim_id}]: {c.text}" for c in rebuttal.counters
-                ]
-                lines += [f"  concedes [{c.claim_id}]: {c.text}" for c in rebuttal.concessions]
-        assert self.history.config.framing is not None
-        try:
-            result = await self.model.complete(
-                prompts.judge_messages(
-                    self.history.config.framing.proposition,
-                    round_no,
-                    "\n".join(lines),
-                    self.history.letters,
-                ),
-                output=JudgeDraft,
-                purpose=f"judge/R{round_no}",
-            )
-        except ModelAuthError:
-            raise  # rejected credentials end the debate, see DebateRunner.run
-        except ModelError as exc:
-            self._record_failures(
-                [
-                    Failure(
-                        round=round_no,
-                        phase="scoring",
-                        kind="failed",
-                        what="judge model call",
-                        reason=f"{exc}; coherence not measured this round",
-                    )
-                ]
-            )
-            return JudgeVerdictRecord(available=False)
-        draft: JudgeDraft = result.value  # type: ignore[assignment]
-        ratings = {r.persona.strip().upper(): r for r in draft.ratings}
-        return JudgeVerdictRecord(
-            coherence={k: ratings[k].coherence for k in self.history.letters if k in ratings},
-            reasons={k: ratings[k].reason for k in self.history.letters if k in ratings},
-            synthesis_ready=draft.synthesis_ready,
-            ready_reason=draft.ready_reason,
-            unmatched=[
-                r.persona
-                for r in draft.ratings
-                if r.persona.strip().upper() not in self.history.letters
-            ],
-        )
+        outcome = await phases.make_judgement(self.model, self.history, round_no)
+        self._record_failures(outcome.failures)
+        return outcome.record  # type: ignore[return-value]
 
     async def _remember(self, round_no: int, score: RoundScore) -> None:
         """Store well-scored claims in each persona's memory (once per round, marker-guarded)."""
@@ -753,54 +789,14 @@ def _summary(record: object) -> str:
     return "done"
 
 
+_WAVES = {
+    "research": "research and argument",
+    "rebuttal": "rebuttal",
+    "reflection": "reflection and judge",
+}
 _BUCKET = {
     "research": "research",
     "argument": "arguments",
     "rebuttal": "rebuttals",
     "reflection": "reflections",
 }
-
-
-def load_history(store: DebateStore) -> DebateHistory:
-    """Rebuild everything recorded so far from debates/<id>/."""
-    config = store.config()
-    paths = store.paths
-    personas: dict[str, Persona] = {}
-    for letter in config.personas:
-        snapshot = store.load(paths.persona_snapshot(letter), Persona)
-        if snapshot is None:
-            from argue.personas import PersonaFileError, UnknownPersonaError, load_catalog
-            from argue.store import StoreError
-
-            try:
-                snapshot = load_catalog().get(config.personas[letter])
-            except (UnknownPersonaError, PersonaFileError) as exc:
-                raise StoreError(f"{paths.persona_snapshot(letter)} is missing and {exc}") from None
-        personas[letter] = snapshot
-    history = DebateHistory(config=config, personas=personas)
-    history.failures = store.load_list(paths.failures, Failure)
-    history.moderator_notes = store.moderator_notes()
-    for round_no in range(1, config.max_rounds + 1):
-        found = False
-        committed = store.has(paths.round_score(round_no))
-        # A committed round must read back whole; in an uncommitted one an unreadable record
-        # is treated as not written yet: its phase runs again and overwrites it.
-        load = store.load if committed else store.load_if_readable
-        for letter in config.personas:
-            for bucket, path, model in (
-                ("research", paths.research(letter, round_no), ResearchRecord),
-                ("arguments", paths.argument(letter, round_no), ArgumentRecord),
-                ("rebuttals", paths.rebuttal(letter, round_no), RebuttalRecord),
-                ("reflections", paths.reflection(letter, round_no), ReflectionRecord),
-            ):
-                record = load(path, model)
-                if record is not None:
-                    getattr(history.round(round_no), bucket)[letter] = record
-                    found = True
-        score = store.load(paths.round_score(round_no), RoundScore)
-        if score is not None:
-            history.round(round_no).score = score
-            found = True
-        if not found:
-            break
-    return history

@@ -119,6 +119,18 @@ def research_plan_messages(
     return [Message(role="system", content=system), Message(role="user", content=user)]
 
 
+def next_round_plan(
+    opponents_latest: str, skills_menu: str, next_round: int, max_rounds: int
+) -> str:
+    return (
+        f"Then plan your research for round {next_round} of {max_rounds}.\n"
+        f"Opponents' latest published claims:\n{opponents_latest}\n\n"
+        f"Research tools you may call (at most 3 calls next round):\n{skills_menu}\n\n"
+        "Return up to 3 `next_calls` that would most strengthen your case or test the "
+        "opponents' weakest claims, and `next_why`."
+    )
+
+
 def argument_messages(
     system: str,
     digest: str,
@@ -177,7 +189,10 @@ def reflection_messages(
     scores: str,
     previous_confidence: str,
     round_no: int,
+    next_round: str = "",
 ) -> list[Message]:
+    """``next_round`` (:func:`next_round_plan`) asks for the next round's research in the same
+    call, so the next round starts with its evidence instead of a planning call."""
     user = (
         f"Round {round_no} — REFLECTION.\n\n"
         f"You conceded:\n{conceded_by_me}\n\nOpponents conceded to you:\n{conceded_to_me}\n\n"
@@ -185,6 +200,11 @@ def reflection_messages(
         f"Scores so far:\n{scores}\n\nYour previous confidence: {previous_confidence}\n\n"
         "Update your beliefs honestly. Return `confidence` (0-1) in your position, "
         "`belief_updates`, `would_change_my_mind` and `position_now`."
+        + (
+            f"\n\n{next_round}"
+            if next_round
+            else "\n\nThis is the last round: leave `next_calls` empty."
+        )
     )
     return [Message(role="system", content=system), Message(role="user", content=user)]
 

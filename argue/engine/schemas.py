@@ -113,6 +113,14 @@ class ReflectionDraft(BaseModel):
         max_length=800, description="What evidence would change your mind"
     )
     position_now: str = Field(max_length=600, description="Your position now, in one sentence")
+    next_calls: list[ResearchCallDraft] = Field(
+        default_factory=list,
+        max_length=6,
+        description="Research for the next round (at most 3 calls); empty in the last round",
+    )
+    next_why: str = Field(
+        default="", max_length=800, description="What the next round's research looks for"
+    )
 
 
 class CoherenceRating(BaseModel):
@@ -129,26 +137,31 @@ class JudgeDraft(BaseModel):
     ready_reason: str = Field(max_length=600)
 
 
-class AgreementDraft(BaseModel):
-    point: str = Field(max_length=800)
-    claim_ids: list[Short] = Field(default_factory=list, max_length=10)
+# The synthesis prose is also a record (render reads it): it lives with the records.
+from argue.records.prose import (  # noqa: E402
+    AgreementDraft,
+    DisagreementDraft,
+    Side,
+    SynthesisDraft,
+)
 
-
-class Side(BaseModel):
-    persona: Short = Field(description="Persona letter, e.g. A")
-    position: str = Field(max_length=600)
-
-
-class DisagreementDraft(BaseModel):
-    point: str = Field(max_length=800)
-    sides: list[Side] = Field(default_factory=list, max_length=10, description="Each side")
-    crux: str = Field(default="", max_length=600, description="What would settle it")
-
-
-class SynthesisDraft(BaseModel):
-    agreements: list[AgreementDraft] = Field(default_factory=list, max_length=8)
-    disagreements: list[DisagreementDraft] = Field(default_factory=list, max_length=8)
-    open_questions: list[Annotated[str, Field(max_length=600)]] = Field(
-        default_factory=list, max_length=8
-    )
-    conclusion: str = Field(max_length=4000)
+__all__ = [
+    "AgreementDraft",
+    "ArgumentDraft",
+    "BeliefUpdateDraft",
+    "ClaimDraft",
+    "CoherenceRating",
+    "ConcessionDraft",
+    "CounterDraft",
+    "DisagreementDraft",
+    "FramingDraft",
+    "JudgeDraft",
+    "PanelAngle",
+    "PrivateViewDraft",
+    "RebuttalDraft",
+    "ReflectionDraft",
+    "ResearchCallDraft",
+    "ResearchPlanDraft",
+    "Side",
+    "SynthesisDraft",
+]

@@ -8,8 +8,8 @@ An earned concession (a real opponent claim, with a reason) scores positively.
 from __future__ import annotations
 
 import math
-import re
 from collections import Counter as TokenCounter
+from functools import lru_cache
 
 from argue.domain import (
     Claim,
@@ -19,6 +19,7 @@ from argue.domain import (
     ScoreComponent,
 )
 from argue.engine.context import DebateHistory, RoundRecord
+from argue.text import content_words
 
 WEIGHTS: dict[str, float] = {
     "evidence_quality": 2.0,
@@ -29,92 +30,17 @@ WEIGHTS: dict[str, float] = {
     "confidence_calibration": 0.5,
 }
 NOVELTY_THRESHOLD = 0.6
-_STOPWORDS = frozenset(
-    [
-        "a",
-        "an",
-        "the",
-        "and",
-        "or",
-        "but",
-        "of",
-        "to",
-        "in",
-        "on",
-        "for",
-        "with",
-        "by",
-        "is",
-        "are",
-        "was",
-        "were",
-        "be",
-        "been",
-        "it",
-        "its",
-        "this",
-        "that",
-        "these",
-        "those",
-        "as",
-        "at",
-        "from",
-        "not",
-        "no",
-        "can",
-        "could",
-        "would",
-        "should",
-        "will",
-        "may",
-        "might",
-        "than",
-        "then",
-        "so",
-        "such",
-        "which",
-        "who",
-        "what",
-        "when",
-        "where",
-        "how",
-        "why",
-        "all",
-        "any",
-        "each",
-        "more",
-        "most",
-        "other",
-        "some",
-        "only",
-        "own",
-        "same",
-        "very",
-        "de",
-        "la",
-        "le",
-        "les",
-        "des",
-        "du",
-        "et",
-        "en",
-        "un",
-        "une",
-        "est",
-        "que",
-        "qui",
-        "pour",
-        "pas",
-        "sur",
-        "par",
-        "dans",
-    ]
-)
 
 
 def tokens(text: str) -> TokenCounter[str]:
-    words = re.findall(r"[a-z0-9àâçéèêëîïôûùüÿñæœ]+", text.lower())
-    return TokenCounter(w for w in words if w not in _STOPWORDS and len(w) > 1)
+    """Content words of ``text``, any script (``argue.text``): stopwords, 1-letter words out."""
+    return TokenCounter(_counts(text))
+
+
+@lru_cache(maxsize=8192)
+def _counts(text: str) -> TokenCounter[str]:
+    # Each claim is compared with every earlier one: tokenise each text once. Shared: read only.
+    return TokenCounter(content_words(text))
 
 
 def cosine(a: TokenCounter[str], b: TokenCounter[str]) -> float:
@@ -127,8 +53,8 @@ def cosine(a: TokenCounter[str], b: TokenCounter[str]) -> float:
 
 def novelty_of(claim: Claim, earlier: list[Claim]) -> float:
     """Highest similarity to any earlier claim (0 = entirely new)."""
-    mine = tokens(claim.text)
-    return max((cosine(mine, tokens(other.text)) for other in earlier), default=0.0)
+    mine = _counts(claim.text)
+    return max((cosine(mine, _counts(other.text)) for other in earlier), default=0.0)
 
 
 def score_round(history: DebateHistory, round_no: int, judge: JudgeVerdictRecord) -> RoundScore:
@@ -203,7 +129,7 @@ def _score_persona(
         )
         diversity = min(1.0, len(sources) / 3)
         evidence_value = 0.7 * len(backed) / len(claims) + 0.3 * diversity
-        reason = f"{len(backed)}/{len(claims)} claims cite retrieved documents; sources: " + (
+        reason = f"{len(backed)}/{len(claims)} claims backed by retrieved documents; sources: " + (
             ", ".join(sources) or "none"
         )
         if model_written:

@@ -20,7 +20,7 @@ from types import MappingProxyType
 from typing import Literal
 from urllib.parse import unquote, urlsplit
 
-from skills.dogpile import normalise_url
+from argue.grounding.urls import normalise_url
 
 __all__ = [
     "DocumentRef",
@@ -123,8 +123,7 @@ _ELISION_RE = re.compile(r"^[dlDL]['’]")
 
 # Capitalised words that are never surnames: prepositions, articles, discourse words, pronouns,
 # in English and French (the product also debates in French). Rejected in every shape.
-_NEVER_NAMES = frozenset(
-    """
+_NEVER_NAMES_TEXT = """
     a an the this that these those in on at by for from of to with within without since until till
     before after during around circa ca about between through throughout across over under into
     onto upon per via as and or but nor so yet if when while whereas where because although though
@@ -139,13 +138,12 @@ _NEVER_NAMES = frozenset(
     aux le la les un une du de ce cet cette ces et ou mais donc ni car ainsi cependant pourtant
     toutefois néanmoins enfin puis ensuite alors aussi comme il elle ils elles nous vous voir dont
     où lors jusqu'en jusqu'à jusqu’en jusqu’à lorsqu'en qu'en aujourd'hui aujourd’hui
-    """.split()
-)
+"""
+_NEVER_NAMES = frozenset(_NEVER_NAMES_TEXT.split())
 # Words that name dates or things rather than people: rejected before a bare or comma year
 # ("March 2020", "Report, 2019") but allowed before "(year)", where March (1991) and May (1976)
 # are real citations.
-_DATE_WORDS = frozenset(
-    """
+_DATE_WORDS_TEXT = """
     january february march april may june july august september october november december
     jan feb mar apr jun jul aug sep sept oct nov dec
     monday tuesday wednesday thursday friday saturday sunday
@@ -157,8 +155,9 @@ _DATE_WORDS = frozenset(
     lundi mardi mercredi jeudi vendredi samedi dimanche printemps été automne hiver fin début mi
     année an rapport enquête étude loi recensement édition élection élections saison classe
     promotion tableau chapitre annexe tome numéro tour étape
-    """.split()
-)
+"""
+_DATE_WORDS = frozenset(_DATE_WORDS_TEXT.split())
+
 
 def find_references(text: str) -> list[Reference]:
     """Every reference in ``text``, sorted by start, spans never overlapping.
@@ -196,12 +195,10 @@ def _strip_trailing(candidate: str) -> str:
     """Drop sentence punctuation after a URL or DOI, keeping closers the URL itself opened."""
     while candidate:
         last = candidate[-1]
-        if last in _TRAILING:
-            candidate = candidate[:-1]
-        elif last in _CLOSERS and candidate.count(last) > candidate.count(_CLOSERS[last]):
-            candidate = candidate[:-1]
-        else:
+        unbalanced = last in _CLOSERS and candidate.count(last) > candidate.count(_CLOSERS[last])
+        if last not in _TRAILING and not unbalanced:
             break
+        candidate = candidate[:-1]
     return candidate
 
 
@@ -318,12 +315,12 @@ _PROVENANCE_WORDS = {
     "recall": "recalled from memory",
     "label": "a taxonomy label",
 }
-_ARXIV_PAGE_RE = re.compile(r"(?:export\.)?arxiv\.org/(?:abs|pdf)/(?P<id>.+?)(?:v[0-9]+)?(?:\.pdf)?")
+_ARXIV_PAGE_RE = re.compile(
+    r"(?:export\.)?arxiv\.org/(?:abs|pdf)/(?P<id>.+?)(?:v[0-9]+)?(?:\.pdf)?"
+)
 _ARXIV_DOI_PREFIX = "10.48550/arxiv."
 # After a DOI: the end, a separator that cannot continue it, or sentence punctuation that ends it.
-_DOI_END = (
-    "(?=$|[\\s/?#&<>\"'`“”«»]|[.,;:!?)\\]}*]+(?:$|[\\s<>\"'`“”«»]))"
-)
+_DOI_END = "(?=$|[\\s/?#&<>\"'`“”«»]|[.,;:!?)\\]}*]+(?:$|[\\s<>\"'`“”«»]))"
 
 
 def _fold(value: str) -> str:
@@ -337,7 +334,7 @@ def _strip_accents(value: str) -> str:
 
 
 def _page_key(normalised: str) -> str:
-    """Beyond ``normalise_url``: percent-escapes and arXiv abs/pdf/version do not make a new page."""
+    """Beyond ``normalise_url``: percent-escapes and arXiv abs/pdf/version make no new page."""
     key = unquote(normalised)
     arxiv = _ARXIV_PAGE_RE.fullmatch(key)
     return f"arxiv.org/abs/{arxiv.group('id').lower()}" if arxiv else key
@@ -464,7 +461,9 @@ class ReferenceIndex:
         provenance = self._model_written.get(evidence_id)
         if provenance is not None:
             what = _PROVENANCE_WORDS.get(provenance, f"{provenance} evidence")
-            return Resolution(False, None, f"{evidence_id} is {what} (model-written), not a document")
+            return Resolution(
+                False, None, f"{evidence_id} is {what} (model-written), not a document"
+            )
         return Resolution(False, None, f"no evidence {evidence_id} in this debate")
 
     def _resolve_author_year(self, ref: Reference) -> Resolution:

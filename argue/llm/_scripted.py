@@ -24,7 +24,6 @@ from argue.llm.base import Message, ModelUnavailableError
 from argue.llm.pricing import PriceTable
 
 
-
 @dataclass(frozen=True)
 class CutOff:
     """A scripted reply cut off by the output limit (a real API's finish_reason "length")."""

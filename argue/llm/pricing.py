@@ -209,6 +209,4 @@ def models_used(records: Iterable[Usage]) -> str:
         counts[name] = counts.get(name, 0) + usage.calls
     if not counts:
         return "none"
-    return ", ".join(
-        f"{name} ({n} call{'s' if n != 1 else ''})" for name, n in counts.items()
-    )
+    return ", ".join(f"{name} ({n} call{'s' if n != 1 else ''})" for name, n in counts.items())

@@ -1,25 +1,21 @@
 """The one tokeniser shared by persona routing and the taxonomy classifier.
 
 Deliberately simple, so a routing decision can be predicted by reading the keyword lists:
-lower-case, accents folded (``théorème`` → ``theoreme``, so French questions match too),
-punctuation dropped, naive plural stripping applied to both the text and the keywords.
-A keyword of several words (``memory safety``) matches when its words appear consecutively.
+words as the shared tokenizer cuts them in any script (``argue.text.words``: casefolded,
+punctuation dropped, French elisions dropped, Chinese/Japanese/Korean as character bigrams), then
+accents folded (``théorème`` → ``theoreme``, so French questions match too) and naive plural
+stripping, applied to both the text and the keywords. A keyword of several words
+(``memory safety``) matches when its words appear consecutively; so does a CJK keyword inside a
+CJK sentence (its bigrams are consecutive bigrams of the sentence), unless it is one character.
 """
 
 from __future__ import annotations
 
-import re
-import unicodedata
 from collections.abc import Iterable, Sequence
 
-_WORD = re.compile(r"[^\W_]+")
+from argue.text import strip_accents, words
+
 _KEEP_FINAL_S = ("ss", "us", "is")
-
-
-def fold(text: str) -> str:
-    """Lower-case and strip accents."""
-    decomposed = unicodedata.normalize("NFKD", text.lower())
-    return "".join(char for char in decomposed if not unicodedata.combining(char))
 
 
 def normalise_word(word: str) -> str:
@@ -34,7 +30,7 @@ def normalise_word(word: str) -> str:
 
 
 def tokenise(text: str) -> list[str]:
-    return [normalise_word(word) for word in _WORD.findall(fold(text))]
+    return [normalise_word(strip_accents(word)) for word in words(text)]
 
 
 def match_keywords(tokens: Sequence[str], keywords: Iterable[str]) -> list[str]:

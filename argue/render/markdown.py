@@ -5,24 +5,62 @@ Model text reaches templates as variables (data), never as template source.
 
 from __future__ import annotations
 
+import os
 import re
-from functools import cache
+from functools import lru_cache
+from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from jinja2 import Environment, PackageLoader, StrictUndefined, pass_context
+from jinja2 import (
+    BaseLoader,
+    ChoiceLoader,
+    Environment,
+    FileSystemLoader,
+    PackageLoader,
+    StrictUndefined,
+    pass_context,
+)
 from jinja2.runtime import Context
 
 from argue.domain import Claim, DebateState, Evidence, Usage
-from argue.engine.context import DebateHistory
-from argue.engine.schemas import SynthesisDraft
 from argue.grounding.references import ReferenceIndex
+from argue.records import DebateHistory, SynthesisDraft
 
 
-@cache
 def _environment() -> Environment:
+    """The Jinja environment: ``$ARGUE_HOME/templates/`` first, then the built-in templates."""
+    from argue.paths import ArgueHomeError, user_templates_dir
+
+    try:
+        user_templates: Path | None = user_templates_dir()
+    except ArgueHomeError:
+        user_templates = None  # an unusable ARGUE_HOME fails elsewhere; render the built-ins
+    return _environment_for(user_templates, _template_stamps(user_templates))
+
+
+def _template_stamps(folder: Path | None) -> tuple[tuple[str, int], ...]:
+    """Name and mtime of each user template: a template added or edited while the process
+    runs gets a fresh environment (Jinja would keep serving the built-in one it cached)."""
+    if folder is None:
+        return ()
+    try:
+        with os.scandir(folder) as entries:
+            return tuple(sorted((e.name, e.stat().st_mtime_ns) for e in entries))
+    except OSError:
+        return ()
+
+
+@lru_cache(maxsize=8)
+def _environment_for(
+    user_templates: Path | None, stamps: tuple[tuple[str, int], ...]
+) -> Environment:
+    """One environment per templates folder and content (tests change ARGUE_HOME per test)."""
+    loaders: list[BaseLoader] = [PackageLoader("argue.render", "templates")]
+    if user_templates is not None:
+        loaders.insert(0, FileSystemLoader(user_templates))
     env = Environment(
-        loader=PackageLoader("argue.render", "templates"),
+        loader=ChoiceLoader(loaders),
         undefined=StrictUndefined,
         autoescape=False,
         trim_blocks=True,
@@ -42,9 +80,18 @@ def _environment() -> Environment:
 _BLOCK_START = re.compile(r"^(\s*)([#>+*-]|\d+[.)])(?=\s|$)")
 
 
+# C0 and C1 controls (ESC starts terminal escape sequences) and bidi overrides: never in output.
+_CONTROLS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def one_line(text: object) -> str:
+    """Text as one line without control characters."""
+    return " ".join(_CONTROLS.sub("", str(text)).split())
+
+
 def inline_markdown(text: object) -> str:
     """Model or user text as one inert line: it cannot open a heading, list, quote or tag."""
-    line = " ".join(str(text).split())
+    line = one_line(text)
     line = line.replace("<", "&lt;")
     return _BLOCK_START.sub(lambda m: m.group(1) + "\\" + m.group(2), line)
 
@@ -92,7 +139,7 @@ def _block_safe(line: str) -> str:
 def inert_text(text: object) -> str:
     """Untrusted text that is not model prose (titles, snippets, error messages): one line,
     no Markdown syntax, no live link."""
-    return _block_safe(_inert_segment(" ".join(str(text).split())))
+    return _block_safe(_inert_segment(one_line(text)))
 
 
 def model_text(text: object, references: ReferenceIndex | None) -> str:
@@ -102,7 +149,7 @@ def model_text(text: object, references: ReferenceIndex | None) -> str:
     retrieved document gets **unverified** right after it, and a URL/DOI/arXiv id that does
     match names the document's evidence id.
     """
-    line = " ".join(str(text).split())
+    line = one_line(text)
     if references is None:
         return _block_safe(_inert_segment(line))
     out, last = [], 0
@@ -125,7 +172,7 @@ _LINKISH = frozenset({"url", "doi", "arxiv"})
 
 
 def model_paragraphs(text: object, references: ReferenceIndex | None) -> str:
-    paragraphs = [p for p in re.split(r"\n\s*\n", str(text)) if p.strip()]
+    paragraphs = [p for p in re.split(r"\n\s*\n", str(text)) if one_line(p)]
     return "\n\n".join(model_text(p, references) for p in paragraphs)
 
 
@@ -140,8 +187,12 @@ def _model_paragraphs_filter(context: Context, text: object) -> str:
 
 
 def safe_link(url: object) -> str:
-    """A URL that stays one autolink: spaces and angle brackets percent-encoded."""
-    return quote(str(url).strip(), safe=":/?#[]@!$&'()*+,;=%~")
+    """A retrieved document's URL as one autolink (spaces and angle brackets percent-encoded);
+    anything but http(s) — ``javascript:``, ``file:`` — is shown as inert code instead."""
+    text = one_line(url)
+    if not re.match(r"(?i)https?://[^\s/]", text):
+        return _code_span(text)
+    return "<" + quote(text, safe=":/?#[]@!$&'()*+,;=%~") + ">"
 
 
 def _usage_total(usage: list[Usage]) -> Usage:
@@ -151,7 +202,7 @@ def _usage_total(usage: list[Usage]) -> Usage:
 
 
 def _describe_cost(usage: Usage) -> str:
-    """ "$0.0123", or "unknown (…)" / "at least $… (…)" when some calls have no known price."""
+    """A cost: "$0.0123", or "unknown (…)" / "at least $… (…)" when calls lack a price."""
     from argue.llm.pricing import describe_cost
 
     return describe_cost(usage)

@@ -83,7 +83,12 @@ class DebatePaths:
         return self.persona_dir(letter) / "research" / f"round_{round_no:03d}.json"
 
     def research_plan(self, letter: str, round_no: int) -> Path:
+        """A plan asked for at the start of the round (round 1, or when no reflection planned)."""
         return self.persona_dir(letter) / "research" / f"round_{round_no:03d}.plan.json"
+
+    def planned_research(self, letter: str, round_no: int) -> Path:
+        """The plan for ``round_no`` that the previous round's reflection returned."""
+        return self.persona_dir(letter) / "research" / f"round_{round_no:03d}.planned.json"
 
     def consults(self, letter: str, round_no: int) -> Path:
         return self.persona_dir(letter) / "colleague_consults" / f"round_{round_no:03d}.json"

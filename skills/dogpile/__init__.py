@@ -9,36 +9,57 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Sequence
-from urllib.parse import parse_qsl, urlencode, urlsplit
+from dataclasses import dataclass
+from types import ModuleType
 
 import httpx
 
 from argue import __version__
+from argue.grounding.urls import normalise_url
 from skills.base import SkillItem, SkillResult, SkillStatus, SourceStatus
 from skills.dogpile.sources import arxiv, brave, github, library, perplexity, youtube
 
 __all__ = [
     "RANK_ORDER",
+    "SOURCES",
     "SOURCE_NAMES",
+    "ResearchSource",
     "aggregate_status",
     "dogpile",
     "merge_items",
     "normalise_url",
 ]
 
-SOURCE_NAMES: tuple[str, ...] = ("arxiv", "github", "brave", "perplexity", "youtube", "library")
-# Round-robin order when interleaving: curated and scholarly sources lead.
-RANK_ORDER: tuple[str, ...] = ("library", "arxiv", "github", "perplexity", "brave", "youtube")
-_ADAPTERS = {
-    "arxiv": arxiv,
-    "github": github,
-    "brave": brave,
-    "perplexity": perplexity,
-    "youtube": youtube,
-    "library": library,
-}
+
+@dataclass(frozen=True)
+class ResearchSource:
+    """One research source. ``module`` has ``async search(query, *, client, limit)`` (looked up
+    at call time, so a test can patch it); ``rank`` orders the round-robin merge (lower first:
+    curated and scholarly sources lead); a ``paced`` source may wait its turn behind a
+    process-wide rate limiter; without ``key_env`` set, a keyed source sends nothing."""
+
+    name: str
+    module: ModuleType
+    rank: int
+    paced: bool = False
+    key_env: str | None = None
+
+
+SOURCES: tuple[ResearchSource, ...] = (
+    ResearchSource("arxiv", arxiv, rank=2, paced=True),
+    ResearchSource("github", github, rank=3, paced=True),  # GITHUB_TOKEN optional: faster pace
+    ResearchSource("brave", brave, rank=5, paced=True, key_env="BRAVE_API_KEY"),
+    ResearchSource("perplexity", perplexity, rank=4, key_env="PERPLEXITY_API_KEY"),
+    ResearchSource("youtube", youtube, rank=6, key_env="YOUTUBE_API_KEY"),
+    ResearchSource("library", library, rank=1),
+)
+"""Every research source, in the order they are listed to the user."""
+
+_BY_NAME = {source.name: source for source in SOURCES}
+SOURCE_NAMES: tuple[str, ...] = tuple(_BY_NAME)
+RANK_ORDER: tuple[str, ...] = tuple(s.name for s in sorted(SOURCES, key=lambda s: s.rank))
+PACED_SOURCES = frozenset(s.name for s in SOURCES if s.paced)
 USER_AGENT = f"argue/{__version__} (research dogpile)"
-_TRACKING_PARAMS = ("utm_", "fbclid", "gclid", "ref_src")
 
 
 async def dogpile(
@@ -86,7 +107,7 @@ def _validate(
     if isinstance(sources, str):
         raise ValueError("sources must be a sequence of source names, not one string")
     chosen = list(dict.fromkeys(SOURCE_NAMES if sources is None else sources))
-    unknown = [name for name in chosen if name not in _ADAPTERS]
+    unknown = [name for name in chosen if name not in _BY_NAME]
     if unknown:
         raise ValueError(
             f"unknown source(s): {', '.join(unknown)} (choose from {', '.join(SOURCE_NAMES)})"
@@ -100,7 +121,6 @@ def _validate(
     return chosen
 
 
-PACED_SOURCES = frozenset({"arxiv", "github", "brave"})
 PACING_ALLOWANCE_S = 60.0
 
 
@@ -123,7 +143,7 @@ async def _ask_one(
     budget = timeout_s + (PACING_ALLOWANCE_S if name in PACED_SOURCES else 0.0)
     try:
         result = await asyncio.wait_for(
-            _ADAPTERS[name].search(query, client=client, limit=limit), budget
+            _BY_NAME[name].module.search(query, client=client, limit=limit), budget
         )
     except TimeoutError:
         waited = " (including its wait for a rate-limit turn)" if name in PACED_SOURCES else ""
@@ -204,20 +224,3 @@ def _dedupe_key(item: SkillItem) -> str:
     if item.url:
         return "url:" + normalise_url(item.url) + locator
     return f"title:{item.title.casefold().strip()}{locator}"
-
-
-def normalise_url(url: str) -> str:
-    """Scheme, ``www.``, trailing slash, fragment and tracking parameters do not make a new page."""
-    parts = urlsplit(url.strip())
-    host = (parts.hostname or "").lower().removeprefix("www.")
-    if parts.port and parts.port not in (80, 443):
-        host = f"{host}:{parts.port}"
-    path = parts.path.rstrip("/")
-    query = urlencode(
-        sorted(
-            (key, value)
-            for key, value in parse_qsl(parts.query, keep_blank_values=True)
-            if not key.lower().startswith(_TRACKING_PARAMS)
-        )
-    )
-    return f"{host}{path}" + (f"?{query}" if query else "")

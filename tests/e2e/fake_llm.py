@@ -44,7 +44,7 @@ SCHEMAS: dict[str, type[BaseModel]] = {
     if isinstance(cls, type)
     and issubclass(cls, BaseModel)
     and cls is not BaseModel
-    and cls.__module__ == schemas.__name__
+    and cls.__module__ in (schemas.__name__, "argue.records.prose")
 }
 
 # Skills that call the model themselves (a colleague consulted with /ask).
@@ -72,6 +72,9 @@ class ResearchingScript(DebateScript):
                 confidence=0.7,
             )
         value = super().__call__(messages, output)
+        if isinstance(value, schemas.ReflectionDraft):
+            for call in value.next_calls:
+                call.query = self.topic
         if output is schemas.ResearchPlanDraft and isinstance(value, dict):
             letter, rnd = self.log[-1].split(":")[:2]
             for call in value["calls"]:

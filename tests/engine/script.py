@@ -100,16 +100,7 @@ class DebateScript:
         if output is PrivateViewDraft:
             return PrivateViewDraft(holds_proposition=True, view="I would hold it true.")
         if output is ResearchPlanDraft:
-            skills = [
-                self.plan_skills[i % len(self.plan_skills)] for i in range(self.research_calls)
-            ]
-            return {
-                "calls": [
-                    {"skill": skill, "query": f"{letter} query {i} round {rnd}"}
-                    for i, skill in enumerate(skills)
-                ],
-                "why": f"{letter} looks for support",
-            }
+            return self._plan(letter, rnd)
         if output is ArgumentDraft:
             ids = EVIDENCE_ID.findall(user.split("Your evidence", 1)[-1])
             claims = []
@@ -152,6 +143,8 @@ class DebateScript:
             )
             return {"counters": counters, "concessions": concessions, "common_ground": ["shared"]}
         if output is ReflectionDraft:
+            # Before the last round the reflection also plans the next round's research.
+            plan = self._plan(letter, rnd + 1) if "plan your research for round" in user else None
             return ReflectionDraft(
                 confidence=self.confidence(letter, rnd),
                 belief_updates=[
@@ -159,6 +152,8 @@ class DebateScript:
                 ],
                 would_change_my_mind=f"{letter}: a counterexample",
                 position_now=f"{letter} still holds r{rnd}",
+                next_calls=plan["calls"] if plan else [],
+                next_why=plan["why"] if plan else "",
             )
         if output is JudgeDraft:
             letters = re.findall(r"one per persona letter: ([A-Z, ]+);", user)
@@ -190,6 +185,16 @@ class DebateScript:
         if output is not None and output.__name__ == "ColleagueAnswer":
             return {"answer": f"A colleague's view on: {user[:80]}", "confidence": 0.7}
         return "ok"
+
+    def _plan(self, letter: str, rnd: int) -> dict[str, object]:
+        skills = [self.plan_skills[i % len(self.plan_skills)] for i in range(self.research_calls)]
+        return {
+            "calls": [
+                {"skill": skill, "query": f"{letter} query {i} round {rnd}"}
+                for i, skill in enumerate(skills)
+            ],
+            "why": f"{letter} looks for support",
+        }
 
     def _letter(self, system: str) -> str:
         match = re.search(r"You are (.+?), taking part", system)

@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from argue.engine.modes import MODES
 from argue.llm import ModelUnavailableError
 from tests.engine.script import DebateScript, ScriptedToolkit
 
@@ -94,20 +95,34 @@ def test_forced_concession_reasks_once_then_records_the_refusal(run_debate):
     assert "declined to concede" in run.store.paths.synthesis.read_text()
 
 
-@pytest.mark.parametrize(
-    ("mode", "names", "expected"),
-    [
-        ("panel", ["embry", "horus", "brandon"], "PANELIST"),
-        ("socratic", ["horus", "embry"], "QUESTIONER"),
-        ("devils-advocate", ["embry", "horus"], "AGAINST the proposition (devil's advocate"),
-    ],
-)
-def test_every_mode_runs_to_a_synthesis(run_debate, personas, mode, names, expected):
-    lineup = {personas[n].display_name: "ABC"[i] for i, n in enumerate(names)}
+# How seat A's stance starts in each mode; a mode added to the registry runs here as well.
+SEAT_A_STANCE = {
+    "adversarial": "FOR the proposition",
+    "panel": "PANELIST",
+    "socratic": "QUESTIONER",
+    "devils-advocate": "AGAINST the proposition (devil's advocate",
+}
+
+
+@pytest.mark.parametrize("mode", list(MODES))
+def test_every_mode_runs_to_a_synthesis(run_debate, personas, mode):
+    spec = MODES[mode]
+    names = ["embry", "horus", "brandon", "vesper"][: spec.min_personas]
+    lineup = {personas[n].display_name: "ABCD"[i] for i, n in enumerate(names)}
     run = run_debate(names, mode=mode, rounds=2, script=DebateScript(names=lineup))
     assert run.state.status == "completed"
     config = run.store.config()
-    assert config.framing.stances["A"].startswith(expected)
+    stances = config.framing.stances
+    assert sorted(stances) == list("ABCD"[: len(names)]) and all(stances.values())
+    assert stances["A"].startswith(SEAT_A_STANCE.get(mode, ""))
+    for seat, name in enumerate(names):  # each seat is told its mode's role hint
+        prompt = next(
+            r.last_user_message
+            for r in run.model.requests
+            if r.output.__name__ == "ArgumentDraft"
+            and r.messages[0].content.startswith(f"You are {personas[name].display_name},")
+        )
+        assert spec.role_hint(seat) in prompt
     assert len(run.history.rounds[1].arguments) == len(names)
     assert "## Concession log" in run.store.paths.synthesis.read_text()
     if mode == "devils-advocate":

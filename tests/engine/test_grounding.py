@@ -125,7 +125,7 @@ def test_a_claim_carrying_a_fabricated_reference_is_not_evidence_backed(run_deba
     assert FAKE_CITE in claims[0]["unverified_references"]  # …and carries a fabrication
     score = json.loads(run.store.paths.round_score(1).read_text())["personas"]["A"]
     evidence = next(c for c in score["components"] if c["name"] == "evidence_quality")
-    assert evidence["reason"].startswith("0/2 claims cite retrieved documents")
+    assert evidence["reason"].startswith("0/2 claims backed by retrieved documents")
     synthesis = run.store.paths.synthesis.read_text()
     strongest = synthesis.split("## Strongest arguments", 1)[1].split("\n## ", 1)[0]
     assert "(no scored claims)" in strongest
@@ -332,7 +332,7 @@ def test_model_written_items_are_citable_but_never_verified_evidence(run_debate)
     evidence = next(
         c for c in score["personas"]["A"]["components"] if c["name"] == "evidence_quality"
     )
-    assert evidence["reason"].startswith("1/2 claims cite retrieved documents; sources: arxiv")
+    assert evidence["reason"].startswith("1/2 claims backed by retrieved documents; sources: arxiv")
     assert "model-written items are not evidence" in evidence["reason"]
     assert score["new_verified_evidence"] == 2  # one document per persona, nothing else
 

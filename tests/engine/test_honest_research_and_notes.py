@@ -8,8 +8,9 @@ Teeth checks (each breaks one guarantee; at least one test here must then fail):
   prompt tests fail;
 - --sources: restore the old substitution in ``SkillToolkit._dogpile`` (run the allowed sources
   instead of refusing) → the toolkit tests fail;
-- notes: make ``drain_inbox`` always record ``from_round=round_no`` and drop the
-  ``debate_ends`` drain in ``_round`` → the note tests fail.
+- notes: in ``DebateStore.drain_inbox`` set ``started = False`` (a resumed round claims the
+  note), or drop the ``debate_ends`` drain in ``DebateRunner._round``, or make
+  ``first_round_for_a_new_note`` return ``state.round`` for a running round → note tests fail.
 """
 
 from __future__ import annotations
@@ -226,7 +227,9 @@ def _dogpile_request(sources: list[str]) -> ResearchRequest:
     from argue.personas import load_catalog
 
     call = ResearchCallDraft(skill="dogpile", query="collatz", sources=sources)
-    return ResearchRequest(call=call, persona=load_catalog().get("embry"), letter="A", debate_id="x")
+    return ResearchRequest(
+        call=call, persona=load_catalog().get("embry"), letter="A", debate_id="x"
+    )
 
 
 def test_a_source_outside_sources_is_refused_by_name_not_run_elsewhere(monkeypatch):
@@ -283,7 +286,9 @@ def test_a_refused_source_reaches_the_debates_failure_list(new_store, monkeypatc
 
     store = new_store("sources", rounds=1, research_sources=["arxiv"])
     runner, _ = _runner(
-        store, AsksForGithub(names=NAMES), SkillToolkit(None, sources=["arxiv"])  # type: ignore[arg-type]
+        store,
+        AsksForGithub(names=NAMES),
+        SkillToolkit(None, sources=["arxiv"]),  # type: ignore[arg-type]
     )
     assert asyncio.run(runner.run()).status == "completed"
     synthesis = store.paths.synthesis.read_text()
@@ -359,7 +364,9 @@ def test_a_note_posted_while_stopped_mid_round_binds_the_round_after(new_store):
         if phase == "ResearchPlanDraft":
             store.request_stop()
 
-    runner, _ = _runner(store, DebateScript(names=NAMES, fail=stop_after_research), ScriptedToolkit())
+    runner, _ = _runner(
+        store, DebateScript(names=NAMES, fail=stop_after_research), ScriptedToolkit()
+    )
     assert asyncio.run(runner.run()).status == "stopped"
     # Round 1's research plans were sent without the note; resuming round 1 cannot change that.
     assert store.first_round_for_a_new_note() == (2, "round 1 had already started")
@@ -380,7 +387,9 @@ def test_no_round_left_for_a_note_of_a_stopped_last_round(new_store):
         if phase == "ResearchPlanDraft":
             store.request_stop()
 
-    runner, _ = _runner(store, DebateScript(names=NAMES, fail=stop_after_research), ScriptedToolkit())
+    runner, _ = _runner(
+        store, DebateScript(names=NAMES, fail=stop_after_research), ScriptedToolkit()
+    )
     assert asyncio.run(runner.run()).status == "stopped"
     assert store.first_round_for_a_new_note() == (
         None,

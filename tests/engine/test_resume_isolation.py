@@ -43,10 +43,12 @@ def _snapshot(run) -> dict:
 @pytest.mark.parametrize(
     ("stop_at_phase", "stop_round", "halted_phase"),
     [
-        ("ResearchPlanDraft", 1, "research"),
-        ("ArgumentDraft", 1, "argument"),
+        # Three waves a round: research and argument, rebuttal, reflection with the judge.
+        ("ResearchPlanDraft", 1, "research"),  # stops between research and argument
+        ("ArgumentDraft", 1, "research"),  # the wave finishes, then it stops
         ("RebuttalDraft", 2, "rebuttal"),
-        ("ReflectionDraft", 2, "scoring"),  # the round is scored and committed first
+        ("ReflectionDraft", 1, "scoring"),  # the round is scored and committed first;
+        ("ReflectionDraft", 2, "scoring"),  # its reflections already planned the next round
         ("JudgeDraft", 1, "scoring"),
     ],
 )

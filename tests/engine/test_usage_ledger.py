@@ -17,7 +17,7 @@ from pydantic import BaseModel
 from argue.domain import Usage
 from argue.engine import DebateRunner
 from argue.engine.metering import MeteredModel
-from argue.llm import ModelPrice, PriceTable, ScriptedModel
+from argue.llm import ModelOutputError, ModelPrice, PriceTable, ScriptedModel
 from argue.llm._scripted import CutOff
 from argue.llm.base import Message
 from tests.engine.script import DebateScript, ScriptedToolkit
@@ -27,6 +27,8 @@ NAMES = {"Embry": "A", "Horus": "B"}
 
 class Killed(BaseException):
     """The process dying (kill -9): nothing in argue catches it."""
+
+
 NOT_JSON = "I would rather talk about something else."
 
 
@@ -108,10 +110,8 @@ def test_metered_model_records_each_answer_durably_before_returning():
     class Answer(BaseModel):
         text: str
 
-    try:
+    with pytest.raises(ModelOutputError):
         asyncio.run(metered.complete([Message(role="user", content="hi")], output=Answer))
-    except Exception:
-        pass
     assert len(durable) == len(usage) == 2
     assert metered.total().calls == 2
 

@@ -9,6 +9,8 @@ Both were done once when this file was written.
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -52,7 +54,12 @@ def only_reference(text: str) -> Reference:
         ("Tao's 2019 paper", "author_year", "Tao's 2019", "tao|2019"),
         ("Tao (2019, p. 4) says", "author_year", "Tao (2019, p. 4)", "tao|2019"),
         ("IPCC (2021) projects", "author_year", "IPCC (2021)", "ipcc|2021"),
-        ("Dupont et Martin (2018) montrent", "author_year", "Dupont et Martin (2018)", "dupont|2018"),
+        (
+            "Dupont et Martin (2018) montrent",
+            "author_year",
+            "Dupont et Martin (2018)",
+            "dupont|2018",
+        ),
         ("However, Smith and Jones (2020)", "author_year", "Smith and Jones (2020)", "smith|2020"),
         ("see https://example.org/paper", "url", "https://example.org/paper", "example.org/paper"),
         (
@@ -203,7 +210,7 @@ def test_spans_are_exact_sorted_and_never_overlap(parts: list[str]) -> None:
     for ref in refs:
         assert text[ref.start : ref.end] == ref.text
         assert ref.text and ref.key
-    for before, after in zip(refs, refs[1:], strict=False):
+    for before, after in itertools.pairwise(refs):
         assert before.end <= after.start
 
 

@@ -276,3 +276,25 @@ async def test_anthropic_success_after_a_re_ask_lists_both_answers(
     result = await claude.complete(MESSAGES, output=Verdict)
     one_per_answer(result.answers, 2)
     assert result.usage.cost_usd == pytest.approx(sum(a.cost_usd for a in result.answers))
+
+
+def test_prices_from_config_toml_and_argue_prices(tmp_path):
+    from argue.config import ConfigError, load_settings
+    from argue.llm import load_price_table
+
+    config = tmp_path / "config.toml"
+    config.write_text('[prices.ollama]\n"llama3.2" = { input = 0.5, output = 1 }\n')
+    table = load_price_table({}, load_settings(config).prices)
+    assert table.knows("ollama", "llama3.2")
+    million_out = Usage(provider="ollama", model="llama3.2", output_tokens=10**6)
+    assert table.price(million_out).cost_usd == 1
+    override = tmp_path / "prices.json"
+    override.write_text('{"ollama": {"llama3.2": {"input": 0, "output": 3}}}')
+    env = {"ARGUE_PRICES": str(override)}
+    table = load_price_table(env, load_settings(config).prices)  # the environment wins
+    assert table.price(million_out).cost_usd == 3
+
+    config.write_text('[prices.ollama]\n"llama3.2" = { input = -1, output = 1 }\n')
+    with pytest.raises(ConfigError, match=r"prices\.ollama\.llama3\.2\.input") as caught:
+        load_settings(config)
+    assert "\n" not in str(caught.value)

@@ -15,6 +15,7 @@ import httpx
 from defusedxml import ElementTree
 from defusedxml.common import DefusedXmlException
 
+from argue.text import STOPWORDS, words
 from skills.base import SkillItem, SkillResult
 from skills.dogpile.sources._http import (
     TITLE_CHARS,
@@ -33,8 +34,6 @@ MIN_INTERVAL_S = 3.0  # arXiv asks for 3 s between requests, one connection at a
 MAX_TERMS = 6
 
 _ATOM = "{http://www.w3.org/2005/Atom}"
-# Letters and digits only: anything else (quotes, colons, brackets, "+", "-", "*") is query syntax.
-_WORD = re.compile(r"[^\W_]+")
 _OPERATORS = frozenset({"and", "or", "not", "andnot"})
 _FIELD_PREFIX = re.compile(r"\b(?:ti|au|abs|co|jr|cat|rn|id|all):", re.IGNORECASE)
 _ENGLISH_STOPWORDS = """
@@ -52,16 +51,24 @@ _FRENCH_STOPWORDS = """
     leur leurs lui mais ne nous on ou par pas plus pour qu que quel quelle qui sa se ses son
     sont sur un une vos votre vous
 """
-_STOPWORDS = frozenset(_ENGLISH_STOPWORDS.split()) | frozenset(_FRENCH_STOPWORDS.split())
+# These search-specific lists plus the shared function words of every language argue knows.
+_STOPWORDS = (
+    frozenset(_ENGLISH_STOPWORDS.split()) | frozenset(_FRENCH_STOPWORDS.split()) | STOPWORDS
+)
 
 ARXIV_RATE_LIMITER = RateLimiter(MIN_INTERVAL_S, exclusive=True)
 
 
 def search_terms(query: str) -> list[str]:
-    """At most ``MAX_TERMS`` distinct informative words, lower-cased, in the question's order."""
+    """At most ``MAX_TERMS`` distinct informative words, casefolded, in the question's order.
+
+    Words come from the shared tokenizer (``argue.text.words``, any script); a word keeping an
+    apostrophe ("don't") is cut there, so a term is letters and digits only: anything else
+    (quotes, colons, brackets, "+", "-", "*") is query syntax.
+    """
     terms: list[str] = []
-    for word in _WORD.findall(_FIELD_PREFIX.sub(" ", query)):
-        term = word.lower()
+    pieces = (p for w in words(_FIELD_PREFIX.sub(" ", query)) for p in w.split("'"))
+    for term in pieces:
         if len(term) < 2 or term in _STOPWORDS or term in _OPERATORS or term in terms:
             continue
         terms.append(term)

@@ -129,9 +129,7 @@ def test_a_failed_source_with_the_rest_empty_is_failed_in_json(
     routes.replies["/github/search/repositories"] = Reply(status=503, body="down")
     fake_library.items = []
 
-    result = CliRunner().invoke(
-        app, ["research", "zzzz", "--sources", "github,library", "--json"]
-    )
+    result = CliRunner().invoke(app, ["research", "zzzz", "--sources", "github,library", "--json"])
 
     assert result.exit_code == 1
     document = json.loads(result.stdout)

@@ -99,6 +99,7 @@ def test_public_surface_changes_only_on_purpose() -> None:
         "search_library",
     }
     assert set(skills.memory.__all__) == {
+        "MemoryOrigin",
         "MemoryRecord",
         "MemoryScope",
         "MemoryStore",

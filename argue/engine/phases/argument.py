@@ -1,0 +1,112 @@
+"""Argument: claims with code-assigned ids, citations checked against the registry."""
+
+from __future__ import annotations
+
+from argue.domain import (
+    BRIDGES,
+    ArgumentRecord,
+    Claim,
+    Evidence,
+)
+from argue.engine import prompts
+from argue.engine.context import DebateHistory
+from argue.engine.digest import build_digest
+from argue.engine.phases._common import (
+    PersonaSeat,
+    PhaseOutcome,
+    complete_for,
+    records_phase_failure,
+)
+from argue.engine.schemas import (
+    ArgumentDraft,
+)
+from argue.grounding.debate import unverified_in
+from argue.llm.base import ChatModel
+
+
+def argument_evidence(history: DebateHistory, letter: str, round_no: int) -> list[Evidence]:
+    """This round's evidence first, then earlier evidence this persona already cited."""
+    current = history.rounds.get(round_no)
+    fresh = (
+        list(current.research[letter].evidence) if current and letter in current.research else []
+    )
+    registry = history.evidence_registry(letter, round_no - 1)
+    cited = [
+        eid
+        for r in history.ordered_rounds()
+        if r.round < round_no and letter in r.arguments
+        for c in r.arguments[letter].claims
+        for eid in c.verified_evidence_ids
+    ]
+    earlier = [registry[eid] for eid in dict.fromkeys(reversed(cited)) if eid in registry][:5]
+    return fresh[:15] + earlier
+
+
+@records_phase_failure
+async def make_argument(
+    model: ChatModel, history: DebateHistory, seat: PersonaSeat, round_no: int
+) -> PhaseOutcome:
+    letter = seat.letter
+    table = prompts.evidence_table(argument_evidence(history, letter, round_no))
+    messages = prompts.argument_messages(
+        seat.system,
+        build_digest(history, letter, round_no),
+        table,
+        round_no,
+        history.config.max_rounds,
+        seat.role_hint,
+        research=prompts.research_report(history, letter, round_no),
+    )
+    result = await complete_for(
+        model,
+        messages,
+        ArgumentDraft,
+        round_no=round_no,
+        letter=letter,
+        phase="argument",
+        purpose=f"{letter}/R{round_no}/argument",
+    )
+    draft: ArgumentDraft = result.value  # type: ignore[assignment]
+    registry = history.evidence_registry(letter, round_no)
+    references = history.reference_index(round_no)
+    claims = []
+    for index, claim in enumerate(draft.claims, start=1):
+        cited = list(dict.fromkeys(claim.evidence_ids))
+        claims.append(
+            Claim(
+                id=f"{letter}{round_no}.c{index}",
+                persona=letter,
+                round=round_no,
+                text=claim.text,
+                warrant=claim.warrant,
+                evidence_ids=cited,
+                verified_evidence_ids=[
+                    e for e in cited if e in registry and registry[e].is_document
+                ],
+                model_written_evidence_ids=[
+                    e for e in cited if e in registry and not registry[e].is_document
+                ],
+                unverified_evidence_ids=[e for e in cited if e not in registry],
+                unverified_references=unverified_in(references, claim.text, claim.warrant),
+            )
+        )
+    wanted = [t.strip().lower() for t in draft.taxonomy_tags]
+    tags = [t for t in dict.fromkeys(wanted) if t in BRIDGES]
+    dropped = [t for t in wanted if t not in BRIDGES]
+    if not tags and claims:
+        tags = _keyword_tags(" ".join(c.text for c in claims))
+    record = ArgumentRecord(
+        persona=letter,
+        round=round_no,
+        position=draft.position,
+        claims=claims,
+        taxonomy_tags=tags,
+        dropped_tags=dropped,
+    )
+    return PhaseOutcome(record)
+
+
+def _keyword_tags(text: str) -> list[str]:
+    from skills.taxonomy import classify
+
+    return list(classify(text).tags)

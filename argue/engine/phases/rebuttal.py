@@ -1,0 +1,142 @@
+"""Rebuttal: counters and concessions, targets checked; one re-ask for a concession."""
+
+from __future__ import annotations
+
+from argue.domain import (
+    Claim,
+    Concession,
+    Counter,
+    Failure,
+    RebuttalRecord,
+)
+from argue.engine import prompts
+from argue.engine.context import DebateHistory
+from argue.engine.phases._common import (
+    PersonaSeat,
+    PhaseFailed,
+    PhaseOutcome,
+    complete_for,
+    records_phase_failure,
+)
+from argue.engine.phases.argument import argument_evidence
+from argue.engine.schemas import RebuttalDraft
+from argue.llm.base import ChatModel, Message
+
+
+@records_phase_failure
+async def make_rebuttal(
+    model: ChatModel, history: DebateHistory, seat: PersonaSeat, round_no: int
+) -> PhaseOutcome:
+    letter = seat.letter
+    current = history.round(round_no)
+    names = {k: history.persona_name(k) for k in history.letters}
+    own = current.arguments[letter].claims if letter in current.arguments else []
+    opponent_claims = [c for c in current.claims() if c.persona != letter]
+    if not opponent_claims:
+        return PhaseOutcome(
+            None,
+            [
+                Failure(
+                    round=round_no,
+                    persona=letter,
+                    phase="rebuttal",
+                    kind="refused",
+                    what="rebuttal",
+                    reason="no opponent published a claim this round: nothing to rebut",
+                )
+            ],
+        )
+    table = prompts.evidence_table(argument_evidence(history, letter, round_no), limit=10)
+    messages = prompts.rebuttal_messages(
+        seat.system,
+        prompts.claims_table(own, names),
+        prompts.claims_table(opponent_claims, names),
+        table,
+        round_no,
+        seat.role_hint,
+    )
+    purpose = f"{letter}/R{round_no}/rebuttal"
+    result = await complete_for(
+        model,
+        messages,
+        RebuttalDraft,
+        round_no=round_no,
+        letter=letter,
+        phase="rebuttal",
+        purpose=purpose,
+    )
+    draft: RebuttalDraft = result.value  # type: ignore[assignment]
+    # Any opponent claim of this round or an earlier one is a real target.
+    known = {c.id: c for c in history.all_claims() if c.round <= round_no}
+    owners = {cid: c.persona for cid, c in known.items() if c.persona != letter}
+    reasked = False
+    reask_failures: list[Failure] = []
+    if not any(c.target_claim_id in owners for c in draft.concessions):
+        reasked = True
+        retry = [
+            *messages,
+            Message(role="assistant", content=result.text),
+            prompts.concession_reask([c.id for c in opponent_claims]),
+        ]
+        try:
+            again = await complete_for(
+                model,
+                retry,
+                RebuttalDraft,
+                round_no=round_no,
+                letter=letter,
+                phase="rebuttal concession re-ask",
+                purpose=purpose + "-reask",
+            )
+            draft = again.value  # type: ignore[assignment]
+        except PhaseFailed as failed:
+            reask_failures.append(failed.failure)  # the first rebuttal stands, unconceded
+    registry = history.evidence_registry(letter, round_no)
+    counters = [
+        Counter(
+            target_claim_id=c.target_claim_id,
+            kind=c.kind,
+            text=c.text,
+            evidence_ids=c.evidence_ids,
+            valid_target=c.target_claim_id in owners,
+            target_note=target_note(c.target_claim_id, known, letter, names),
+            verified_evidence_ids=[
+                e for e in c.evidence_ids if e in registry and registry[e].is_document
+            ],
+        )
+        for c in draft.counters
+    ]
+    concessions = [
+        Concession(
+            round=round_no,
+            from_persona=letter,
+            to_persona=owners.get(c.target_claim_id),
+            claim_id=c.target_claim_id,
+            kind=c.kind,
+            text=c.text,
+            reason=c.reason,
+            valid_target=c.target_claim_id in owners,
+            target_note=target_note(c.target_claim_id, known, letter, names),
+        )
+        for c in draft.concessions
+    ]
+    record = RebuttalRecord(
+        persona=letter,
+        round=round_no,
+        counters=counters,
+        concessions=concessions,
+        common_ground=draft.common_ground,
+        declined_to_concede=not any(c.valid_target for c in concessions),
+        reasked_for_concession=reasked,
+    )
+    return PhaseOutcome(record, reask_failures)
+
+
+def target_note(claim_id: str, known: dict[str, Claim], letter: str, names: dict[str, str]) -> str:
+    """Why a rebuttal's target does not count, in plain words ("" when it counts)."""
+    claim = known.get(claim_id)
+    if claim is None:
+        return f"no claim {claim_id} exists in this debate so far: not counted"
+    if claim.persona == letter:
+        return f"{claim_id} is {names[letter]}'s own claim: not counted"
+    return ""

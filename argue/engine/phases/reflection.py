@@ -1,0 +1,122 @@
+"""Reflection: confidence and belief updates, with the next round's research plan."""
+
+from __future__ import annotations
+
+from argue.domain import (
+    BeliefUpdate,
+    ReflectionRecord,
+    ResearchCallRecord,
+)
+from argue.engine import prompts
+from argue.engine.context import DebateHistory
+from argue.engine.digest import clip
+from argue.engine.phases._common import (
+    PersonaSeat,
+    PhaseOutcome,
+    complete_for,
+    records_phase_failure,
+)
+from argue.engine.schemas import (
+    ReflectionDraft,
+    ResearchCallDraft,
+    ResearchPlanDraft,
+)
+from argue.engine.toolkit import ResearchToolkit
+from argue.llm.base import ChatModel
+
+
+@records_phase_failure
+async def make_reflection(
+    model: ChatModel,
+    history: DebateHistory,
+    seat: PersonaSeat,
+    round_no: int,
+    toolkit: ResearchToolkit | None = None,
+) -> PhaseOutcome:
+    """The reflection; before the last round it also plans the next round's research (one call
+    instead of a planning wave at the start of the next round)."""
+    letter = seat.letter
+    current = history.round(round_no)
+    names = {k: history.persona_name(k) for k in history.letters}
+    mine = current.rebuttals.get(letter)
+    by_me = (
+        "\n".join(f"- [{c.claim_id}] {clip(c.text)}" for c in mine.concessions if c.valid_target)
+        if mine
+        else ""
+    )
+    to_me_items = [
+        f"- {names[r.persona]} conceded [{c.claim_id}]: {clip(c.text)}"
+        for r in current.rebuttals.values()
+        for c in r.concessions
+        if c.valid_target and c.to_persona == letter
+    ]
+    against_me = [
+        f"- {names[r.persona]} ({c.kind}) on [{c.target_claim_id}]: {clip(c.text)}"
+        for r in current.rebuttals.values()
+        for c in r.counters
+        if c.valid_target and c.target_claim_id.startswith(letter)
+    ]
+    scores = _scores_line(history, letter)
+    trajectory = history.confidences(letter)
+    previous = f"{trajectory[-1][1]:.2f}" if trajectory else "(none yet)"
+    plans_next = toolkit is not None and round_no < history.config.max_rounds
+    next_round = (
+        prompts.next_round_plan(
+            prompts.claims_table([c for c in current.claims() if c.persona != letter], names),
+            toolkit.menu(history.personas[letter]),  # type: ignore[union-attr]
+            round_no + 1,
+            history.config.max_rounds,
+        )
+        if plans_next
+        else ""
+    )
+    messages = prompts.reflection_messages(
+        seat.system,
+        by_me or "(nothing)",
+        "\n".join(to_me_items) or "(nothing)",
+        "\n".join(against_me[:8]) or "(none)",
+        scores,
+        previous,
+        round_no,
+        next_round,
+    )
+    result = await complete_for(
+        model,
+        messages,
+        ReflectionDraft,
+        round_no=round_no,
+        letter=letter,
+        phase="reflection",
+        purpose=f"{letter}/R{round_no}/reflection",
+    )
+    draft: ReflectionDraft = result.value  # type: ignore[assignment]
+    record = ReflectionRecord(
+        persona=letter,
+        round=round_no,
+        confidence=draft.confidence,
+        belief_updates=[BeliefUpdate(**u.model_dump()) for u in draft.belief_updates],
+        would_change_my_mind=draft.would_change_my_mind,
+        position_now=draft.position_now,
+    )
+    plan = (
+        ResearchPlanDraft(calls=draft.next_calls, why=draft.next_why)
+        if plans_next and draft.next_calls
+        else None
+    )
+    return PhaseOutcome(record, next_plan=plan)
+
+
+def _scores_line(history: DebateHistory, letter: str) -> str:
+    parts = []
+    for record in history.committed_rounds()[-3:]:
+        assert record.score is not None
+        own = record.score.personas.get(letter)
+        if own:
+            parts.append(f"R{record.round}: {own.total:.2f}/{own.max_total:.1f}")
+    return ", ".join(parts) or "(no round scored yet)"
+
+
+def research_call_from_record(call: ResearchCallRecord) -> ResearchCallDraft:
+    return ResearchCallDraft(
+        skill=call.skill, query=call.query, colleague=call.colleague, sources=call.sources
+    )

@@ -1,0 +1,193 @@
+"""Research: the plan (round 1, or when no reflection planned) and the calls, budgeted."""
+
+from __future__ import annotations
+
+import asyncio
+
+from argue.domain import (
+    Evidence,
+    Failure,
+    ResearchCallRecord,
+    ResearchRecord,
+)
+from argue.engine import prompts
+from argue.engine.context import DebateHistory
+from argue.engine.digest import build_digest, clip
+from argue.engine.phases._common import (
+    MAX_EVIDENCE_PER_CALL,
+    RESEARCH_BUDGET,
+    PersonaSeat,
+    PhaseOutcome,
+    complete_for,
+    records_phase_failure,
+)
+from argue.engine.schemas import (
+    ResearchCallDraft,
+    ResearchPlanDraft,
+)
+from argue.engine.toolkit import ResearchRequest, ResearchToolkit
+from argue.llm.base import ChatModel
+from skills.base import SkillResult
+
+
+@records_phase_failure
+async def plan_research(
+    model: ChatModel,
+    history: DebateHistory,
+    seat: PersonaSeat,
+    toolkit: ResearchToolkit,
+    round_no: int,
+) -> PhaseOutcome:
+    letter = seat.letter
+    previous = history.rounds.get(round_no - 1)
+    opponents_latest = prompts.claims_table(
+        [c for c in (previous.claims() if previous else []) if c.persona != letter],
+        {k: history.persona_name(k) for k in history.letters},
+    )
+    messages = prompts.research_plan_messages(
+        seat.system,
+        build_digest(history, letter, round_no),
+        opponents_latest,
+        toolkit.menu(history.personas[letter]),
+        round_no,
+        history.config.max_rounds,
+    )
+    result = await complete_for(
+        model,
+        messages,
+        ResearchPlanDraft,
+        round_no=round_no,
+        letter=letter,
+        phase="research plan",
+        purpose=f"{letter}/R{round_no}/research-plan",
+    )
+    return PhaseOutcome(result.value)
+
+
+async def run_research(
+    plan: ResearchPlanDraft,
+    history: DebateHistory,
+    letter: str,
+    toolkit: ResearchToolkit,
+    round_no: int,
+    *,
+    first_evidence: int = 1,
+) -> PhaseOutcome:
+    """Enforce the budget, run the calls concurrently, number the evidence A-R2-E1…"""
+    calls = plan.calls[:RESEARCH_BUDGET]
+    dropped = [f"{c.skill} {c.query!r}" for c in plan.calls[RESEARCH_BUDGET:]]
+    persona = history.personas[letter]
+    participants = _published_arguments(history, exclude=letter)
+    requests = [
+        ResearchRequest(
+            call=call,
+            persona=persona,
+            letter=letter,
+            debate_id=history.config.id,
+            participants=participants,
+        )
+        for call in calls
+    ]
+    results = await asyncio.gather(*(_run_one(toolkit, r) for r in requests))
+    record = ResearchRecord(persona=letter, round=round_no, why=plan.why, dropped_calls=dropped)
+    failures: list[Failure] = []
+    counter = first_evidence - 1
+    for call, result in zip(calls, results, strict=True):
+        ids: list[str] = []
+        for item in result.items[:MAX_EVIDENCE_PER_CALL]:
+            counter += 1
+            evidence = Evidence(
+                id=f"{letter}-R{round_no}-E{counter}",
+                persona=letter,
+                round=round_no,
+                skill=result.skill,
+                query=call.query,
+                title=item.title,
+                url=item.url,
+                locator=item.locator,
+                snippet=item.snippet,
+                source=item.source,
+                origin_id=item.id,
+                provenance=item.provenance,
+            )
+            record.evidence.append(evidence)
+            ids.append(evidence.id)
+        record.calls.append(
+            ResearchCallRecord(
+                skill=call.skill,
+                query=call.query,
+                colleague=call.colleague,
+                sources=call.sources,
+                status=result.status,
+                note=result.note,
+                elapsed_s=result.elapsed_s,
+                evidence_ids=ids,
+                source_statuses=[s.model_dump(mode="json") for s in result.sources],
+            )
+        )
+        failures += _research_failures(call, result, round_no, letter)
+    if dropped:
+        failures.append(
+            Failure(
+                round=round_no,
+                persona=letter,
+                phase="research",
+                kind="refused",
+                what=f"{len(dropped)} research call(s) over the budget of {RESEARCH_BUDGET}",
+                reason="dropped by the engine: " + "; ".join(dropped),
+            )
+        )
+    return PhaseOutcome(record, failures)
+
+
+def _research_failures(
+    call: ResearchCallDraft, result: SkillResult, round_no: int, letter: str
+) -> list[Failure]:
+    """What did not work in one research call: the whole call, or (when the call worked) any of
+    its sources, in the fixed words."""
+    query = clip(call.query, 60)
+    if result.status in ("refused", "failed"):
+        problems = [(result.status, f"{call.skill} {query!r}", result.note)]
+    else:
+        problems = [
+            (s.status, f"{call.skill} source {s.source} for {query!r}", s.note)
+            for s in result.sources
+            if s.status in ("refused", "failed")
+        ]
+    return [
+        Failure(
+            round=round_no,
+            persona=letter,
+            phase="research",
+            kind=kind,  # type: ignore[arg-type]
+            what=what,
+            reason=note or "no reason given",
+        )
+        for kind, what, note in problems
+    ]
+
+
+async def _run_one(toolkit: ResearchToolkit, request: ResearchRequest) -> SkillResult:
+    """A skill must not raise; if one does anyway, the debate records it as failed."""
+    try:
+        return await toolkit.run(request)
+    except Exception as exc:
+        return SkillResult.failed(
+            request.call.skill, request.call.query, f"{type(exc).__name__}: {exc}"
+        )
+
+
+def _published_arguments(history: DebateHistory, exclude: str) -> dict[str, list[str]]:
+    published: dict[str, list[str]] = {}
+    for letter in history.letters:
+        if letter == exclude:
+            continue
+        name = history.personas[letter].name
+        texts = [
+            f"[{c.id}] {c.text}"
+            for r in history.ordered_rounds()
+            if letter in r.arguments
+            for c in r.arguments[letter].claims
+        ]
+        published[name] = texts[-8:]
+    return published

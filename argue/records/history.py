@@ -1,0 +1,148 @@
+"""The in-memory view of a debate: config, personas by letter, and the rounds loaded from disk."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from pydantic import BaseModel, Field
+
+from argue.domain import (
+    ArgumentRecord,
+    Claim,
+    DebateConfig,
+    DebateState,
+    Evidence,
+    Failure,
+    Persona,
+    RebuttalRecord,
+    ReflectionRecord,
+    ResearchRecord,
+    RoundScore,
+)
+from argue.grounding.debate import reference_index
+from argue.grounding.references import ReferenceIndex
+
+
+class RoundRecord(BaseModel):
+    round: int
+    research: dict[str, ResearchRecord] = Field(default_factory=dict)
+    arguments: dict[str, ArgumentRecord] = Field(default_factory=dict)
+    rebuttals: dict[str, RebuttalRecord] = Field(default_factory=dict)
+    reflections: dict[str, ReflectionRecord] = Field(default_factory=dict)
+    score: RoundScore | None = None
+
+    @property
+    def committed(self) -> bool:
+        return self.score is not None
+
+    def claims(self) -> list[Claim]:
+        return [claim for arg in self.arguments.values() for claim in arg.claims]
+
+
+@dataclass
+class DebateHistory:
+    """Everything recorded so far, in round order. Rebuilt from disk on resume."""
+
+    config: DebateConfig
+    personas: dict[str, Persona]
+    rounds: dict[int, RoundRecord] = field(default_factory=dict)
+    failures: list[Failure] = field(default_factory=list)
+    moderator_notes: list[dict[str, object]] = field(default_factory=list)
+
+    @property
+    def letters(self) -> list[str]:
+        return list(self.config.personas)
+
+    def round(self, round_no: int) -> RoundRecord:
+        if round_no not in self.rounds:
+            self.rounds[round_no] = RoundRecord(round=round_no)
+        return self.rounds[round_no]
+
+    def ordered_rounds(self) -> list[RoundRecord]:
+        return [self.rounds[k] for k in sorted(self.rounds)]
+
+    def committed_rounds(self) -> list[RoundRecord]:
+        return [r for r in self.ordered_rounds() if r.committed]
+
+    def evidence_registry(self, letter: str, up_to_round: int) -> dict[str, Evidence]:
+        """A persona's own evidence: what its research, consults and memory returned."""
+        registry: dict[str, Evidence] = {}
+        for record in self.ordered_rounds():
+            if record.round > up_to_round:
+                break
+            research = record.research.get(letter)
+            if research:
+                registry.update({e.id: e for e in research.evidence})
+        return registry
+
+    def all_evidence(self, up_to_round: int | None = None) -> list[Evidence]:
+        """Every persona's evidence (for code's checks only: personas never see each other's)."""
+        last = max(self.rounds, default=0) if up_to_round is None else up_to_round
+        return [e for letter in self.letters for e in self.evidence_registry(letter, last).values()]
+
+    def reference_index(self, up_to_round: int | None = None) -> ReferenceIndex:
+        """What references in model text are checked against: the debate's documents so far."""
+        last = max(self.rounds, default=0) if up_to_round is None else up_to_round
+        claim_ids = [c.id for c in self.all_claims() if c.round <= last]
+        return reference_index(self.all_evidence(last), claim_ids)
+
+    def all_claims(self, before_round: int | None = None) -> list[Claim]:
+        claims: list[Claim] = []
+        for record in self.ordered_rounds():
+            if before_round is not None and record.round >= before_round:
+                break
+            claims.extend(record.claims())
+        return claims
+
+    def claim_index(self) -> dict[str, Claim]:
+        return {claim.id: claim for claim in self.all_claims()}
+
+    def claim_scores(self) -> dict[str, float]:
+        scores: dict[str, float] = {}
+        for record in self.committed_rounds():
+            assert record.score is not None
+            for persona_score in record.score.personas.values():
+                scores.update(persona_score.claim_scores)
+        return scores
+
+    def confidences(self, letter: str) -> list[tuple[int, float]]:
+        return [
+            (r.round, r.reflections[letter].confidence)
+            for r in self.ordered_rounds()
+            if letter in r.reflections
+        ]
+
+    def notes_for_round(self, round_no: int) -> list[str]:
+        """The notes round ``round_no`` reads; a note no round read (``from_round`` None) is
+        never shown to a model."""
+        shown = []
+        for note in self.moderator_notes:
+            first = note.get("from_round", 1)
+            if first is None:
+                continue
+            try:
+                first = int(str(first))
+            except ValueError:
+                continue
+            if first <= round_no:
+                shown.append(str(note["text"]))
+        return shown
+
+    def partial_reasons(self, state: DebateState) -> list[str]:
+        """Why this debate's record is partial, in plain words (empty when it is whole)."""
+        reasons = []
+        if state.status != "completed":
+            reasons.append(f"the debate is {state.status}, not completed")
+        if state.termination == "stopped":
+            reasons.append("it was stopped before a natural ending")
+        for letter in self.letters:
+            missing = [r.round for r in self.ordered_rounds() if letter not in r.arguments]
+            if missing:
+                reasons.append(
+                    f"{self.persona_name(letter)} produced no argument in round(s) "
+                    + ", ".join(map(str, missing))
+                )
+        return reasons
+
+    def persona_name(self, letter: str) -> str:
+        return self.personas[letter].display_name
