@@ -21,10 +21,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from argue.engine import DebateRunner, create_debate  # noqa: E402
-from argue.llm import ScriptedModel  # noqa: E402
-from argue.personas import load_catalog  # noqa: E402
-from tests.engine.script import DebateScript, ScriptedToolkit, names_of  # noqa: E402
+import itertools
+
+from argue.engine import DebateRunner, create_debate
+from argue.llm import ScriptedModel
+from argue.personas import load_catalog
+from tests.engine.script import DebateScript, ScriptedToolkit, names_of
 
 
 def _swinging(letter: str, rnd: int) -> float:
@@ -73,7 +75,7 @@ def run(personas: list[str], rounds: int, latency: float, folder: Path) -> dict[
         horizon = max(horizon, span[1])
     gaps = [
         min(s for s, _, _ in after) - max(e for _, e, _ in before)
-        for before, after in zip(waves, waves[1:], strict=False)
+        for before, after in itertools.pairwise(waves)
     ]
     in_rounds = len(waves) - 2  # framing and synthesis excluded
     return {

@@ -1,0 +1,225 @@
+"""What the debate commands share: settings, folders, the model, running and finishing a debate."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import typer
+
+from argue.console import die, stderr_console
+
+if TYPE_CHECKING:
+    from argue.config import Settings
+    from argue.domain import DebateState
+    from argue.llm import ChatModel, PriceTable
+    from argue.store import DebateStore
+
+EXIT_BY_STATUS = {
+    "completed": 0,
+    "failed": 1,
+    "stopped": 3,
+    "budget_exhausted": 3,
+    "interrupted": 130,
+    "running": 1,
+}
+
+DEBATES_DIR_HELP = "Where debates are written (default: $ARGUE_DEBATES_DIR or ./debates)."
+
+
+def _settings() -> Settings:
+    from argue.config import ConfigError, load_settings
+
+    try:
+        return load_settings()
+    except ConfigError as exc:
+        die(str(exc), 2)
+
+
+def _debates_dir(option: Path | None) -> Path:
+    import os
+
+    return _settings().debates_dir(option, os.environ)
+
+
+def _open(debates_dir: Path, debate_id: str) -> DebateStore:
+    from argue.store import DebateStore, StoreError
+
+    try:
+        return DebateStore.open(debates_dir, debate_id)
+    except StoreError as exc:
+        die(str(exc), 2)
+
+
+def _report(message: str) -> None:
+    stderr_console.print(message, markup=False, highlight=False)
+
+
+def _resolve(provider: str | None, model: str | None) -> ChatModel:
+    from argue.llm import ProviderNotConfigured, resolve_model
+
+    try:
+        return resolve_model(provider, model, prices=_price_table())
+    except ProviderNotConfigured as exc:
+        die(str(exc), 2)
+
+
+def _price_table() -> PriceTable:
+    """Built-in prices, then config.toml's [prices], then ARGUE_PRICES (a bad file: exit 2)."""
+    import os
+
+    from argue.llm import PriceTableError, load_price_table
+
+    try:
+        return load_price_table(os.environ, _settings().prices)
+    except PriceTableError as exc:
+        die(str(exc), 2)
+
+
+def _require_price(chat_model: ChatModel, budget_usd: float | None) -> None:
+    """A cost budget cannot be enforced for a model without a price: a usage error."""
+    from argue.llm.pricing import missing_price_message
+
+    if budget_usd is not None and not _price_table().knows(chat_model.provider, chat_model.model):
+        die(missing_price_message(chat_model.provider, chat_model.model), 2)
+
+
+def _read_moderator_note(round_no: int) -> str | None:
+    """Blocking read of one line from stdin (run in a thread); EOF or empty means none."""
+    stderr_console.print(
+        f"Round {round_no} done. Moderator note for the next rounds (Enter to continue): ",
+        end="",
+        markup=False,
+    )
+    try:
+        return input()
+    except EOFError:
+        return None
+
+
+def _run(
+    store: DebateStore, chat_model: Any, research_sources: list[str], *, interactive: bool = False
+) -> DebateState:
+    import asyncio
+    import signal
+
+    from argue.concurrency import run_in_daemon_thread
+    from argue.engine import DebateRunner, SkillToolkit, memory_writer
+    from argue.llm import mask_secrets
+    from argue.store import DebateLocked
+
+    toolkit = SkillToolkit(
+        chat_model, sources=research_sources or None, external=_settings().external_skills
+    )
+
+    async def moderator(round_no: int) -> str | None:
+        return await run_in_daemon_thread(_read_moderator_note, round_no)
+
+    runner = DebateRunner(
+        store,
+        chat_model,
+        toolkit,
+        reporter=_report,
+        memory_writer=memory_writer,
+        moderator=moderator if interactive else None,
+    )
+
+    async def main() -> DebateState:
+        loop = asyncio.get_running_loop()
+        task = asyncio.current_task()
+        presses = 0
+
+        def on_sigint() -> None:
+            nonlocal presses
+            presses += 1
+            if presses == 1:
+                _report(
+                    "Ctrl-C: finishing the current batch, then saving (Ctrl-C again to cancel now)."
+                )
+                runner.request_stop("interrupt")
+            elif task is not None:
+                task.cancel()
+
+        loop.add_signal_handler(signal.SIGINT, on_sigint)
+        loop.add_signal_handler(signal.SIGTERM, lambda: runner.request_stop("stop"))
+        try:
+            return await runner.run()
+        finally:
+            close = getattr(chat_model, "aclose", None)
+            if close is not None:
+                await close()
+
+    try:
+        return asyncio.run(main())
+    except DebateLocked as exc:
+        die(str(exc), 2)
+    except (asyncio.CancelledError, KeyboardInterrupt):
+        _report(f"Cancelled. Resume with: ./run.sh resume {store.debate_id}")
+        raise typer.Exit(130) from None
+    except Exception as exc:
+        store.update_state(
+            status="failed", error=mask_secrets(f"{type(exc).__name__}: {exc}"), pid=None
+        )
+        die(
+            f"debate {store.debate_id} failed: {mask_secrets(f'{type(exc).__name__}: {exc}')}",
+            1,
+        )
+
+
+def _finish(store: DebateStore, state: DebateState, json_output: bool) -> None:
+    code = EXIT_BY_STATUS.get(state.status, 1)
+    synthesis = store.paths.synthesis
+    if state.status in ("stopped", "budget_exhausted", "interrupted"):
+        _report(
+            f"Debate {store.debate_id} is {state.status}. "
+            f"Resume with: ./run.sh resume {store.debate_id}"
+        )
+    elif state.status == "failed":
+        _report(f"Debate {store.debate_id} failed: {state.error}")
+    else:
+        _report(f"Synthesis: {synthesis}")
+    if json_output:
+        committed = store.committed_rounds()
+        print(
+            json.dumps(
+                {
+                    "id": store.debate_id,
+                    "status": state.status,
+                    "termination": state.termination,
+                    "rounds": len(committed),
+                    "synthesis_path": str(synthesis) if synthesis.exists() else None,
+                    "usage": _usage_summary(store),
+                    **_completeness(store, state),
+                }
+            )
+        )
+    raise typer.Exit(code)
+
+
+def _completeness(store: DebateStore, state: DebateState) -> dict[str, Any]:
+    """``partial`` (and why) and how many failures the record holds, for --json outputs."""
+    from argue.engine import load_history
+
+    history = load_history(store)
+    reasons = history.partial_reasons(state)
+    return {"partial": bool(reasons), "partial_reasons": reasons, "failures": len(history.failures)}
+
+
+def _usage_summary(store: DebateStore) -> dict[str, Any]:
+    """Calls, tokens and cost for --json outputs. ``cost_usd`` is null unless every call has a
+    known price; ``cost_usd_at_least`` is the priced part; ``cost`` says it in words."""
+    from argue.llm import UsageLedger
+    from argue.llm.pricing import describe_cost, total_tokens
+
+    ledger = UsageLedger(store.load_usage())
+    total = ledger.total()
+    return {
+        "calls": total.calls,
+        "tokens": total_tokens(total),
+        "cost_usd": round(total.cost_usd, 6) if total.unpriced_calls == 0 else None,
+        "cost_usd_at_least": round(total.cost_usd, 6),
+        "unpriced_calls": total.unpriced_calls,
+        "cost": describe_cost(total),
+        "models": {name: usage.calls for name, usage in ledger.by_model().items()},
+    }

@@ -1,0 +1,259 @@
+"""Commands on existing debates: resume, stop, interject, status, transcript, synthesize."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import typer
+
+from argue.console import die, stdout_console
+
+if TYPE_CHECKING:
+    from argue.store import DebateStore
+
+from argue.commands._debate import (
+    DEBATES_DIR_HELP,
+    _completeness,
+    _debates_dir,
+    _finish,
+    _open,
+    _price_table,
+    _report,
+    _require_price,
+    _resolve,
+    _run,
+    _usage_summary,
+)
+
+# ------------------------------------------------------------------ resume / stop / status
+
+
+def resume_command(
+    debate_id: str = typer.Argument(..., help="The debate to continue."),
+    provider: str | None = typer.Option(None, "--provider", help="Override the provider."),
+    model: str | None = typer.Option(None, "--model", help="Override the model."),
+    budget_usd: float | None = typer.Option(
+        None, "--budget-usd", min=0.0, help="A new spending limit (e.g. after budget_exhausted)."
+    ),
+    max_tokens: int | None = typer.Option(
+        None, "--max-tokens", min=1, help="A new token limit (e.g. after budget_exhausted)."
+    ),
+    debates_dir: Path | None = typer.Option(None, "--debates-dir", help=DEBATES_DIR_HELP),
+    json_output: bool = typer.Option(False, "--json", help="End with one JSON object on stdout."),
+) -> None:
+    """Continue a stopped or interrupted debate from its last committed step."""
+    store = _open(_debates_dir(debates_dir), debate_id)
+    config = store.config()
+    state = store.state()
+    if state.status == "completed":
+        _report(f"Debate {debate_id} is already completed ({state.termination}).")
+        _finish(store, state, json_output)
+    if store.is_locked():
+        die(f"debate {debate_id} is being run by another process (pid {state.pid})", 2)
+    chat_model = _resolve(provider or config.provider, model or config.model)
+    _require_price(chat_model, budget_usd if budget_usd is not None else config.budget_usd)
+    if budget_usd is not None:
+        config.budget_usd = budget_usd
+    if max_tokens is not None:
+        config.budget_tokens = max_tokens
+    if budget_usd is not None or max_tokens is not None:
+        store.save_config(config)
+    _report(f"Resuming {debate_id} after round {max(store.committed_rounds(), default=0)}")
+    state = _run(store, chat_model, config.research_sources)
+    _finish(store, state, json_output)
+
+
+def stop_command(
+    debate_id: str | None = typer.Argument(None, help="The debate to stop (default: all running)."),
+    debates_dir: Path | None = typer.Option(None, "--debates-dir", help=DEBATES_DIR_HELP),
+) -> None:
+    """Ask running debates to finish their current batch, checkpoint and exit (status stopped)."""
+    from argue.store import iter_debates
+
+    root = _debates_dir(debates_dir)
+    targets = (
+        [_open(root, debate_id)] if debate_id else [s for s in iter_debates(root) if s.is_locked()]
+    )
+    if not targets:
+        _report("No running debate to stop.")
+        return
+    for store in targets:
+        if not store.is_locked():
+            _report(
+                f"{store.debate_id} is not running "
+                f"(status {store.state().status}); nothing to stop."
+            )
+            continue
+        store.request_stop()
+        stdout_console.print(f"Stop requested for {store.debate_id}", markup=False)
+
+
+def interject_command(
+    debate_id: str = typer.Argument(..., help="The debate to address."),
+    note: str = typer.Argument(..., help="A constraint that binds the next rounds."),
+    debates_dir: Path | None = typer.Option(None, "--debates-dir", help=DEBATES_DIR_HELP),
+) -> None:
+    """Add a moderator note; it binds every round that starts after it."""
+    if not note.strip():
+        die("the note is empty", 2)
+    store = _open(_debates_dir(debates_dir), debate_id)
+    status = store.state().status
+    if status in ("completed", "failed"):
+        die(f"debate {debate_id} is {status}: no later round for the note to bind", 2)
+    first, why = store.first_round_for_a_new_note()
+    # Only a round still running will drain (and record) a note that no round reads.
+    in_round = store.state().phase in ("research", "argument", "rebuttal", "reflection", "scoring")
+    running = status == "running" and store.is_locked() and in_round
+    if first is None and not running:
+        die(f"debate {debate_id}: no later round for the note to bind ({why})", 2)
+    store.post_note(note.strip())
+    if first is None:
+        # The running last round drains it at its end and records it as read by no round.
+        stdout_console.print(
+            f"Note recorded for {debate_id}, but no later round will read it: {why}.",
+            markup=False,
+        )
+    else:
+        stdout_console.print(
+            f"Note queued for {debate_id}: {why}, so round {first} is the first round whose "
+            "prompts will see it (if the debate gets that far).",
+            markup=False,
+        )
+
+
+def _status_row(store: DebateStore) -> dict[str, Any]:
+    config = store.config()
+    state = store.state()
+    status = state.status
+    if status == "running" and not store.is_locked():
+        status = "interrupted"
+        state = state.model_copy(update={"status": status})
+    return {
+        "id": config.id,
+        "question": config.question,
+        "mode": config.mode,
+        "personas": config.personas,
+        "status": status,
+        "round": state.round,
+        "max_rounds": config.max_rounds,
+        "termination": state.termination,
+        "updated_at": state.updated_at,
+        "usage": _usage_summary(store),
+        **_completeness(store, state),
+    }
+
+
+def status_command(
+    debate_id: str | None = typer.Argument(None, help="One debate (default: all)."),
+    debates_dir: Path | None = typer.Option(None, "--debates-dir", help=DEBATES_DIR_HELP),
+    json_output: bool = typer.Option(False, "--json", help="Print JSON."),
+) -> None:
+    """Show where debates stand."""
+    from argue.store import StoreError, iter_debates
+
+    root = _debates_dir(debates_dir)
+    try:
+        if debate_id:
+            rows: Any = _status_row(_open(root, debate_id))
+        else:
+            rows = []
+            for store in iter_debates(root):
+                try:
+                    rows.append(_status_row(store))
+                except StoreError as exc:
+                    _report(f"warning: skipped {store.debate_id}: {exc}")
+    except StoreError as exc:
+        die(str(exc), 1)
+    if json_output:
+        print(json.dumps(rows, ensure_ascii=False))
+        return
+    from rich.table import Table
+
+    items = [rows] if isinstance(rows, dict) else rows
+    if not items:
+        stdout_console.print(f"No debates in {root}", markup=False)
+        return
+    from rich.table import Column
+
+    id_width = max(len(row["id"]) for row in items)
+    table = Table(
+        Column("id", no_wrap=True, min_width=id_width),
+        Column("status", no_wrap=True),
+        Column("round", no_wrap=True),
+        Column("mode", no_wrap=True),
+        Column("personas"),
+        Column("termination", no_wrap=True),
+        Column("question", no_wrap=True, overflow="ellipsis", ratio=1),
+    )
+    for row in items:
+        table.add_row(
+            row["id"],
+            row["status"],
+            f"{row['round']}/{row['max_rounds']}",
+            row["mode"],
+            ", ".join(row["personas"].values()),
+            row["termination"] or "",
+            row["question"][:60],
+        )
+    stdout_console.print(table)
+
+
+# ------------------------------------------------------------------ transcript / synthesize
+
+
+def transcript_command(
+    debate_id: str = typer.Argument(..., help="The debate to show."),
+    raw: bool = typer.Option(False, "--raw", help="Print the Markdown source as is."),
+    debates_dir: Path | None = typer.Option(None, "--debates-dir", help=DEBATES_DIR_HELP),
+) -> None:
+    """Print a debate's transcript, re-rendered from its saved records."""
+    from argue.engine import render_current_transcript
+
+    store = _open(_debates_dir(debates_dir), debate_id)
+    _print_markdown(render_current_transcript(store), raw)
+
+
+def synthesize_command(
+    debate_id: str = typer.Argument(..., help="The debate to synthesize."),
+    provider: str | None = typer.Option(None, "--provider", help="Override the provider."),
+    model: str | None = typer.Option(None, "--model", help="Override the model."),
+    raw: bool = typer.Option(False, "--raw", help="Print the Markdown source as is."),
+    debates_dir: Path | None = typer.Option(None, "--debates-dir", help=DEBATES_DIR_HELP),
+) -> None:
+    """(Re)write synthesis.md; a debate that did not finish gets a synthesis labelled partial."""
+    import asyncio
+
+    from argue.engine import resynthesize
+    from argue.llm import ModelError, ProviderNotConfigured, resolve_model
+    from argue.store import DebateLocked
+
+    store = _open(_debates_dir(debates_dir), debate_id)
+    config = store.config()
+    chat_model = None
+    if not store.paths.synthesis_prose.exists():
+        try:
+            chat_model = resolve_model(
+                provider or config.provider, model or config.model, prices=_price_table()
+            )
+        except ProviderNotConfigured as exc:
+            _report(f"No model available ({exc}); writing the synthesis without its prose parts.")
+    try:
+        text = asyncio.run(resynthesize(store, chat_model, _report))
+    except DebateLocked:
+        die(f"debate {debate_id} is still running; stop it first or wait", 2)
+    except ModelError as exc:
+        die(str(exc), 1)
+    _report(f"Synthesis written to {store.paths.synthesis}")
+    _print_markdown(text, raw)
+
+
+def _print_markdown(text: str, raw: bool) -> None:
+    if raw or not sys.stdout.isatty():
+        sys.stdout.write(text)
+        return
+    from rich.markdown import Markdown
+
+    stdout_console.print(Markdown(text))

@@ -1,0 +1,200 @@
+"""``argue QUESTION …``: seat the personas, create the debate, run it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import typer
+
+from argue.console import die, stdout_console
+
+if TYPE_CHECKING:
+    from argue.domain import Persona
+    from argue.personas import PersonaCatalog
+
+from argue.commands._debate import (
+    DEBATES_DIR_HELP,
+    _finish,
+    _report,
+    _require_price,
+    _resolve,
+    _run,
+    _settings,
+)
+
+# ------------------------------------------------------------------ argue
+
+
+def argue_command(
+    question: str = typer.Argument(..., help="The question to debate."),
+    persona_a: str | None = typer.Option(None, "--persona-a", help="First persona (adversarial)."),
+    persona_b: str | None = typer.Option(None, "--persona-b", help="Second persona."),
+    personas: str | None = typer.Option(
+        None, "--personas", help="Comma-separated personas, e.g. embry,horus,brandon (panel: 3+)."
+    ),
+    rounds: int | None = typer.Option(
+        None, "--rounds", min=1, max=50, help="Maximum number of rounds (default 3)."
+    ),
+    mode: str | None = typer.Option(
+        None, "--mode", help="adversarial (default) | panel | socratic | devils-advocate."
+    ),
+    questioner: str | None = typer.Option(None, "--questioner", help="Socratic mode: who asks."),
+    defender: str | None = typer.Option(None, "--defender", help="Socratic mode: who defends."),
+    advocate: str | None = typer.Option(
+        None, "--advocate", help="Devil's advocate mode: who argues against its own view."
+    ),
+    provider: str | None = typer.Option(
+        None, "--provider", help="anthropic | openai | ollama | local (default: auto-detect)."
+    ),
+    model: str | None = typer.Option(None, "--model", help="Model name for the provider."),
+    sources: str | None = typer.Option(
+        None,
+        "--sources",
+        help="Research sources for dogpile (default: $ARGUE_RESEARCH_SOURCES or all): "
+        "arxiv,github,brave,perplexity,youtube,library.",
+    ),
+    budget_usd: float | None = typer.Option(
+        None, "--budget-usd", min=0.0, help="Stop (resumable) once this much has been spent."
+    ),
+    max_tokens: int | None = typer.Option(
+        None,
+        "--max-tokens",
+        min=1,
+        help="Stop (resumable) once the calls have used this many tokens (input + output, "
+        "any model).",
+    ),
+    debates_dir: Path | None = typer.Option(None, "--debates-dir", help=DEBATES_DIR_HELP),
+    interactive: bool = typer.Option(
+        False, "--interactive", help="After each round, ask for a moderator note on stdin."
+    ),
+    json_output: bool = typer.Option(False, "--json", help="End with one JSON object on stdout."),
+) -> None:
+    """Start a debate and run it to its synthesis.
+
+    Defaults come from $ARGUE_HOME/config.toml ([defaults]) when a flag is not given.
+    """
+    import os
+
+    from argue.engine import ModeError, create_debate
+
+    settings = _settings()
+    mode_name = _check_mode(mode or settings.defaults.mode)
+    lineup, reason = _lineup(
+        mode_name, persona_a, persona_b, personas, questioner, defender, advocate, question
+    )
+    research_sources = _sources(settings.sources(sources, os.environ))
+    chat_model = _resolve(
+        settings.provider(provider, os.environ), settings.model(model, os.environ)
+    )
+    budget = budget_usd if budget_usd is not None else settings.defaults.budget_usd
+    _require_price(chat_model, budget)
+    try:
+        store = create_debate(
+            settings.debates_dir(debates_dir, os.environ),
+            question=question,
+            mode=mode_name,  # type: ignore[arg-type]
+            personas=lineup,
+            max_rounds=rounds or settings.defaults.rounds,
+            provider=chat_model.provider,
+            model=chat_model.model,
+            research_sources=research_sources,
+            budget_usd=budget,
+            budget_tokens=max_tokens,
+            selection_reason=reason,
+        )
+    except ModeError as exc:
+        die(str(exc), 2)
+    except OSError as exc:
+        die(f"cannot create the debate folder: {exc}", 2)
+    id_line = f"Debate ID: {store.debate_id}"
+    if json_output:
+        _report(id_line)
+    else:
+        stdout_console.print(id_line, markup=False)
+    _report(f"Question: {question}")
+    _report(
+        "Personas: "
+        + " vs ".join(p.label() for p in lineup)
+        + f"  ·  Mode: {mode_name}  ·  Model: {chat_model.provider}/{chat_model.model}"
+    )
+    if reason:
+        _report(f"Auto-selected: {reason}")
+    state = _run(store, chat_model, research_sources, interactive=interactive)
+    _finish(store, state, json_output)
+
+
+def _check_mode(mode: str) -> str:
+    from argue.engine.modes import MODES, resolve_mode_name
+
+    name = resolve_mode_name(mode)
+    if name is None:
+        die(f"unknown mode {mode!r}; choose one of: {', '.join(MODES)}", 2)
+    return name
+
+
+def _catalog() -> PersonaCatalog:
+    from argue.personas import PersonaFileError, load_catalog
+
+    try:
+        return load_catalog()
+    except PersonaFileError as exc:
+        die(str(exc), 2)
+
+
+def _lineup(
+    mode: str,
+    persona_a: str | None,
+    persona_b: str | None,
+    personas: str | None,
+    questioner: str | None,
+    defender: str | None,
+    advocate: str | None,
+    question: str,
+) -> tuple[list[Persona], str | None]:
+    """The persona flags turned into names in seat order (A, B, …); the engine seats them.
+
+    Conflicting or ignored flags are usage errors rather than silent choices.
+    """
+    for flag, value in (("--questioner", questioner), ("--defender", defender)):
+        if value and mode != "socratic":
+            die(f"{flag} only applies to --mode socratic", 2)
+    if advocate and mode != "devils-advocate":
+        die("--advocate only applies to --mode devils-advocate", 2)
+    seats = [n.strip() for n in (persona_a, persona_b) if n and n.strip()]
+    listed = [n.strip() for n in (personas or "").split(",") if n.strip()]
+    if personas is not None and not listed:
+        die("--personas is empty; give comma-separated names, e.g. embry,horus", 2)
+    if listed and seats:
+        die("use either --personas or --persona-a/--persona-b, not both", 2)
+    named = listed or seats
+    if mode == "socratic" and (questioner or defender):
+        if named:
+            die("use either --questioner/--defender or --persona-a/--persona-b, not both", 2)
+        named = [n for n in (questioner, defender) if n]
+        if not questioner:
+            die("--defender needs --questioner too (or name neither to auto-select)", 2)
+    if mode == "devils-advocate" and advocate:
+        others = [n for n in named if n.lower() != advocate.lower()]
+        if len(others) > 1:
+            die(f"devil's advocate mode has one opponent; got {', '.join(others)}", 2)
+        named = [advocate, *others]
+    from argue.engine import ModeError, seat_lineup
+    from argue.personas import UnknownPersonaError
+
+    try:
+        lineup = seat_lineup(mode, named, question, _catalog())  # type: ignore[arg-type]
+    except (ModeError, UnknownPersonaError) as exc:
+        die(str(exc), 2)
+    return lineup.personas, lineup.reason
+
+
+def _sources(names: list[str]) -> list[str]:
+    if not names:
+        return []
+    from skills.dogpile import SOURCE_NAMES
+
+    unknown = [s for s in names if s not in SOURCE_NAMES]
+    if unknown:
+        die(f"unknown source(s) {', '.join(unknown)}; choose from: {', '.join(SOURCE_NAMES)}", 2)
+    return names

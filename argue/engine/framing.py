@@ -1,0 +1,125 @@
+"""Before the first round: the proposition, each persona's side, the mode's own step; and the
+seats (system prompts) each round speaks from."""
+
+from __future__ import annotations
+
+from argue.domain import (
+    Belief,
+    Failure,
+    Framing,
+    Persona,
+)
+from argue.engine import prompts
+from argue.engine.context import DebateHistory
+from argue.engine.modes import role_hint, stances_for
+from argue.engine.phases import PersonaSeat
+from argue.engine.runner_state import DebateFailed, RunnerState
+from argue.engine.schemas import FramingDraft
+from argue.llm.base import ModelAuthError, ModelError
+
+
+class DebateFraming(RunnerState):
+    # ------------------------------------------------------------ framing
+
+    async def _frame(self) -> None:
+        config = self.store.config()
+        self.store.update_state(phase="framing")
+        lenses = {k: f"{p.display_name}: {p.lens}" for k, p in self.history.personas.items()}
+        try:
+            result = await self.model.complete(
+                prompts.framing_messages(config.question, config.mode, lenses),
+                output=FramingDraft,
+                purpose="framing",
+            )
+            draft: FramingDraft = result.value  # type: ignore[assignment]
+            proposition = draft.proposition.strip() or config.question
+            angles = {a.persona.strip().upper(): a.angle for a in draft.angles}
+        except ModelAuthError:
+            raise  # rejected credentials end the debate, see DebateRunner.run
+        except ModelError as exc:
+            self._record_failures(
+                [
+                    Failure(
+                        round=0,
+                        phase="framing",
+                        kind="failed",
+                        what="framing model call",
+                        reason=f"{exc}; the question itself is used as the proposition",
+                    )
+                ]
+            )
+            proposition, angles = config.question, {}
+        from argue.engine.modes import PreDebateContext, PreDebateOutcome, mode_named
+
+        mode = mode_named(config.mode)
+        outcome = PreDebateOutcome()
+        if mode.pre_debate is not None:
+            seated = {letter: self.history.personas[letter] for letter in config.personas}
+            try:
+                outcome = await mode.pre_debate.run(
+                    PreDebateContext(self.model, proposition, seated, self._card)
+                )
+            except ModelAuthError:
+                raise  # rejected credentials end the debate, see DebateRunner.run
+            except ModelError as exc:
+                raise DebateFailed(f"{mode.pre_debate.what} could not be obtained: {exc}") from exc
+        # A skill plugin that could not be loaded is reported once, before the first round.
+        problems = getattr(self.toolkit, "problems", {})
+        self._record_failures(
+            [
+                Failure(round=0, phase="framing", kind="refused", what=f"skill {name}", reason=why)
+                for name, why in problems.items()
+            ]
+        )
+        holds = outcome.advocate_holds
+        stances = stances_for(
+            config.mode, list(config.personas), self.history.personas, angles, holds
+        )
+        config.framing = Framing(
+            proposition=proposition, stances=stances, private_views=outcome.private_views
+        )
+        self.store.save_config(config)
+        self.history.config = config
+        self.report(f"Proposition: {proposition}")
+
+    def _seats(self, round_no: int) -> dict[str, PersonaSeat]:
+        config = self.history.config
+        assert config.framing is not None
+        seats = {}
+        for letter, original in self.history.personas.items():
+            persona = updated_beliefs(original, self.history, letter, round_no)
+            stance = config.framing.stances.get(letter, "your own angle")
+            seats[letter] = PersonaSeat(
+                letter=letter,
+                system=prompts.system_prompt(persona, self._card(persona), config, stance),
+                role_hint=role_hint(config.mode, list(config.personas).index(letter)),
+            )
+        return seats
+
+    @staticmethod
+    def _card(persona: Persona) -> str:
+        from argue.personas import persona_card
+
+        return persona_card(persona)
+
+
+def updated_beliefs(
+    persona: Persona, history: DebateHistory, letter: str, round_no: int
+) -> Persona:
+    """The persona's BDI after the belief updates of its reflections before ``round_no``."""
+    beliefs = [b.model_copy() for b in persona.bdi.beliefs]
+    for record in history.ordered_rounds():
+        reflection = record.reflections.get(letter)
+        if record.round >= round_no or reflection is None:
+            continue
+        for update in reflection.belief_updates:
+            key = update.belief.strip().lower()
+            match = next((b for b in beliefs if b.statement.strip().lower() == key), None)
+            if match is not None:
+                match.strength = update.new_strength
+            else:
+                beliefs.append(Belief(statement=update.belief, strength=update.new_strength))
+    if beliefs == persona.bdi.beliefs:
+        return persona
+    bdi = persona.bdi.model_copy(update={"beliefs": beliefs[-8:]})
+    return persona.model_copy(update={"bdi": bdi})

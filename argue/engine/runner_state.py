@@ -1,0 +1,44 @@
+"""The attributes the debate runner's parts (framing, waves, endings) share."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Literal
+
+from argue.domain import (
+    Failure,
+    JudgeVerdictRecord,
+)
+from argue.engine.context import DebateHistory
+from argue.engine.metering import MeteredModel
+from argue.engine.phases import PersonaSeat
+from argue.engine.toolkit import ResearchToolkit
+from argue.store import DebatePaths, DebateStore
+
+Reporter = Callable[[str], None]
+StopKind = Literal["stop", "interrupt"]
+
+
+class DebateFailed(Exception):
+    """The debate cannot go on (e.g. every persona failed to argue in a round)."""
+
+
+class RunnerState:
+    """What the runner's parts share (declared here so each part type-checks on its own)."""
+
+    store: DebateStore
+    paths: DebatePaths
+    model: MeteredModel
+    toolkit: ResearchToolkit
+    history: DebateHistory
+    report: Reporter
+    memory_writer: Callable[..., Awaitable[str]] | None
+    seats: dict[str, PersonaSeat]
+    _stop: StopKind | None
+    _verdicts: dict[int, JudgeVerdictRecord]
+
+    def _record_failures(self, failures: list[Failure]) -> None:
+        raise NotImplementedError
+
+    def _stop_flag(self) -> bool:
+        raise NotImplementedError

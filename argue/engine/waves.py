@@ -1,0 +1,369 @@
+"""A round's three model waves, each persona's records loaded from disk or produced and saved
+at once, and the round's commit (score, memory)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Awaitable, Callable
+
+from pydantic import BaseModel
+
+from argue.domain import (
+    ArgumentRecord,
+    Concession,
+    Failure,
+    JudgeVerdictRecord,
+    RebuttalRecord,
+    ReflectionRecord,
+    ResearchRecord,
+    RoundScore,
+)
+from argue.engine import phases
+from argue.engine.fanout import fan_out
+from argue.engine.phases import PhaseOutcome
+from argue.engine.runner_state import DebateFailed, RunnerState
+from argue.engine.schemas import ResearchPlanDraft
+from argue.engine.scoring import score_round
+
+
+class RoundWaves(RunnerState):
+    # ------------------------------------------------------------ phases
+
+    async def _per_persona(
+        self,
+        round_no: int,
+        phase: str,
+        path_of: Callable[[str, int], object],
+        model_type: type[BaseModel],
+        produce: Callable[[str], Awaitable[PhaseOutcome]],
+        letters: list[str] | None = None,
+    ) -> None:
+        """Load what is on disk; produce the rest concurrently; save each result at once."""
+        await fan_out(
+            *(
+                self._load_or_make(letter, round_no, phase, path_of, model_type, produce)
+                for letter in letters or self.history.letters
+            )
+        )
+        self._seat_order(round_no, phase)
+
+    def _seat_order(self, round_no: int, phase: str) -> None:
+        """Seat order, whatever order the records arrived in: the record reads the same."""
+        target = getattr(self.history.round(round_no), _BUCKET[phase])
+        ordered = {k: target[k] for k in self.history.letters if k in target}
+        target.clear()
+        target.update(ordered)
+
+    async def _load_or_make(
+        self,
+        letter: str,
+        round_no: int,
+        phase: str,
+        path_of: Callable[[str, int], object],
+        model_type: type[BaseModel],
+        produce: Callable[[str], Awaitable[PhaseOutcome]],
+    ) -> None:
+        """One persona's record of one phase: from disk if it is there, else produced and saved
+        at once (a record on disk is never produced again: resume repeats no model call)."""
+        target = getattr(self.history.round(round_no), _BUCKET[phase])
+        existing = self.store.load_if_readable(path_of(letter, round_no), model_type)  # type: ignore[arg-type]
+        if existing is not None:
+            target[letter] = existing
+            return
+        started = time.monotonic()
+        outcome = await produce(letter)
+        if outcome.record is not None:
+            target[letter] = outcome.record
+            self.store.save(path_of(letter, round_no), outcome.record)  # type: ignore[arg-type]
+            self.report(
+                f"  [{self.history.persona_name(letter)}] {phase}: "
+                f"{_summary(outcome.record)} ({time.monotonic() - started:.0f} s)"
+            )
+        self._record_failures(outcome.failures)
+
+    async def _retry_failed_research(self, round_no: int, letter: str) -> None:
+        """On resume: re-run research calls that failed (no effect) before anyone argued on them.
+
+        Calls that worked keep their evidence and ids; new items continue the numbering. The
+        earlier failure stays in the record: it happened.
+        """
+        record = self.history.round(round_no)
+        research = record.research.get(letter)
+        if research is None or letter in record.arguments:
+            return
+        if self.store.has(self.paths.argument(letter, round_no)):
+            return
+        failed = [i for i, call in enumerate(research.calls) if call.status == "failed"]
+        if failed:
+            self.report(
+                f"  [{self.history.persona_name(letter)}] retrying {len(failed)} failed "
+                "research call(s)"
+            )
+            retry = ResearchPlanDraft(
+                calls=[phases.research_call_from_record(research.calls[i]) for i in failed],
+                why=research.why,
+            )
+            outcome = await phases.run_research(
+                retry,
+                self.history,
+                letter,
+                self.toolkit,
+                round_no,
+                first_evidence=len(research.evidence) + 1,
+            )
+            again: ResearchRecord = outcome.record  # type: ignore[assignment]
+            for index, call in zip(failed, again.calls, strict=True):
+                research.calls[index] = call
+            research.evidence.extend(again.evidence)
+            self.store.save(self.paths.research(letter, round_no), research)
+            self._record_failures(outcome.failures)
+
+    async def _research_and_argue(self, round_no: int) -> None:
+        """Wave 1: each persona researches, then argues, without waiting for the others.
+
+        Isolation holds: an argument prompt shows the persona's own evidence and the record of
+        earlier rounds only, so another persona's progress in this round changes nothing.
+        """
+
+        async def chain(letter: str) -> None:
+            await self._load_or_make(
+                letter,
+                round_no,
+                "research",
+                self.paths.research,
+                ResearchRecord,
+                self._researcher(round_no),
+            )
+            await self._retry_failed_research(round_no, letter)
+            if self._stop_flag() and not self.store.has(self.paths.argument(letter, round_no)):
+                return  # a stop lands between a persona's research and its argument
+            await self._load_or_make(
+                letter,
+                round_no,
+                "argument",
+                self.paths.argument,
+                ArgumentRecord,
+                lambda letter: phases.make_argument(
+                    self.model, self.history, self.seats[letter], round_no
+                ),
+            )
+
+        await fan_out(*(chain(letter) for letter in self.history.letters))
+        self._seat_order(round_no, "research")
+        self._seat_order(round_no, "argument")
+        arguments = self.history.round(round_no).arguments
+        if self._stop_flag() and len(arguments) < len(self.history.letters):
+            return
+        self._check_references(round_no)
+        if not any(a.claims for a in arguments.values()):
+            raise DebateFailed(f"no persona produced an argument in round {round_no}")
+        lost = [self.history.persona_name(k) for k in self.history.letters if k not in arguments]
+        if lost:
+            self.report(
+                f"Round {round_no}: no argument from {', '.join(lost)} (recorded as failed)"
+            )
+
+    def _check_references(self, round_no: int) -> None:
+        """Check the references written in this round's claims against every document the
+        debate retrieved up to this round, once all research of the round is in (so the result
+        does not depend on which persona finished first)."""
+        from argue.grounding.debate import unverified_in
+
+        index = self.history.reference_index(round_no)
+        for letter, argument in self.history.round(round_no).arguments.items():
+            changed = False
+            for claim in argument.claims:
+                found = unverified_in(index, claim.text, claim.warrant)
+                if found != claim.unverified_references:
+                    claim.unverified_references = found
+                    changed = True
+            if changed:
+                self.store.save(self.paths.argument(letter, round_no), argument)
+
+    def _researcher(self, round_no: int) -> Callable[[str], Awaitable[PhaseOutcome]]:
+        async def produce(letter: str) -> PhaseOutcome:
+            plan_path = self.paths.research_plan(letter, round_no)
+            plan = self.store.load_if_readable(
+                self.paths.planned_research(letter, round_no), ResearchPlanDraft
+            ) or self.store.load_if_readable(plan_path, ResearchPlanDraft)
+            if plan is None:
+                planned = await phases.plan_research(
+                    self.model, self.history, self.seats[letter], self.toolkit, round_no
+                )
+                if planned.record is None:
+                    return PhaseOutcome(
+                        ResearchRecord(
+                            persona=letter, round=round_no, why="(no plan: model call failed)"
+                        ),
+                        planned.failures,
+                    )
+                plan = planned.record  # type: ignore[assignment]
+                self.store.save(plan_path, plan)
+            for call in plan.calls[: phases.RESEARCH_BUDGET]:
+                target = f" {call.colleague}" if call.colleague else ""
+                self.report(
+                    f'[{self.history.persona_name(letter)}] /{call.skill}{target} "{call.query}"'
+                )
+            outcome = await phases.run_research(plan, self.history, letter, self.toolkit, round_no)
+            research: ResearchRecord = outcome.record  # type: ignore[assignment]
+            consults = [c for c in research.calls if c.skill == "ask"]
+            if consults:
+                self.store.save(
+                    self.paths.consults(letter, round_no),
+                    {
+                        "calls": consults,
+                        "answers": [e for e in research.evidence if e.skill == "ask"],
+                    },
+                )
+            return outcome
+
+        return produce
+
+    async def _rebuttal(self, round_no: int) -> None:
+        await self._per_persona(
+            round_no,
+            "rebuttal",
+            self.paths.rebuttal,
+            RebuttalRecord,
+            lambda letter: phases.make_rebuttal(
+                self.model, self.history, self.seats[letter], round_no
+            ),
+        )
+        for letter in self.history.letters:
+            ledger: list[Concession] = [
+                c
+                for r in self.history.ordered_rounds()
+                if letter in r.rebuttals
+                for c in r.rebuttals[letter].concessions
+            ]
+            self.store.save(self.paths.concessions(letter), ledger)
+
+    async def _reflect_and_judge(self, round_no: int) -> None:
+        """Wave 3: every reflection (each also planning the next round's research) and the
+        judge, which needs only the arguments and rebuttals, all at once."""
+
+        async def reflect(letter: str) -> PhaseOutcome:
+            outcome = await phases.make_reflection(
+                self.model, self.history, self.seats[letter], round_no, self.toolkit
+            )
+            if outcome.record is not None and outcome.next_plan is not None:
+                # Saved before the reflection itself: a reflection on disk has its plan too.
+                self.store.save(
+                    self.paths.planned_research(letter, round_no + 1), outcome.next_plan
+                )
+            return outcome
+
+        await fan_out(
+            self._per_persona(
+                round_no, "reflection", self.paths.reflection, ReflectionRecord, reflect
+            ),
+            self._judge_once(round_no),
+        )
+        for letter in self.history.letters:
+            trajectory = [
+                {"round": r, "confidence": v} for r, v in self.history.confidences(letter)
+            ]
+            self.store.save(self.paths.confidence(letter), trajectory)
+
+    async def _judge_once(self, round_no: int) -> None:
+        judge = self.store.load_if_readable(self.paths.judge(round_no), JudgeVerdictRecord)
+        if judge is None:
+            judge = await self._judge(round_no)
+            if judge.available:
+                self.store.save(self.paths.judge(round_no), judge)
+        self._verdicts[round_no] = judge
+
+    # ------------------------------------------------------------ scoring and commit
+
+    async def _score(self, round_no: int) -> RoundScore:
+        self.store.update_state(round=round_no, phase="scoring")
+        judge = self._verdicts.pop(round_no, None)
+        if judge is None:
+            await self._judge_once(round_no)
+            judge = self._verdicts.pop(round_no)
+        score = score_round(self.history, round_no, judge)
+        self.history.round(round_no).score = score
+        await self._remember(round_no, score)
+        self.store.save(self.paths.round_score(round_no), score)  # the commit point
+        self._checkpoint_usage()
+        self._write_summary()
+        self._render_transcript()
+        return score
+
+    async def _judge(self, round_no: int) -> JudgeVerdictRecord:
+        outcome = await phases.make_judgement(self.model, self.history, round_no)
+        self._record_failures(outcome.failures)
+        return outcome.record  # type: ignore[return-value]
+
+    async def _remember(self, round_no: int, score: RoundScore) -> None:
+        """Store well-scored claims in each persona's memory (once per round, marker-guarded)."""
+        if self.memory_writer is None:
+            return
+        record = self.history.round(round_no)
+        for letter, persona_score in score.personas.items():
+            marker = self.paths.memory_marker(letter, round_no)
+            if self.store.has(marker):
+                continue
+            argument = record.arguments.get(letter)
+            if argument is None:
+                continue
+            stored = []
+            for claim in argument.claims:
+                if persona_score.claim_scores.get(claim.id, 0.0) < 1.0:
+                    continue
+                try:
+                    stored.append(
+                        await self.memory_writer(
+                            self.history.personas[letter].name,
+                            claim.text,
+                            kind="argument",
+                            debate_id=self.history.config.id,
+                            round_no=round_no,
+                            tags=argument.taxonomy_tags,
+                        )
+                    )
+                except Exception as exc:
+                    self._record_failures(
+                        [
+                            Failure(
+                                round=round_no,
+                                persona=letter,
+                                phase="reflection",
+                                kind="failed",
+                                what=f"memory write of {claim.id}",
+                                reason=f"{type(exc).__name__}: {exc}",
+                            )
+                        ]
+                    )
+            self.store.save(marker, {"memory_ids": stored})
+
+
+def _summary(record: object) -> str:
+    """One line of progress for a finished persona phase."""
+    if isinstance(record, ResearchRecord):
+        worked = sum(1 for c in record.calls if c.status == "ok")
+        return f"{len(record.evidence)} item(s) from {worked}/{len(record.calls)} call(s)"
+    if isinstance(record, ArgumentRecord):
+        cited = sum(len(c.verified_evidence_ids) for c in record.claims)
+        return f"{len(record.claims)} claim(s), {cited} verified citation(s)"
+    if isinstance(record, RebuttalRecord):
+        conceded = sum(1 for c in record.concessions if c.valid_target)
+        return f"{len(record.counters)} counter(s), {conceded} concession(s)" + (
+            " — declined to concede" if record.declined_to_concede else ""
+        )
+    if isinstance(record, ReflectionRecord):
+        return f"confidence {record.confidence:.2f}"
+    return "done"
+
+
+_WAVES = {
+    "research": "research and argument",
+    "rebuttal": "rebuttal",
+    "reflection": "reflection and judge",
+}
+_BUCKET = {
+    "research": "research",
+    "argument": "arguments",
+    "rebuttal": "rebuttals",
+    "reflection": "reflections",
+}
