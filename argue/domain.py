@@ -70,6 +70,10 @@ class Persona(BaseModel):
     )
     bdi: BDIState = Field(default_factory=BDIState)
     colleagues: list[str] = Field(default_factory=list)
+    model: str | None = Field(
+        default=None,
+        description="This persona's own model: MODEL (the debate's provider) or provider:model",
+    )
 
     def dominant_bridge(self) -> tuple[str, float]:
         if not self.bridges:
@@ -136,6 +140,16 @@ class Framing(BaseModel):
     )
 
 
+class SeatModel(BaseModel):
+    """The model one persona speaks with, when it is not the debate's own."""
+
+    provider: str
+    model: str
+
+    def label(self) -> str:
+        return f"{self.provider}/{self.model}"
+
+
 class DebateConfig(BaseModel):
     id: str
     question: str
@@ -150,6 +164,14 @@ class DebateConfig(BaseModel):
     created_at: str = Field(default_factory=utc_now)
     framing: Framing | None = None
     selection_reason: str | None = None
+    persona_models: dict[str, SeatModel] = Field(
+        default_factory=dict,
+        description="persona letter -> its own model (argument, rebuttal, reflection, research "
+        "plan, ask); a letter not listed speaks with the debate's model",
+    )
+    language: Literal["en", "fr"] = Field(
+        default="en", description="the language of code's own words (headings, markers)"
+    )
 
 
 class Failure(BaseModel):
@@ -162,10 +184,11 @@ class Failure(BaseModel):
     what: str = Field(description="e.g. 'dogpile \"collatz\"' or 'argument model call'")
     reason: str
 
-    def sentence(self) -> str:
-        if self.kind == "refused":
-            return f"{self.what}: refused — nothing happened ({self.reason})."
-        return f"{self.what}: failed — effect unknown ({self.reason})."
+    def sentence(self, lang: str = "en") -> str:
+        from argue.records.labels import label
+
+        words = label("refused_sentence" if self.kind == "refused" else "failed_sentence", lang)
+        return f"{self.what}: {words} ({self.reason})."
 
 
 Provenance = Literal["document", "testimony", "recall", "label"]

@@ -69,6 +69,11 @@ def argue_command(
         False, "--interactive", help="After each round, ask for a moderator note on stdin."
     ),
     json_output: bool = typer.Option(False, "--json", help="End with one JSON object on stdout."),
+    lang: str | None = typer.Option(
+        None,
+        "--lang",
+        help="Language of headings and labels: en | fr (default: detected from the question).",
+    ),
 ) -> None:
     """Start a debate and run it to its synthesis.
 
@@ -78,8 +83,13 @@ def argue_command(
 
     from argue.engine import ModeError, create_debate
 
+    if lang is not None and lang not in ("en", "fr"):
+        die(f"unknown language {lang!r}; choose en or fr", 2)
     settings = _settings()
-    mode_name = _check_mode(mode or settings.defaults.mode)
+    named_count = len([n for n in (personas or "").split(",") if n.strip()])
+    implied_panel = mode is None and named_count >= 3
+    # The spec's own panel command names three personas and no mode: that means a panel.
+    mode_name = "panel" if implied_panel else _check_mode(mode or settings.defaults.mode)
     lineup, reason = _lineup(
         mode_name, persona_a, persona_b, personas, questioner, defender, advocate, question
     )
@@ -102,6 +112,7 @@ def argue_command(
             budget_usd=budget,
             budget_tokens=max_tokens,
             selection_reason=reason,
+            language=lang,
         )
     except ModeError as exc:
         die(str(exc), 2)
@@ -118,6 +129,8 @@ def argue_command(
         + " vs ".join(p.label() for p in lineup)
         + f"  ·  Mode: {mode_name}  ·  Model: {chat_model.provider}/{chat_model.model}"
     )
+    if implied_panel:
+        _report(f"Panel mode: {named_count} personas named (no --mode given)")
     if reason:
         _report(f"Auto-selected: {reason}")
     state = _run(store, chat_model, research_sources, interactive=interactive)

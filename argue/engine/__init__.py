@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from argue.domain import DebateConfig, Mode, Persona
+from argue.domain import DebateConfig, Mode, Persona, SeatModel
+from argue.records.labels import detect_language
 from argue.engine.context import DebateHistory, RoundRecord
 from argue.engine.modes import Lineup, ModeError, seat_lineup, validate_lineup
 from argue.engine.orchestrator import DebateFailed, DebateRunner, Reporter, load_history
@@ -50,6 +51,8 @@ def create_debate(
     budget_tokens: int | None = None,
     selection_reason: str | None = None,
     debate_id: str | None = None,
+    language: str | None = None,
+    persona_models: Mapping[str, SeatModel] | None = None,
 ) -> DebateStore:
     """Write config.json, state.json and a snapshot of each persona; nothing else runs yet."""
     if not question.strip():
@@ -69,6 +72,8 @@ def create_debate(
         budget_usd=budget_usd,
         budget_tokens=budget_tokens,
         selection_reason=selection_reason,
+        language=language or detect_language(question),
+        persona_models=dict(persona_models or {}),
     )
     return DebateStore.create(
         debates_dir,

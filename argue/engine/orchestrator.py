@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 
 from argue.domain import (
     DebateState,
@@ -44,19 +44,31 @@ class DebateRunner(DebateFraming, RoundWaves):
         reporter: Reporter = _quiet,
         memory_writer: Callable[..., Awaitable[str]] | None = None,
         moderator: Callable[[int], Awaitable[str | None]] | None = None,
+        persona_models: Mapping[str, ChatModel] | None = None,
     ) -> None:
         """``moderator(round_no)`` is asked after each round that does not end the debate; a
-        note it returns binds every later round (``--interactive``)."""
+        note it returns binds every later round (``--interactive``).
+
+        ``persona_models`` (letter -> model) gives a persona its own model for its research
+        plan, argument, rebuttal, reflection and ``ask`` consultations; framing, the judge and
+        the synthesis (and every persona not listed) use ``model``. All are metered alike."""
         self.store = store
         self.paths = store.paths
         # Every answer is appended to usage.jsonl as it arrives (a kill -9 loses none);
         # usage.json is the readable snapshot written at checkpoints.
         self.usage: list[Usage] = store.load_usage()
         self.model = MeteredModel(model, self.usage, record=store.append_usage)
+        self.persona_models = {
+            letter: MeteredModel(own, self.usage, record=store.append_usage)
+            for letter, own in (persona_models or {}).items()
+        }
         self.toolkit = toolkit
         bind_model = getattr(toolkit, "bind_model", None)
         if bind_model is not None:
             bind_model(self.model)  # skill calls (ask) are metered with the debate's
+        bind_persona_models = getattr(toolkit, "bind_persona_models", None)
+        if bind_persona_models is not None:
+            bind_persona_models(self.persona_models)  # a persona consults with its own model
         self.report = reporter
         self.memory_writer = memory_writer
         self.moderator = moderator
@@ -65,6 +77,10 @@ class DebateRunner(DebateFraming, RoundWaves):
         self.history = self._load_history()
 
     # ------------------------------------------------------------ public
+
+    def model_for(self, letter: str) -> MeteredModel:
+        """The model a persona speaks with: its own, else the debate's."""
+        return self.persona_models.get(letter, self.model)
 
     def request_stop(self, kind: StopKind = "stop") -> None:
         """Finish the current batch, checkpoint, then exit (used for Ctrl-C)."""
@@ -116,6 +132,8 @@ class DebateRunner(DebateFraming, RoundWaves):
             start = max((r.round for r in self.history.committed_rounds()), default=0) + 1
             for round_no in range(start, config.max_rounds + 1):
                 outcome = await self._round(round_no)
+                if outcome is not None and outcome.status == "stopped":
+                    return await self._synthesize_stopped(outcome)
                 if outcome is not None:
                     return outcome
             return await self._conclude(
@@ -243,6 +261,24 @@ class DebateRunner(DebateFraming, RoundWaves):
             termination="stopped",
             termination_detail=f"stop requested; stopped {where} of round {round_no}",
         )
+
+    async def _synthesize_stopped(self, state: DebateState) -> DebateState:
+        """`stop` is one of the spec's endings: it leaves a synthesis of what was said, labelled
+        as ended by stop (and partial). ``resume`` can still continue and write it again."""
+        from argue.engine.synthesis import write_synthesis
+
+        if not self.history.all_claims():
+            return state
+        self.report("Writing the synthesis of the stopped debate…")
+        try:
+            await write_synthesis(
+                self.store, self.history, self.model, self.usage, self.report, state=state
+            )
+        except ModelAuthError as exc:
+            self.report(f"  synthesis not written: {exc}")
+        self._checkpoint_usage()
+        self._render_transcript()
+        return state
 
     def _halt(self, **changes: object) -> DebateState:
         """Record how the run ended, then render: the transcript states the final status."""

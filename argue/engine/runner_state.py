@@ -40,5 +40,8 @@ class RunnerState:
     def _record_failures(self, failures: list[Failure]) -> None:
         raise NotImplementedError
 
+    def model_for(self, letter: str) -> MeteredModel:
+        raise NotImplementedError
+
     def _stop_flag(self) -> bool:
         raise NotImplementedError

@@ -56,9 +56,14 @@ class SkillToolkit:
         self.skills: dict[str, Skill]
         self.problems: dict[str, str]
         self.skills, self.problems = skill_table(self.external, plugins=plugins)
+        self.persona_models: dict[str, ChatModel] = {}
 
     def bind_model(self, model: ChatModel) -> None:
         self.model = model
+
+    def bind_persona_models(self, models: Mapping[str, ChatModel]) -> None:
+        """A persona's own model (by letter) answers the colleagues it consults (``ask``)."""
+        self.persona_models = dict(models)
 
     @property
     def catalog(self):
@@ -73,9 +78,11 @@ class SkillToolkit:
         """Every skill the model may call, in menu order."""
         return tuple(self.skills)
 
-    def context(self) -> SkillContext:
+    def context(self, letter: str | None = None) -> SkillContext:
+        """What a skill may use; ``letter``: the persona calling it (its own model, if any)."""
         sources = tuple(self.sources) if self.sources else None
-        return SkillContext(self.model, sources, lambda: self.catalog)
+        model = self.persona_models.get(letter, self.model) if letter else self.model
+        return SkillContext(model, sources, lambda: self.catalog)
 
     def menu(self, persona: Persona) -> str:
         context = self.context()
@@ -88,7 +95,7 @@ class SkillToolkit:
         started = time.monotonic()
         skill = self.skills.get(call.skill)
         if skill is not None:
-            return await skill.run(request, self.context())
+            return await skill.run(request, self.context(request.letter))
         if call.skill in self.problems:
             note = f"{call.skill} is not available: {self.problems[call.skill]}"
         else:

@@ -144,7 +144,7 @@ class RoundWaves(RunnerState):
                 self.paths.argument,
                 ArgumentRecord,
                 lambda letter: phases.make_argument(
-                    self.model, self.history, self.seats[letter], round_no
+                    self.model_for(letter), self.history, self.seats[letter], round_no
                 ),
             )
 
@@ -188,7 +188,7 @@ class RoundWaves(RunnerState):
             ) or self.store.load_if_readable(plan_path, ResearchPlanDraft)
             if plan is None:
                 planned = await phases.plan_research(
-                    self.model, self.history, self.seats[letter], self.toolkit, round_no
+                    self.model_for(letter), self.history, self.seats[letter], self.toolkit, round_no
                 )
                 if planned.record is None:
                     return PhaseOutcome(
@@ -226,7 +226,7 @@ class RoundWaves(RunnerState):
             self.paths.rebuttal,
             RebuttalRecord,
             lambda letter: phases.make_rebuttal(
-                self.model, self.history, self.seats[letter], round_no
+                self.model_for(letter), self.history, self.seats[letter], round_no
             ),
         )
         for letter in self.history.letters:
@@ -244,7 +244,7 @@ class RoundWaves(RunnerState):
 
         async def reflect(letter: str) -> PhaseOutcome:
             outcome = await phases.make_reflection(
-                self.model, self.history, self.seats[letter], round_no, self.toolkit
+                self.model_for(letter), self.history, self.seats[letter], round_no, self.toolkit
             )
             if outcome.record is not None and outcome.next_plan is not None:
                 # Saved before the reflection itself: a reflection on disk has its plan too.

@@ -70,6 +70,8 @@ class _PersonaFile(BaseModel):
     bridges: dict[Bridge, Annotated[float, Field(ge=0.0, le=1.0)]]
     bdi: _BDIFile = Field(default_factory=_BDIFile)
     colleagues: list[str] = Field(default_factory=list)
+    # This persona's own model: "MODEL" (the debate's provider) or "provider:MODEL".
+    model: str | None = Field(default=None, min_length=1, pattern=r"\S")
 
     @field_validator("name")
     @classmethod

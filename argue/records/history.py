@@ -130,17 +130,24 @@ class DebateHistory:
 
     def partial_reasons(self, state: DebateState) -> list[str]:
         """Why this debate's record is partial, in plain words (empty when it is whole)."""
+        from argue.records.labels import label
+
+        lang = self.config.language
         reasons = []
         if state.status != "completed":
-            reasons.append(f"the debate is {state.status}, not completed")
+            reasons.append(label("partial_status", lang, status=state.status))
         if state.termination == "stopped":
-            reasons.append("it was stopped before a natural ending")
+            reasons.append(label("partial_stopped", lang))
         for letter in self.letters:
             missing = [r.round for r in self.ordered_rounds() if letter not in r.arguments]
             if missing:
                 reasons.append(
-                    f"{self.persona_name(letter)} produced no argument in round(s) "
-                    + ", ".join(map(str, missing))
+                    label(
+                        "partial_missing",
+                        lang,
+                        name=self.persona_name(letter),
+                        rounds=", ".join(map(str, missing)),
+                    )
                 )
         return reasons
 

@@ -26,6 +26,7 @@ from jinja2.runtime import Context
 from argue.domain import Claim, DebateState, Evidence, Usage
 from argue.grounding.references import ReferenceIndex
 from argue.records import DebateHistory, SynthesisDraft
+from argue.records.labels import Labels, label
 
 
 def _environment() -> Environment:
@@ -142,7 +143,7 @@ def inert_text(text: object) -> str:
     return _block_safe(_inert_segment(one_line(text)))
 
 
-def model_text(text: object, references: ReferenceIndex | None) -> str:
+def model_text(text: object, references: ReferenceIndex | None, lang: str = "en") -> str:
     """Model prose as one inert line, each reference it writes checked against the debate.
 
     URLs, DOIs and arXiv ids become code spans (never clickable); a reference that matches no
@@ -159,7 +160,7 @@ def model_text(text: object, references: ReferenceIndex | None) -> str:
         out.append(_inert_segment(line[last : ref.start]))
         shown = _code_span(ref.text) if ref.kind in _LINKISH else _escape_inline(ref.text)
         if not resolution.verified:
-            shown += f" {UNVERIFIED}"
+            shown += f" **{label('unverified', lang)}**"
         elif ref.kind in _LINKISH and resolution.evidence_id:
             shown += f" (= {resolution.evidence_id})"
         out.append(shown)
@@ -171,19 +172,24 @@ def model_text(text: object, references: ReferenceIndex | None) -> str:
 _LINKISH = frozenset({"url", "doi", "arxiv"})
 
 
-def model_paragraphs(text: object, references: ReferenceIndex | None) -> str:
+def model_paragraphs(text: object, references: ReferenceIndex | None, lang: str = "en") -> str:
     paragraphs = [p for p in re.split(r"\n\s*\n", str(text)) if one_line(p)]
-    return "\n\n".join(model_text(p, references) for p in paragraphs)
+    return "\n\n".join(model_text(p, references, lang) for p in paragraphs)
 
 
 @pass_context
 def _model_filter(context: Context, text: object) -> str:
-    return model_text(text, context.get("references"))
+    return model_text(text, context.get("references"), _lang(context))
 
 
 @pass_context
 def _model_paragraphs_filter(context: Context, text: object) -> str:
-    return model_paragraphs(text, context.get("references"))
+    return model_paragraphs(text, context.get("references"), _lang(context))
+
+
+def _lang(context: Context) -> str:
+    labels = context.get("L")
+    return labels.lang if isinstance(labels, Labels) else "en"
 
 
 def safe_link(url: object) -> str:
@@ -258,6 +264,8 @@ def render_transcript(history: DebateHistory, state: DebateState, usage: list[Us
             usage=_usage_total(usage),
             models_used=_models_used(usage),
             references=history.reference_index(),
+            L=Labels(history.config.language),
+            lang=history.config.language,
         )
     )
 
@@ -343,6 +351,8 @@ def synthesis_context(
         "rounds_started": max(history.rounds, default=0),
         "failures": history.failures,
         "usage": _usage_total(usage),
+        "L": Labels(history.config.language),
+        "lang": history.config.language,
         "models_used": _models_used(usage),
     }
 

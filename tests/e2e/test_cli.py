@@ -409,7 +409,11 @@ def test_stop_then_resume_repeats_no_model_call(cli: Cli, fake: FakeLLM):
     fake.delay_s = 0.0  # the resumed run need not be slow
     calls_before_resume = fake.count()
     requests_before_resume = len(fake.server.requests)
-    assert fake.count("SynthesisDraft") == 0
+    # `stop` is an ending of the spec: it leaves a synthesis, labelled partial
+    assert fake.count("SynthesisDraft") == 1
+    stopped_synthesis = (folder / "synthesis.md").read_text(encoding="utf-8")
+    assert "**Partial synthesis.**" in stopped_synthesis
+    assert "ended by stop" in stopped_synthesis
     # A moderator note posted while the debate is stopped binds the rounds that follow.
     note = "Only count arguments that survive in ZFC."
     interject = cli.ok("interject", debate_id, note)
@@ -426,7 +430,8 @@ def test_stop_then_resume_repeats_no_model_call(cli: Cli, fake: FakeLLM):
     # per round over both runs, one framing, one judge per round, one synthesis.
     assert per_phase_calls(fake) == expected_calls(2, 3)
     counts = fake.counts()
-    assert (counts["FramingDraft"], counts["JudgeDraft"], counts["SynthesisDraft"]) == (1, 3, 1)
+    # one synthesis at the stop, one at the real ending
+    assert (counts["FramingDraft"], counts["JudgeDraft"], counts["SynthesisDraft"]) == (1, 3, 2)
     state = json.loads((folder / "state.json").read_text(encoding="utf-8"))
     assert state["status"] == "completed"
     assert cli.ok("status", debate_id, "--json").last_json()["status"] == "completed"

@@ -40,6 +40,10 @@ def _snapshot(run) -> dict:
     }
 
 
+def _stopped_synthesis(run) -> str:
+    return run.store.paths.synthesis.read_text()
+
+
 @pytest.mark.parametrize(
     ("stop_at_phase", "stop_round", "halted_phase"),
     [
@@ -81,12 +85,19 @@ def test_resume_after_a_stop_at_any_phase_boundary_matches_an_uninterrupted_run(
     assert stopped.state.termination == "stopped"
     assert stopped.store.state().phase == halted_phase
     assert not store.stop_requested()  # the flag is consumed
+    said_anything = bool(stopped.history.all_claims())
+    stopped_synthesis = _stopped_synthesis(stopped) if said_anything else ""
 
     resumed = run_debate(store=store, script=DebateScript(names=NAMES, confidence=_swinging))
     assert resumed.state.status == "completed"
     assert _snapshot(resumed) == _snapshot(reference)
+    # the stop wrote a (partial) synthesis of what was said: its one call is the only extra
+    extra = [r for r in stopped.model.requests if r.output.__name__ == "SynthesisDraft"]
+    assert len(extra) == int(said_anything)
+    if said_anything:
+        assert "Partial synthesis" in stopped_synthesis
     # resume repeated no model call whose result was on disk
-    assert len(stopped.model.requests) + len(resumed.model.requests) == len(
+    assert len(stopped.model.requests) - len(extra) + len(resumed.model.requests) == len(
         reference.model.requests
     )
 
@@ -274,13 +285,18 @@ def test_prose_written_for_a_stopped_debate_is_not_reused_for_its_real_ending(
         if phase == "ReflectionDraft" and rnd == 1:
             holder["store"].request_stop()
 
-    run_debate(
+    stopped = run_debate(
         store=store, script=DebateScript(names=NAMES, confidence=_swinging, fail=stop_in_round_one)
     )
+    # `stop` ends with a synthesis of what was said, labelled partial …
+    assert stopped.state.status == "stopped"
+    assert "Partial synthesis" in store.paths.synthesis.read_text()
+    assert stopped.model.requests[-1].output.__name__ == "SynthesisDraft"
+    # … which `synthesize` re-renders without asking again
     early = ScriptedModel(DebateScript(names=NAMES))
     partial = asyncio.run(resynthesize(store, early))
     assert "Partial synthesis" in partial
-    assert [r.output.__name__ for r in early.requests] == ["SynthesisDraft"]
+    assert early.requests == []
 
     resumed = run_debate(store=store, script=DebateScript(names=NAMES, confidence=_swinging))
     assert resumed.state.status == "completed"

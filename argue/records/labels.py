@@ -1,0 +1,185 @@
+"""Code's own words, in the debate's language: headings, markers, failure sentences.
+
+The language is chosen once per debate (``--lang``, else detected from the question) and
+recorded in config.json; personas already answer in the question's language, so a French
+question gets a French synthesis throughout ("Synthèse du débat", "Points d'accord", …).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+Language = Literal["en", "fr"]
+LANGUAGES: tuple[Language, ...] = ("en", "fr")
+
+# key -> (English, French)
+_LABELS: dict[str, tuple[str, str]] = {
+    # synthesis
+    "synthesis_title": ("Debate synthesis", "Synthèse du débat"),
+    "partial_synthesis": ("Partial synthesis.", "Synthèse partielle."),
+    "participants": ("Participants", "Participants"),
+    "lens": ("lens", "prisme"),
+    "side": ("side", "camp"),
+    "rounds": ("Rounds", "Tours"),
+    "round": ("Round", "Tour"),
+    "incomplete": ("incomplete", "inachevé"),
+    "termination": ("Termination", "Fin"),
+    "proposition": ("Proposition", "Proposition"),
+    "prose_missing": (
+        "The prose parts (agreements, disagreements, open questions, conclusion) are missing:",
+        "Les parties rédigées (accords, désaccords, questions ouvertes, conclusion) manquent :",
+    ),
+    "agreements": ("Points of agreement", "Points d'accord"),
+    "disagreements": ("Genuine disagreements", "Points de désaccord authentique"),
+    "unknown_ids": ("cited ids that do not exist:", "identifiants cités qui n'existent pas :"),
+    "crux": ("crux", "nœud"),
+    "none_recorded": ("(none recorded)", "(aucun)"),
+    "concession_log": ("Concession log", "Journal des concessions"),
+    "conceded": ("conceded", "a concédé"),
+    "to": ("to", "à"),
+    "because": ("because", "parce que"),
+    "no_concessions": ("(no concessions)", "(aucune concession)"),
+    "declined": ("declined to concede.", "a refusé de concéder."),
+    "strongest": ("Strongest arguments", "Arguments les plus forts"),
+    "score": ("score", "score"),
+    "no_scored_claims": ("(no scored claims)", "(aucune affirmation notée)"),
+    "not_ranked": (
+        "Not ranked, because they carry references that match no retrieved document:",
+        "Non classées, car elles portent des références qui ne correspondent à aucun document "
+        "trouvé :",
+    ),
+    "open_questions": ("Open questions", "Questions ouvertes"),
+    "cruxes": (
+        "Cruxes: what would change each side's mind",
+        "Points décisifs : ce qui ferait changer chaque camp d'avis",
+    ),
+    "now": ("now", "maintenant"),
+    "no_reflections": ("(no reflections recorded)", "(aucune réflexion)"),
+    "confidence": ("Confidence", "Confiance"),
+    "conclusion": ("Nuanced conclusion", "Conclusion nuancée"),
+    "sources": ("Sources", "Sources"),
+    "sources_note": (
+        "Retrieved documents that a claim cited; nothing model-written is listed here.",
+        "Documents trouvés et cités par une affirmation ; rien d'écrit par un modèle ici.",
+    ),
+    "cited_as": ("cited as", "cité comme"),
+    "no_documents": ("(no retrieved document was cited)", "(aucun document trouvé n'a été cité)"),
+    "answers_cited": (
+        "Answers cited (model-written: colleagues, answer engines)",
+        "Réponses citées (écrites par un modèle : collègues, moteurs de réponse)",
+    ),
+    "memories_cited": (
+        "Memories cited (model-written, recalled from earlier debates)",
+        "Souvenirs cités (écrits par un modèle, issus de débats antérieurs)",
+    ),
+    "labels_cited": (
+        "Taxonomy labels cited (model-written)",
+        "Étiquettes de taxonomie citées (écrites par un modèle)",
+    ),
+    "not_evidence_note": (
+        "Not evidence: shown so the reader can see what was leaned on.",
+        "Pas des preuves : montrées pour que le lecteur voie sur quoi l'on s'est appuyé.",
+    ),
+    "what_did_not_work": ("What did not work", "Ce qui n'a pas fonctionné"),
+    "debate": ("Debate", "Débat"),
+    "model_calls": ("model calls", "appels au modèle"),
+    "tokens": ("tokens in/out", "jetons entrée/sortie"),
+    "cost": ("cost", "coût"),
+    "models": ("Models", "Modèles"),
+    # transcript
+    "transcript_title": ("Debate transcript", "Transcription du débat"),
+    "debate_id": ("Debate ID", "Identifiant du débat"),
+    "mode": ("Mode", "Mode"),
+    "status": ("Status", "Statut"),
+    "model": ("Model", "Modèle"),
+    "moderator_notes": ("Moderator notes", "Notes du modérateur"),
+    "in_progress": ("in progress", "en cours"),
+    "research": ("Research", "Recherche"),
+    "argument": ("Argument", "Argument"),
+    "rebuttal": ("Rebuttal", "Réfutation"),
+    "reflection": ("Reflection", "Réflexion"),
+    "warrant": ("warrant:", "justification :"),
+    "tags": ("tags", "étiquettes"),
+    "concedes": ("concedes", "concède"),
+    "declined_to_concede": ("declined to concede", "a refusé de concéder"),
+    "even_when_asked": ("(even when asked again)", "(même après une seconde demande)"),
+    "common_ground": ("common ground", "terrain d'entente"),
+    "confidence_lower": ("confidence", "confiance"),
+    "would_change": ("would change my mind", "me ferait changer d'avis"),
+    "belief_update": ("belief update", "croyance révisée"),
+    "score_heading": ("Score", "Score"),
+    "not_measured": ("not measured", "non mesuré"),
+    "what_did_not_work_round": (
+        "What did not work this round",
+        "Ce qui n'a pas fonctionné ce tour-ci",
+    ),
+    "before_first_round": ("Before the first round", "Avant le premier tour"),
+    "not_evidence": ("not evidence", "pas une preuve"),
+    "dropped": ("dropped (over budget)", "abandonné (au-delà du budget)"),
+    "not_opponent_claim": ("not an opponent claim id", "pas une affirmation adverse"),
+    # markers (code's own, bold in Markdown)
+    "unverified": ("unverified", "non vérifié"),
+    "evidence": ("evidence:", "preuves :"),
+    "model_written_not_evidence": (
+        "model-written, not evidence:",
+        "écrit par un modèle, pas une preuve :",
+    ),
+    "unverified_citations": ("unverified citations:", "citations non vérifiées :"),
+    "not_evidence_backed": ("not evidence-backed", "sans preuve à l'appui"),
+    "unverified_references": ("unverified references", "références non vérifiées"),
+    # failure sentences
+    "refused_sentence": ("refused — nothing happened", "refusé — rien ne s'est passé"),
+    "failed_sentence": ("failed — effect unknown", "échoué — effet inconnu"),
+    # partial reasons
+    "partial_status": (
+        "the debate is {status}, not completed",
+        "le débat est {status}, pas terminé",
+    ),
+    "partial_stopped": (
+        "it was ended by stop, before a natural ending",
+        "il a été arrêté par stop, avant une fin naturelle",
+    ),
+    "partial_missing": (
+        "{name} produced no argument in round(s) {rounds}",
+        "{name} n'a produit aucun argument au(x) tour(s) {rounds}",
+    ),
+}
+
+_FRENCH_WORDS = frozenset(
+    "le la les des du de un une est sont et ou que qui quoi pour par avec dans sur faut-il "
+    "peut-on est-ce quel quelle quels quelles meilleure meilleur entre ce cette ces comment "
+    "pourquoi il elle nous vous ils au aux pas plus sans selon".split()
+)
+_ENGLISH_WORDS = frozenset(
+    "the a an is are and or that which who what for by with in on should can does do how "
+    "why best between this these it we you they to of not more without".split()
+)
+
+
+def detect_language(text: str) -> Language:
+    """French or English, from function words and accents; English when unsure."""
+    words = re.findall(r"[a-zàâçéèêëîïôûùüÿœ'-]+", text.lower())
+    french = sum(1 for w in words if w in _FRENCH_WORDS or w.split("'")[-1] in _FRENCH_WORDS)
+    french += sum(1 for w in words if "'" in w and w.split("'")[0] in ("l", "d", "qu", "n", "s"))
+    french += 2 * len(re.findall(r"[àâçéèêëîïôûùüÿœ]", text.lower())) // 3
+    english = sum(1 for w in words if w in _ENGLISH_WORDS)
+    return "fr" if french > english else "en"
+
+
+def label(key: str, lang: str = "en", **fields: object) -> str:
+    english, french = _LABELS[key]
+    text = french if lang == "fr" else english
+    return text.format(**fields) if fields else text
+
+
+class Labels:
+    """Attribute access for templates: ``{{ L.agreements }}``; an unknown key is an error."""
+
+    def __init__(self, lang: str = "en") -> None:
+        self.lang = lang if lang in LANGUAGES else "en"
+
+    def __getattr__(self, key: str) -> str:
+        if key not in _LABELS:
+            raise AttributeError(f"no label {key!r}")
+        return label(key, self.lang)

@@ -1,0 +1,69 @@
+"""The spec's commands as written (issue 9): a panel by count, French headings for a French
+question, and a debate ended by `stop` that leaves a synthesis (see test_cli.py for stop)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.fake_llm import FakeLLM
+from tests.e2e.harness import Cli, openai_env
+
+pytestmark = pytest.mark.e2e
+
+FRENCH_HEADINGS = (
+    "# Synthèse du débat",
+    "## Points d'accord",
+    "## Points de désaccord authentique",
+    "## Journal des concessions",
+    "## Arguments les plus forts",
+    "## Questions ouvertes",
+    "## Conclusion nuancée",
+    "## Sources",
+)
+
+
+@pytest.fixture
+def fake() -> Iterator[FakeLLM]:
+    server = FakeLLM().start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def cli(tmp_path: Path, fake: FakeLLM) -> Cli:
+    return Cli(tmp_path, env_overrides=openai_env(fake.url))
+
+
+def test_the_spec_panel_command_runs_as_written(cli: Cli):
+    result = cli.run(
+        "argue", "Meilleure approche pour l'alignement de l'AGI",
+        "--personas", "embry,horus,brandon", "--rounds", "1", "--json",
+    )  # fmt: skip
+    assert result.returncode == 0, result.describe()
+    assert "Panel mode: 3 personas named" in result.stderr
+    summary = result.last_json()
+    config = (cli.debate_dir(summary["id"]) / "config.json").read_text(encoding="utf-8")
+    assert '"mode": "panel"' in config
+    synthesis = Path(summary["synthesis_path"]).read_text(encoding="utf-8")
+    for heading in FRENCH_HEADINGS:
+        assert heading in synthesis, heading
+    assert "## Points of agreement" not in synthesis
+    transcript = (cli.debate_dir(summary["id"]) / "transcript.md").read_text(encoding="utf-8")
+    assert "# Transcription du débat" in transcript and "## Tour 1" in transcript
+
+
+def test_lang_overrides_the_detected_language(cli: Cli):
+    result = cli.run(
+        "argue", "Faut-il utiliser des microservices ou un monolithe ?",
+        "--rounds", "1", "--lang", "en", "--json",
+    )  # fmt: skip
+    assert result.returncode == 0, result.describe()
+    synthesis = Path(result.last_json()["synthesis_path"]).read_text(encoding="utf-8")
+    assert "# Debate synthesis" in synthesis and "## Points of agreement" in synthesis
+    bad = cli.run("argue", "Q?", "--lang", "de")
+    assert bad.returncode == 2 and "unknown language 'de'" in bad.stderr
