@@ -57,5 +57,8 @@ if [[ "${1:-}" == "test" ]]; then
 fi
 
 ensure_venv "local"
+# Debates from a clone live in its own debates/ folder, whatever the current folder is.
+export ARGUE_DEBATES_DIR="${ARGUE_DEBATES_DIR:-$ROOT/debates}"
+export ARGUE_LAUNCHER="${ARGUE_LAUNCHER:-./run.sh}"  # hints name the command the user ran
 # `./run.sh argue "question"` and `./run.sh "question"`-style sub-commands both reach the CLI.
 exec "$PY" -m argue "$@"

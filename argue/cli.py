@@ -16,6 +16,7 @@ from argue.commands.debates import (
     synthesize_command,
     transcript_command,
 )
+from argue.commands.config_cmd import config_app
 from argue.commands.library import library_app
 from argue.commands.memory import memory_app
 from argue.commands.personas import personas_app
@@ -40,6 +41,7 @@ app.command("status")(status_command)
 app.command("transcript")(transcript_command)
 app.command("synthesize")(synthesize_command)
 app.add_typer(personas_app, name="personas", help="List and show personas.")
+app.add_typer(config_app, name="config", help="Show the effective settings and their sources.")
 app.add_typer(library_app, name="library", help="The local library of books and transcripts.")
 app.add_typer(memory_app, name="memory", help="What personas remember from past debates.")
 app.command("research", help="Run a dogpile search and print each source's status.")(

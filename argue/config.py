@@ -82,7 +82,11 @@ class Settings(BaseModel):
             return Path(env["ARGUE_DEBATES_DIR"])
         if self.defaults.debates_dir is not None:
             return self.defaults.debates_dir.expanduser()
-        return Path("debates")
+        # Not the current folder: `status` must find a debate wherever it was started from.
+        # (`./run.sh` sets ARGUE_DEBATES_DIR to the clone's own debates/ folder.)
+        from argue.paths import default_debates_dir
+
+        return default_debates_dir()
 
 
 def load_settings(path: Path | None = None) -> Settings:

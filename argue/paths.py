@@ -43,6 +43,11 @@ def config_file_path() -> Path:
     return argue_home() / "config.toml"
 
 
+def default_debates_dir() -> Path:
+    """Where debates go when nothing else says: ``$ARGUE_HOME/debates``."""
+    return argue_home() / "debates"
+
+
 def user_templates_dir() -> Path:
     """Templates here replace the built-in ones of the same name (e.g. synthesis.md.j2)."""
     return argue_home() / "templates"

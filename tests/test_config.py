@@ -22,7 +22,9 @@ def test_defaults_without_a_config_file():
     settings = load_settings()
     assert settings.defaults.rounds == 3
     assert settings.defaults.mode == "adversarial"
-    assert settings.debates_dir(None, {}) == Path("debates")
+    from argue.paths import argue_home
+
+    assert settings.debates_dir(None, {}) == argue_home() / "debates"
     assert settings.sources(None, {}) == []
 
 

@@ -25,7 +25,17 @@ EXIT_BY_STATUS = {
     "running": 1,
 }
 
-DEBATES_DIR_HELP = "Where debates are written (default: $ARGUE_DEBATES_DIR or ./debates)."
+DEBATES_DIR_HELP = (
+    "Where debates are written (default: $ARGUE_DEBATES_DIR, else [defaults] debates_dir in "
+    "config.toml, else $ARGUE_HOME/debates; ./run.sh uses the clone's debates/ folder)."
+)
+
+
+def command_name() -> str:
+    """How the user runs argue, for hints: ``./run.sh`` in a clone, ``argue`` when installed."""
+    import os
+
+    return os.environ.get("ARGUE_LAUNCHER") or "argue"
 
 
 def _settings() -> Settings:
@@ -104,11 +114,13 @@ def _run(
     import asyncio
     import signal
 
+    from argue.commands.persona_models import models_for_run
     from argue.concurrency import run_in_daemon_thread
     from argue.engine import DebateRunner, SkillToolkit, memory_writer
     from argue.llm import mask_secrets
     from argue.store import DebateLocked
 
+    persona_models = models_for_run(store.config(), chat_model)
     toolkit = SkillToolkit(
         chat_model, sources=research_sources or None, external=_settings().external_skills
     )
@@ -123,6 +135,7 @@ def _run(
         reporter=_report,
         memory_writer=memory_writer,
         moderator=moderator if interactive else None,
+        persona_models=persona_models,
     )
 
     async def main() -> DebateState:
@@ -146,16 +159,17 @@ def _run(
         try:
             return await runner.run()
         finally:
-            close = getattr(chat_model, "aclose", None)
-            if close is not None:
-                await close()
+            for each in {id(m): m for m in (chat_model, *persona_models.values())}.values():
+                close = getattr(each, "aclose", None)
+                if close is not None:
+                    await close()
 
     try:
         return asyncio.run(main())
     except DebateLocked as exc:
         die(str(exc), 2)
     except (asyncio.CancelledError, KeyboardInterrupt):
-        _report(f"Cancelled. Resume with: ./run.sh resume {store.debate_id}")
+        _report(f"Cancelled. Resume with: {command_name()} resume {store.debate_id}")
         raise typer.Exit(130) from None
     except Exception as exc:
         store.update_state(
@@ -173,7 +187,7 @@ def _finish(store: DebateStore, state: DebateState, json_output: bool) -> None:
     if state.status in ("stopped", "budget_exhausted", "interrupted"):
         _report(
             f"Debate {store.debate_id} is {state.status}. "
-            f"Resume with: ./run.sh resume {store.debate_id}"
+            f"Resume with: {command_name()} resume {store.debate_id}"
         )
     elif state.status == "failed":
         _report(f"Debate {store.debate_id} failed: {state.error}")

@@ -12,6 +12,8 @@ import typer
 from argue.console import die, stdout_console
 
 if TYPE_CHECKING:
+    from rich.table import Table
+
     from argue.store import DebateStore
 
 from argue.commands._debate import (
@@ -170,35 +172,45 @@ def status_command(
     if json_output:
         print(json.dumps(rows, ensure_ascii=False))
         return
-    from rich.table import Table
-
     items = [rows] if isinstance(rows, dict) else rows
     if not items:
         stdout_console.print(f"No debates in {root}", markup=False)
         return
-    from rich.table import Column
+    stdout_console.print(status_table(items, stdout_console.width), markup=False)
 
-    id_width = max(len(row["id"]) for row in items)
-    table = Table(
-        Column("id", no_wrap=True, min_width=id_width),
-        Column("status", no_wrap=True),
-        Column("round", no_wrap=True),
-        Column("mode", no_wrap=True),
-        Column("personas"),
-        Column("termination", no_wrap=True),
-        Column("question", no_wrap=True, overflow="ellipsis", ratio=1),
-    )
-    for row in items:
-        table.add_row(
+
+def status_table(rows: list[dict[str, Any]], width: int) -> Table:
+    """Id, status, round and termination always whole; mode and personas only when there is
+    room; the question takes what is left and is what gets cut."""
+    from rich import box
+    from rich.table import Column, Table
+
+    cells = [
+        [
             row["id"],
             row["status"],
             f"{row['round']}/{row['max_rounds']}",
+            row["termination"] or "—",
             row["mode"],
             ", ".join(row["personas"].values()),
-            row["termination"] or "",
-            row["question"][:60],
-        )
-    stdout_console.print(table)
+        ]
+        for row in rows
+    ]
+    headers = ["id", "status", "round", "termination", "mode", "personas"]
+    widths = [max(len(h), *(len(c[i]) for c in cells)) for i, h in enumerate(headers)]
+    gap = 2
+    keep = 4 if sum(widths) + gap * 6 + 20 > width else 6  # mode, personas only when roomy
+    question_width = max(8, width - sum(w + gap for w in widths[:keep]) - keep)
+    columns = [
+        Column(h, no_wrap=True, width=w + gap) for h, w in zip(headers[:keep], widths, strict=False)
+    ]
+    columns.append(Column("question", no_wrap=True, overflow="ellipsis", width=question_width))
+    table = Table(
+        *columns, box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, padding=(0, gap, 0, 0)
+    )
+    for row, values in zip(rows, cells, strict=True):
+        table.add_row(*values[:keep], " ".join(row["question"].split()))
+    return table
 
 
 # ------------------------------------------------------------------ transcript / synthesize

@@ -68,6 +68,23 @@ def argue_command(
     interactive: bool = typer.Option(
         False, "--interactive", help="After each round, ask for a moderator note on stdin."
     ),
+    persona_model: list[str] | None = typer.Option(
+        None,
+        "--persona-model",
+        help="NAME=MODEL: a persona (name or letter) speaks with its own model, on the debate's "
+        "provider or as provider:model (repeatable).",
+    ),
+    dry_run: bool = typer.Option(
+        False,
+        "--dry-run",
+        help="Print the seating, models and an estimate of calls, tokens and cost; create "
+        "nothing, call no model.",
+    ),
+    detach: bool = typer.Option(
+        False,
+        "--detach",
+        help="Run the debate in the background (log: debates/<id>/run.log); print its id.",
+    ),
     json_output: bool = typer.Option(False, "--json", help="End with one JSON object on stdout."),
     lang: str | None = typer.Option(
         None,
@@ -99,6 +116,26 @@ def argue_command(
     )
     budget = budget_usd if budget_usd is not None else settings.defaults.budget_usd
     _require_price(chat_model, budget)
+    from argue.commands import plan
+
+    seats = plan.seat_models(
+        lineup, persona_model or [], chat_model, budget, detach=detach, interactive=interactive
+    )
+    if dry_run:
+        plan.dry_run(
+            question=question,
+            mode=mode_name,
+            lineup=lineup,
+            reason=reason,
+            choices=seats,
+            debate=chat_model,
+            rounds=rounds or settings.defaults.rounds,
+            sources=research_sources,
+            budget_usd=budget,
+            max_tokens=max_tokens,
+            detach=detach,
+            json_output=json_output,
+        )
     try:
         store = create_debate(
             settings.debates_dir(debates_dir, os.environ),
@@ -113,6 +150,7 @@ def argue_command(
             budget_tokens=max_tokens,
             selection_reason=reason,
             language=lang,
+            persona_models=plan.recorded(seats, chat_model),
         )
     except ModeError as exc:
         die(str(exc), 2)
@@ -133,6 +171,9 @@ def argue_command(
         _report(f"Panel mode: {named_count} personas named (no --mode given)")
     if reason:
         _report(f"Auto-selected: {reason}")
+    plan.announce_models(seats, chat_model)
+    if detach:
+        plan.start_detached(store, json_output)
     state = _run(store, chat_model, research_sources, interactive=interactive)
     _finish(store, state, json_output)
 

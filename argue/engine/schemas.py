@@ -7,11 +7,23 @@ grammar-constrained local model (llama.cpp) terminate instead of filling max_tok
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+import functools
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import (
+    BaseModel,
+    Field,
+    SerializerFunctionWrapHandler,
+    WithJsonSchema,
+    create_model,
+    field_validator,
+    model_serializer,
+    model_validator,
+)
+from pydantic.json_schema import SkipJsonSchema
 
 Short = Annotated[str, Field(max_length=300)]
+Query = Annotated[str, Field(max_length=400)]
 
 
 class PanelAngle(BaseModel):
@@ -44,9 +56,105 @@ class ResearchCallDraft(BaseModel):
     )
 
 
+class ColleagueQuestionDraft(BaseModel):
+    colleague: str = Field(description="The colleague you ask: one of those offered")
+    question: Query = Field(description="Your question for that colleague")
+
+
+class FreeCallDraft(BaseModel):
+    skill: str = Field(description="Any research tool offered")
+    query: Query
+    sources: list[Short] = Field(
+        default_factory=list, max_length=6, description="dogpile only: subset of sources"
+    )
+
+
 class ResearchPlanDraft(BaseModel):
-    calls: list[ResearchCallDraft] = Field(max_length=6, description="At most 3 research calls")
+    """A round's research, in slots: the dogpile search and the memory recall always run, the
+    ``ask`` whenever the persona has a colleague to ask, and ``free_calls`` only where the budget
+    still has room. The model fills the slots; code turns them into ``calls`` (what runs).
+
+    The model is asked for a per-persona subclass (:func:`research_plan_model`) where the slots
+    are required and skill and colleague names are enums of what is really available. This
+    class also loads a plan saved by an earlier version (``{"calls": [...], "why": ...}``) and
+    carries a plan the engine builds itself (failed calls retried on resume): ``calls`` given
+    as they are, no slot. A plan with slots must have both required slots.
+    """
+
     why: str = Field(default="", max_length=800, description="What you are looking for and why")
+    dogpile_query: Query | None = Field(
+        default=None, description="A multi-source search, written from your own lens"
+    )
+    dogpile_sources: list[Short] = Field(
+        default_factory=list, max_length=6, description="Optional subset of dogpile's sources"
+    )
+    memory_query: Query | None = Field(
+        default=None, description="What to recall from your earlier debates"
+    )
+    ask: ColleagueQuestionDraft | None = Field(default=None, description="A colleague to consult")
+    free_calls: list[FreeCallDraft] = Field(
+        default_factory=list, max_length=6, description="Optional calls where the budget allows"
+    )
+    # What runs: derived from the slots, or given as is (an older plan file, an engine retry).
+    calls: SkipJsonSchema[list[ResearchCallDraft]] = Field(default_factory=list)
+
+    @field_validator("dogpile_query", "memory_query")
+    @classmethod
+    def _says_something(cls, value: str | None) -> str | None:
+        # A grammar can force the key, not a useful value: a blank query is no search.
+        if value is not None and not value.strip():
+            raise ValueError("write a query (it is blank)")
+        return value
+
+    @property
+    def has_slots(self) -> bool:
+        return (
+            self.dogpile_query is not None
+            or self.memory_query is not None
+            or self.ask is not None
+            or bool(self.free_calls or self.dogpile_sources)
+        )
+
+    @model_validator(mode="after")
+    def _calls_from_slots(self) -> ResearchPlanDraft:
+        if not self.has_slots:
+            if "calls" not in self.model_fields_set:
+                raise ValueError("a research plan needs `dogpile_query` and `memory_query`")
+            return self  # calls given as they are
+        missing = [
+            name for name in ("dogpile_query", "memory_query") if getattr(self, name) is None
+        ]
+        if missing:
+            raise ValueError(f"missing required slot(s): {', '.join(missing)}")
+        assert self.dogpile_query is not None and self.memory_query is not None
+        calls = [
+            ResearchCallDraft(
+                skill="dogpile", query=self.dogpile_query, sources=self.dogpile_sources
+            ),
+            ResearchCallDraft(skill="memory", query=self.memory_query),
+        ]
+        if self.ask is not None:
+            calls.append(
+                ResearchCallDraft(
+                    skill="ask", query=self.ask.question, colleague=self.ask.colleague
+                )
+            )
+        calls += [
+            ResearchCallDraft(skill=c.skill, query=c.query, sources=c.sources)
+            for c in self.free_calls
+        ]
+        # Bypass __setattr__: ``calls`` stays derived (not "set"), whatever the input held.
+        self.__dict__["calls"] = calls
+        return self
+
+    @model_serializer(mode="wrap")
+    def _one_shape_on_disk(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """Slots on disk when there are slots (``calls`` follows from them); else the calls."""
+        data = handler(self)
+        if self.has_slots:
+            data.pop("calls", None)
+            return data
+        return {"why": data["why"], "calls": data["calls"]}
 
 
 class ClaimDraft(BaseModel):
@@ -113,13 +221,8 @@ class ReflectionDraft(BaseModel):
         max_length=800, description="What evidence would change your mind"
     )
     position_now: str = Field(max_length=600, description="Your position now, in one sentence")
-    next_calls: list[ResearchCallDraft] = Field(
-        default_factory=list,
-        max_length=6,
-        description="Research for the next round (at most 3 calls); empty in the last round",
-    )
-    next_why: str = Field(
-        default="", max_length=800, description="What the next round's research looks for"
+    next_research: ResearchPlanDraft | None = Field(
+        default=None, description="Your research plan for the next round (none after the last)"
     )
 
 
@@ -137,6 +240,91 @@ class JudgeDraft(BaseModel):
     ready_reason: str = Field(max_length=600)
 
 
+# ---------------------------------------------------------------- per-persona schemas
+
+REQUIRED_SLOTS = ("dogpile", "memory")  # every round, for every persona
+ASK_SKILL = "ask"  # required too, when the persona has a colleague to ask
+
+
+def _enum(names: tuple[str, ...]) -> Any:
+    """A string that must be one of ``names``, as a JSON-schema ``enum`` (also for one name,
+    which pydantic would render as ``const``: not every constrained decoder reads that)."""
+    return Annotated[Literal[names], WithJsonSchema({"type": "string", "enum": list(names)})]
+
+
+def slot_budget(colleagues: tuple[str, ...], budget: int) -> int:
+    """How many free calls fit in ``budget`` after the required slots."""
+    required = len(REQUIRED_SLOTS) + (1 if colleagues else 0)
+    if budget < required:
+        raise ValueError(f"a research budget of {budget} cannot hold the {required} required calls")
+    return budget - required
+
+
+@functools.lru_cache(maxsize=256)
+def research_plan_model(
+    skills: tuple[str, ...], colleagues: tuple[str, ...], budget: int
+) -> type[ResearchPlanDraft]:
+    """The plan schema one persona is asked for: ``dogpile_query`` and ``memory_query``
+    required; ``ask`` required with ``colleague`` an enum of ``colleagues`` when there is one
+    (absent otherwise); ``free_calls`` with ``skill`` an enum of ``skills`` (``ask`` excepted: it
+    has its slot) and at most what the budget leaves (absent when nothing is left).
+
+    Named ``ResearchPlanDraft`` and a subclass of it: code that maps schemas by name or checks
+    ``issubclass`` sees the same class; ``calls`` still follows from the slots."""
+    free = slot_budget(colleagues, budget)
+    free_skills = tuple(s for s in dict.fromkeys(skills) if s != ASK_SKILL)
+    fields: dict[str, Any] = {
+        "dogpile_query": (Query, Field(description="A multi-source search, from your own lens")),
+        "memory_query": (Query, Field(description="What to recall from your earlier debates")),
+    }
+    if colleagues:
+        question = create_model(
+            "ColleagueQuestionDraft",
+            __base__=ColleagueQuestionDraft,
+            colleague=(_enum(colleagues), Field(description="The colleague you ask")),
+        )
+        fields["ask"] = (question, Field(description="The colleague you consult, and your question"))
+    else:
+        fields["ask"] = (SkipJsonSchema[None], Field(default=None))
+    if free and free_skills:
+        call = create_model(
+            "FreeCallDraft",
+            __base__=FreeCallDraft,
+            skill=(_enum(free_skills), Field(description="One of the research tools offered")),
+        )
+        fields["free_calls"] = (
+            list[call],  # type: ignore[valid-type]
+            Field(
+                default_factory=list,
+                max_length=free,
+                description=f"Optional: at most {free} more call(s) of your choice",
+            ),
+        )
+    else:  # no room left: none accepted, none offered
+        fields["free_calls"] = (
+            SkipJsonSchema[list[FreeCallDraft]],
+            Field(default_factory=list, max_length=0),
+        )
+    return create_model("ResearchPlanDraft", __base__=ResearchPlanDraft, **fields)
+
+
+@functools.lru_cache(maxsize=256)
+def reflection_model(plan: type[ResearchPlanDraft] | None) -> type[ReflectionDraft]:
+    """The reflection schema: with ``plan``, ``next_research`` is that plan, required; without
+    (the last round), ``next_research`` is not offered and whatever comes in it is ignored."""
+    if plan is None:
+        return create_model(
+            "ReflectionDraft",
+            __base__=ReflectionDraft,
+            next_research=(SkipJsonSchema[Any], Field(default=None, exclude=True)),
+        )
+    return create_model(
+        "ReflectionDraft",
+        __base__=ReflectionDraft,
+        next_research=(plan, Field(description="Your research plan for the next round")),
+    )
+
+
 # The synthesis prose is also a record (render reads it): it lives with the records.
 from argue.records.prose import (  # noqa: E402
     AgreementDraft,
@@ -151,10 +339,12 @@ __all__ = [
     "BeliefUpdateDraft",
     "ClaimDraft",
     "CoherenceRating",
+    "ColleagueQuestionDraft",
     "ConcessionDraft",
     "CounterDraft",
     "DisagreementDraft",
     "FramingDraft",
+    "FreeCallDraft",
     "JudgeDraft",
     "PanelAngle",
     "PrivateViewDraft",
@@ -164,4 +354,7 @@ __all__ = [
     "ResearchPlanDraft",
     "Side",
     "SynthesisDraft",
+    "reflection_model",
+    "research_plan_model",
+    "slot_budget",
 ]

@@ -9,8 +9,12 @@ Selection rule, applied one seat at a time:
 2. on equal score, a persona whose dominant bridge is not yet represented among those already
    chosen goes first (so a tie yields a more diverse panel);
 3. then alphabetical by name.
-Seats that no matching persona can fill come from the fixed default order (embry, horus,
-brandon, then the rest alphabetically), and the reason says so.
+Seats that no matching persona can fill go to the colleagues of the personas already seated
+(the social graph: seat order, then each persona's ``colleagues`` in listed order, then their
+colleagues), so a question that names one field gets that field's neighbours rather than
+unrelated seats; only when nobody matched at all, or the graph runs out, do seats come from the
+fixed default order (embry, horus, brandon, then the rest alphabetically). The reason says which
+rule filled each seat.
 """
 
 from __future__ import annotations
@@ -89,27 +93,64 @@ def select_personas(question: str, catalog: PersonaCatalog, count: int = 2) -> P
         keywords = matches[pick.name]
         explanations.append(f"{pick.name} matched {', '.join(keywords)} ({len(keywords)})")
 
-    filler = [persona for persona in default_order(catalog) if persona not in chosen]
-    filler = filler[: count - len(chosen)]
+    via_colleagues = _colleague_fill(chosen, catalog, count - len(chosen))
+    seated = chosen + [persona for persona, _ in via_colleagues]
+    filler = [persona for persona in default_order(catalog) if persona not in seated]
+    filler = filler[: count - len(seated)]
     if not chosen:
         reason = "no expertise keyword matched the question; default order: " + ", ".join(
             persona.name for persona in filler
         )
     else:
         reason = "keyword routing: " + "; ".join(explanations)
+        fills = _colleague_reasons(via_colleagues)
         if filler:
-            reason += (
-                f"; {', '.join(persona.name for persona in filler)} from the default order "
-                "(no other persona matched)"
-            )
+            fills.append(f"{', '.join(persona.name for persona in filler)} from the default order")
+        if fills:
+            reason += f"; {'; '.join(fills)} (no other persona matched)"
         if tie_broken:
             reason += f" ({_TIE_RULE})"
-    chosen.extend(filler)
+    chosen = seated + filler
     return PersonaSelection(
         personas=chosen,
         reason=reason,
         matches={persona.name: matches[persona.name] for persona in chosen},
     )
+
+
+def _colleague_fill(
+    seated: list[Persona], catalog: PersonaCatalog, wanted: int
+) -> list[tuple[Persona, str]]:
+    """Up to ``wanted`` unseated personas reached through ``colleagues`` links, breadth first.
+
+    Each comes with the name of the seated persona that listed it. Nothing when nobody is seated.
+    """
+    taken = {persona.name for persona in seated}
+    queue = list(seated)
+    found: list[tuple[Persona, str]] = []
+    for persona in queue:
+        if len(found) >= wanted:
+            break
+        for name in persona.colleagues:
+            if len(found) >= wanted:
+                break
+            if name in catalog and catalog.get(name).name not in taken:
+                colleague = catalog.get(name)
+                taken.add(colleague.name)
+                found.append((colleague, persona.name))
+                queue.append(colleague)
+    return found
+
+
+def _colleague_reasons(via_colleagues: list[tuple[Persona, str]]) -> list[str]:
+    """``["horus as odile's colleague", "embry, aldous as brandon's colleagues"]``."""
+    groups: dict[str, list[str]] = {}
+    for persona, via in via_colleagues:
+        groups.setdefault(via, []).append(persona.name)
+    return [
+        f"{', '.join(names)} as {via}'s colleague{'s' if len(names) > 1 else ''}"
+        for via, names in groups.items()
+    ]
 
 
 def route_colleague(

@@ -1,4 +1,8 @@
-"""Research: the plan (round 1, or when no reflection planned) and the calls, budgeted."""
+"""Research: the plan (round 1, or when no reflection planned) and the calls, budgeted.
+
+The plan's slots guarantee, by schema, a ``dogpile`` search and a ``memory`` recall every round
+and an ``ask`` whenever the persona has a colleague to ask; the model writes the queries and
+picks the colleague among those offered; free calls only fill what the budget leaves."""
 
 from __future__ import annotations
 
@@ -7,6 +11,7 @@ import asyncio
 from argue.domain import (
     Evidence,
     Failure,
+    Persona,
     ResearchCallRecord,
     ResearchRecord,
 )
@@ -24,8 +29,10 @@ from argue.engine.phases._common import (
 from argue.engine.schemas import (
     ResearchCallDraft,
     ResearchPlanDraft,
+    research_plan_model,
+    slot_budget,
 )
-from argue.engine.toolkit import ResearchRequest, ResearchToolkit
+from argue.engine.toolkit import BUILTIN_SKILLS, ResearchRequest, ResearchToolkit
 from argue.llm.base import ChatModel
 from skills.base import SkillResult
 
@@ -44,6 +51,7 @@ async def plan_research(
         [c for c in (previous.claims() if previous else []) if c.persona != letter],
         {k: history.persona_name(k) for k in history.letters},
     )
+    plan_model, slots = plan_schema(history, letter, toolkit)
     messages = prompts.research_plan_messages(
         seat.system,
         build_digest(history, letter, round_no),
@@ -51,17 +59,64 @@ async def plan_research(
         toolkit.menu(history.personas[letter]),
         round_no,
         history.config.max_rounds,
+        slots,
     )
     result = await complete_for(
         model,
         messages,
-        ResearchPlanDraft,
+        plan_model,
         round_no=round_no,
         letter=letter,
         phase="research plan",
         purpose=f"{letter}/R{round_no}/research-plan",
     )
     return PhaseOutcome(result.value)
+
+
+def plan_schema(
+    history: DebateHistory, letter: str, toolkit: ResearchToolkit
+) -> tuple[type[ResearchPlanDraft], str]:
+    """The plan schema this persona is asked for now, and the prompt lines that explain it."""
+    persona = history.personas[letter]
+    skills = available_skills(toolkit)
+    colleagues = offered_colleagues(toolkit, persona, _published_arguments(history, letter))
+    free_skills = tuple(s for s in skills if s != "ask")
+    free = slot_budget(colleagues, RESEARCH_BUDGET) if free_skills else 0
+    return (
+        research_plan_model(skills, colleagues, RESEARCH_BUDGET),
+        prompts.research_slots(colleagues, free_skills, free, RESEARCH_BUDGET),
+    )
+
+
+def available_skills(toolkit: ResearchToolkit) -> tuple[str, ...]:
+    """Every skill the toolkit can run (built-in, external, plugins); a toolkit that does not
+    say (a test double) is taken to run the built-ins."""
+    names = getattr(toolkit, "skill_names", None)
+    return tuple(names) if names else BUILTIN_SKILLS
+
+
+def offered_colleagues(
+    toolkit: ResearchToolkit, persona: Persona, participants: dict[str, list[str]]
+) -> tuple[str, ...]:
+    """The colleagues ``persona`` may ask: those its file lists that exist in the catalog, never
+    itself. A fellow debater with nothing published yet could only refuse ("nothing to answer
+    from"): it is left out while another colleague remains (the ask skill's own routing rule)."""
+    listed = [name for name in dict.fromkeys(persona.colleagues) if name != persona.name]
+    known = _catalog_names(toolkit)
+    if known is not None:
+        listed = [name for name in listed if name in known]
+    silent = {name for name, texts in participants.items() if not texts}
+    return tuple([name for name in listed if name not in silent] or listed)
+
+
+def _catalog_names(toolkit: ResearchToolkit) -> set[str] | None:
+    """The persona catalog's names, or None when the toolkit has none (a test double) or it
+    cannot be read now (the ask skill then reports that itself)."""
+    try:
+        catalog = getattr(toolkit, "catalog", None)
+        return set(catalog.names()) if catalog is not None else None
+    except Exception:
+        return None
 
 
 async def run_research(
@@ -73,7 +128,10 @@ async def run_research(
     *,
     first_evidence: int = 1,
 ) -> PhaseOutcome:
-    """Enforce the budget, run the calls concurrently, number the evidence A-R2-E1…"""
+    """Enforce the budget, run the calls concurrently, number the evidence A-R2-E1…
+
+    A plan with slots fits the budget by construction; the cap is for calls given as they are
+    (a plan file from an earlier version)."""
     calls = plan.calls[:RESEARCH_BUDGET]
     dropped = [f"{c.skill} {c.query!r}" for c in plan.calls[RESEARCH_BUDGET:]]
     persona = history.personas[letter]

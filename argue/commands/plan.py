@@ -1,0 +1,281 @@
+"""Plan before spending: ``--dry-run`` and ``--detach`` of ``argue QUESTION …``.
+
+``--dry-run`` prints the seating (and why), the mode, the models and an estimate of model calls,
+tokens and cost for the requested rounds (``argue.engine.estimate``); it creates no debate
+folder and calls no model. ``--detach`` creates the debate, then runs it in a background process
+of its own session (``resume <id>``, the same run from the same config.json), its output in
+``debates/<id>/run.log``; it prints the id at once and exits 0 once the background run owns the
+debate, so ``status``, ``interject``, ``stop`` and ``resume`` work on it from then on.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, NoReturn
+
+import typer
+
+from argue.commands._debate import _price_table, _report
+from argue.commands.persona_models import (
+    SeatChoice,
+    choose_seat_models,
+    recorded,
+    resolve_seat_models,
+    shared_model_warning,
+)
+from argue.console import die, stdout_console
+
+if TYPE_CHECKING:
+    from argue.domain import Persona
+    from argue.llm import ChatModel
+    from argue.store import DebateStore
+
+__all__ = ["announce_models", "dry_run", "recorded", "seat_models", "start_detached"]
+
+RUN_LOG = "run.log"
+# How long --detach waits for the background run to take the debate's lock before it returns.
+STARTUP_DEADLINE_S = 60.0
+
+
+def seat_models(
+    lineup: Sequence[Persona],
+    flags: Sequence[str],
+    debate: ChatModel,
+    budget_usd: float | None,
+    *,
+    detach: bool,
+    interactive: bool,
+) -> list[SeatChoice]:
+    """Each persona's model, checked like the debate's (configured, priced under a budget)."""
+    if detach and interactive:
+        die("--interactive reads notes from this terminal; with --detach use `interject ID NOTE`")
+    choices = choose_seat_models(lineup, flags, debate)
+    resolve_seat_models(recorded(choices, debate), debate, budget_usd=budget_usd)
+    return choices
+
+
+def announce_models(choices: Sequence[SeatChoice], debate: ChatModel) -> None:
+    """One line on stderr: the personas' own models, or the warning that all share one."""
+    warning = shared_model_warning(choices)
+    if warning:
+        _report(warning)
+    elif any((c.provider, c.model) != (debate.provider, debate.model) for c in choices):
+        _report(
+            "Persona models: "
+            + ", ".join(f"{c.persona.display_name} {c.label()}" for c in choices)
+            + f"  ·  framing, judge, synthesis: {debate.provider}/{debate.model}"
+        )
+
+
+# ------------------------------------------------------------------ --dry-run
+
+
+def dry_run(
+    *,
+    question: str,
+    mode: str,
+    lineup: Sequence[Persona],
+    reason: str | None,
+    choices: Sequence[SeatChoice],
+    debate: ChatModel,
+    rounds: int,
+    sources: Sequence[str],
+    budget_usd: float | None,
+    max_tokens: int | None,
+    detach: bool,
+    json_output: bool,
+) -> NoReturn:
+    """Print the plan and exit 0; nothing is written and no model is called."""
+    from argue.engine.estimate import ModelRef, estimate_debate
+
+    if not question.strip():
+        die("the question is empty")
+    estimate = estimate_debate(
+        mode=mode,
+        letters=[c.letter for c in choices],
+        rounds=rounds,
+        debate_model=ModelRef(debate.provider, debate.model),
+        persona_models={c.letter: ModelRef(c.provider, c.model) for c in choices},
+        prices=_price_table(),
+    )
+    why = f"auto-selected: {reason}" if reason else "named on the command line"
+    warnings = [w for w in (shared_model_warning(choices),) if w]
+    budget_note = _budget_note(estimate, budget_usd, max_tokens)
+    if json_output:
+        print(
+            json.dumps(
+                {
+                    "dry_run": True,
+                    "question": question.strip(),
+                    "mode": mode,
+                    "seating_reason": why,
+                    "personas": [
+                        {
+                            "letter": c.letter,
+                            "name": c.persona.name,
+                            "display_name": c.persona.display_name,
+                            "label": c.persona.label(),
+                            "lens": c.persona.lens,
+                            "provider": c.provider,
+                            "model": c.model,
+                            "model_source": c.source,
+                        }
+                        for c in choices
+                    ],
+                    "provider": debate.provider,
+                    "model": debate.model,
+                    "rounds": rounds,
+                    "sources": list(sources),
+                    "budget_usd": budget_usd,
+                    "max_tokens": max_tokens,
+                    "budget_note": budget_note,
+                    "detach": detach,
+                    "estimate": estimate.as_json(),
+                    "warnings": warnings,
+                },
+                ensure_ascii=False,
+            )
+        )
+        raise typer.Exit(0)
+    for warning in warnings:
+        _report(warning)
+    lines = [
+        "Dry run: no debate folder is created and no model is called.",
+        f"Question: {question.strip()}",
+        f"Mode: {mode}" + ("  (would run in the background: --detach)" if detach else ""),
+        f"Seating ({why}):",
+        *(
+            f"  {c.letter}  {c.persona.label()} — {c.persona.lens} — {c.label()} ({c.source})"
+            for c in choices
+        ),
+        f"Debate model (framing, judge, synthesis): {debate.provider}/{debate.model}",
+        f"Rounds: {rounds} at most  ·  Sources: {', '.join(sources) or 'all'}",
+    ]
+    if budget_note:
+        lines.append(f"Budget: {budget_note}")
+    lines += [
+        f"Estimate for {rounds} round(s):",
+        f"  model calls  {_span(estimate.calls_min, estimate.calls_max)}",
+        f"  tokens       {_span(estimate.tokens_min, estimate.tokens_max)}",
+        f"  cost         {estimate.describe_cost()}",
+        f"  {'step':<20} {'model':<32} {'calls':>7} {'tokens':>17}",
+    ]
+    for step in estimate.steps:
+        if step.calls_max:
+            lines.append(
+                f"  {step.step:<20} {step.model.label():<32} "
+                f"{_span(step.calls_min, step.calls_max):>7} "
+                f"{_span(step.tokens_min, step.tokens_max):>17}"
+            )
+    lines.append(f"Assumptions: {estimate.as_json()['assumptions']}")
+    for line in lines:
+        stdout_console.print(line, markup=False, highlight=False)
+    raise typer.Exit(0)
+
+
+def _span(low: int, high: int) -> str:
+    return f"{low:,}" if low == high else f"{low:,}–{high:,}"
+
+
+def _budget_note(estimate: Any, budget_usd: float | None, max_tokens: int | None) -> str | None:
+    notes = []
+    if budget_usd is not None:
+        low, high = estimate.priced_cost
+        if high <= budget_usd:
+            fits = "the estimate fits"
+        elif low <= budget_usd:
+            fits = "may pause the debate (budget_exhausted) before its last round"
+        else:
+            fits = "will likely pause the debate (budget_exhausted) before its last round"
+        notes.append(f"${budget_usd:g}: {fits}")
+    if max_tokens is not None:
+        if estimate.tokens_max <= max_tokens:
+            fits = "the estimate fits"
+        elif estimate.tokens_min <= max_tokens:
+            fits = "may pause the debate before its last round"
+        else:
+            fits = "will likely pause the debate before its last round"
+        notes.append(f"{max_tokens:,} tokens: {fits}")
+    return "; ".join(notes) or None
+
+
+# ------------------------------------------------------------------ --detach
+
+
+def start_detached(store: DebateStore, json_output: bool) -> NoReturn:
+    """Run the debate in a background process (own session, output in run.log); exit 0."""
+    root = store.paths.root.resolve()
+    log_path = root / RUN_LOG
+    command = [
+        sys.executable,
+        "-m",
+        "argue",
+        "resume",
+        store.debate_id,
+        "--debates-dir",
+        str(root.parent),
+    ]
+    try:
+        fd = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW, 0o644)
+    except OSError as exc:
+        die(f"cannot create {log_path}: {exc.strerror}", 1)
+    try:
+        os.write(fd, f"argue: background run of {store.debate_id}\n".encode())
+        process = subprocess.Popen(
+            command,
+            stdin=subprocess.DEVNULL,
+            stdout=fd,
+            stderr=fd,
+            start_new_session=True,
+            close_fds=True,
+        )
+    except OSError as exc:
+        die(f"cannot start the background run: {exc}", 1)
+    finally:
+        os.close(fd)
+    sys.stdout.flush()  # the id line is already out: the caller printed it before this
+    code = _wait_until_running(store, process)
+    state = store.state()
+    if code not in (None, 0, 3) and not store.is_locked():
+        die(
+            f"the background run of {store.debate_id} exited with code {code} "
+            f"(status {state.status}); see {log_path}",
+            1,
+        )
+    if json_output:
+        print(
+            json.dumps(
+                {
+                    "id": store.debate_id,
+                    "detached": True,
+                    "pid": process.pid,
+                    "status": state.status,
+                    "log": str(log_path),
+                }
+            )
+        )
+    _report(
+        f"Running in the background (pid {process.pid}); log: {log_path}\n"
+        f"Follow it with: status {store.debate_id} · interject {store.debate_id} NOTE · "
+        f"stop {store.debate_id} · transcript {store.debate_id}"
+    )
+    raise typer.Exit(0)
+
+
+def _wait_until_running(store: DebateStore, process: subprocess.Popen[bytes]) -> int | None:
+    """Until the background run holds the lock (None) or has exited (its exit code)."""
+    deadline = time.monotonic() + STARTUP_DEADLINE_S
+    while not store.is_locked():
+        code = process.poll()
+        if code is not None:
+            return code
+        if time.monotonic() > deadline:
+            _report(f"The background run has not started within {STARTUP_DEADLINE_S:g} s yet.")
+            return None
+        time.sleep(0.05)
+    return None
