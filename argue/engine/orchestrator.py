@@ -184,9 +184,6 @@ class DebateRunner(DebateFraming, RoundWaves):
             if phase == "research" and self._stop_flag():
                 arguments = self.history.round(round_no).arguments
                 if len(arguments) < len(self.history.letters):
-                    if self._stop == "interrupt":
-                        self.report(f"Interrupted after the research of round {round_no}.")
-                        return self._halt(status="interrupted")
                     return self._stopped_state(round_no, "after the research")
         score = await self._score(round_no)
         decision = check_termination(self.history, round_no, self._stop_flag())
@@ -254,6 +251,10 @@ class DebateRunner(DebateFraming, RoundWaves):
         return self._halt(status="budget_exhausted", termination_detail=detail)
 
     def _stopped_state(self, round_no: int, where: str) -> DebateState:
+        if self._stop == "interrupt":
+            # Ctrl-C is an interruption wherever it lands (exit 130), never a `stop` (exit 3).
+            self.report(f"Interrupted {where} of round {round_no}; checkpoint saved.")
+            return self._halt(status="interrupted")
         self.report(f"Stop requested: stopped {where} of round {round_no}; resumable.")
         self.store.clear_stop()
         return self._halt(

@@ -100,6 +100,30 @@ def claims_table(claims: list[Claim], names: dict[str, str]) -> str:
     return "\n".join(f"[{c.id}] ({names[c.persona]}) {clip(c.text, 400)}" for c in claims)
 
 
+def research_slots(
+    colleagues: tuple[str, ...], free_skills: tuple[str, ...], free: int, budget: int
+) -> str:
+    """The plan's fields, as the schema has them: which are required, and the names offered."""
+    lines = [
+        f"Your research (at most {budget} calls; argue runs them): fill these fields.",
+        "- `dogpile_query` (required): a multi-source search, written from your own lens "
+        "(optional `dogpile_sources`).",
+        "- `memory_query` (required): what to recall from your earlier debates.",
+    ]
+    if colleagues:
+        lines.append(
+            f"- `ask` (required): `colleague`, one of: {', '.join(colleagues)}; and your "
+            "`question` for them."
+        )
+    if free:
+        lines.append(
+            f"- `free_calls` (optional, at most {free}): each a `skill`, one of: "
+            f"{', '.join(free_skills)}; and its `query`."
+        )
+    lines.append("And `why`: what you are looking for.")
+    return "\n".join(lines)
+
+
 def research_plan_messages(
     system: str,
     digest: str,
@@ -107,27 +131,30 @@ def research_plan_messages(
     skills_menu: str,
     round_no: int,
     max_rounds: int,
+    slots: str,
 ) -> list[Message]:
+    """``slots`` is :func:`research_slots`."""
     user = (
         f"Round {round_no} of {max_rounds} — RESEARCH PLAN.\n\n"
         f"What you know so far:\n{digest}\n\n"
         f"Opponents' latest published claims:\n{opponents_latest}\n\n"
-        f"Research tools you may call (at most 3 calls this round):\n{skills_menu}\n\n"
-        "Plan up to 3 calls that would most strengthen your case or test the opponents' "
-        "weakest claims. Return `calls` and `why`."
+        f"Research tools:\n{skills_menu}\n\n"
+        "Plan the research that would most strengthen your case or test the opponents' "
+        f"weakest claims.\n{slots}"
     )
     return [Message(role="system", content=system), Message(role="user", content=user)]
 
 
 def next_round_plan(
-    opponents_latest: str, skills_menu: str, next_round: int, max_rounds: int
+    opponents_latest: str, skills_menu: str, next_round: int, max_rounds: int, slots: str
 ) -> str:
+    """``slots`` is :func:`research_slots`; the plan comes back as ``next_research``."""
     return (
         f"Then plan your research for round {next_round} of {max_rounds}.\n"
         f"Opponents' latest published claims:\n{opponents_latest}\n\n"
-        f"Research tools you may call (at most 3 calls next round):\n{skills_menu}\n\n"
-        "Return up to 3 `next_calls` that would most strengthen your case or test the "
-        "opponents' weakest claims, and `next_why`."
+        f"Research tools:\n{skills_menu}\n\n"
+        "Return `next_research`: the research that would most strengthen your case or test "
+        f"the opponents' weakest claims.\n{slots}"
     )
 
 
@@ -203,7 +230,7 @@ def reflection_messages(
         + (
             f"\n\n{next_round}"
             if next_round
-            else "\n\nThis is the last round: leave `next_calls` empty."
+            else "\n\nThis is the last round: no research plan."
         )
     )
     return [Message(role="system", content=system), Message(role="user", content=user)]

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from pydantic import BaseModel
 
@@ -28,6 +29,9 @@ from argue.llm.base import Message
 from skills.base import SkillItem, SkillResult
 
 EVIDENCE_ID = re.compile(r"\[([A-Z]-R\d+-E\d+)\]")
+# What the plan prompt offers (argue.engine.prompts.research_slots), read as a model would.
+OFFERED_COLLEAGUES = re.compile(r"`ask` \(required\): `colleague`, one of: ([^;]+);")
+OFFERED_FREE = re.compile(r"`free_calls` \(optional, at most (\d+)\): each a `skill`, one of: ([^;]+);")
 CLAIM_ID = re.compile(r"\[([A-Z]\d+\.c\d+)\]")
 WORDS = [
     "orbit",
@@ -72,8 +76,10 @@ class DebateScript:
     confidence: Callable[[str, int], float] = lambda letter, rnd: 0.6 + 0.05 * rnd
     concede: bool = True
     repeat_claims: bool = False
-    research_calls: int = 1
-    plan_skills: tuple[str, ...] = ("dogpile",)
+    # Plans fill the required slots (dogpile, memory, and ask the first colleague offered);
+    # ``free_skill`` adds one free call when the prompt offers one (a persona without colleagues).
+    free_skill: str | None = None
+    same_queries: bool = False  # the same queries every round (research that finds nothing new)
     synthesis_ready: bool = False
     cite_bogus: bool = False
     fail: Callable[[str, int, str], Exception | None] = lambda letter, rnd, phase: None
@@ -90,18 +96,18 @@ class DebateScript:
         failure = self.fail(letter, rnd, phase)
         if failure is not None:
             return failure
-        if output is FramingDraft:
+        if _is(output, FramingDraft):
             question = re.search(r"Question: (.*)", user)
             letters = re.findall(r"^- ([A-Z]):", user, re.M)
             return FramingDraft(
                 proposition=f"It is true that {question.group(1) if question else 'X'}",
                 angles=[{"persona": k, "angle": f"angle {k}"} for k in letters],
             )
-        if output is PrivateViewDraft:
+        if _is(output, PrivateViewDraft):
             return PrivateViewDraft(holds_proposition=True, view="I would hold it true.")
-        if output is ResearchPlanDraft:
-            return self._plan(letter, rnd)
-        if output is ArgumentDraft:
+        if _is(output, ResearchPlanDraft):
+            return self._plan(letter, rnd, user)
+        if _is(output, ArgumentDraft):
             ids = EVIDENCE_ID.findall(user.split("Your evidence", 1)[-1])
             claims = []
             for i in range(2):
@@ -120,7 +126,7 @@ class DebateScript:
                 "claims": claims,
                 "taxonomy_tags": ["precision", "not-a-bridge"],
             }
-        if output is RebuttalDraft:
+        if _is(output, RebuttalDraft):
             section = user.split("Opponents' claims this round", 1)[-1].split("Your evidence", 1)[0]
             targets = CLAIM_ID.findall(section)
             counters = (
@@ -142,9 +148,10 @@ class DebateScript:
                 else []
             )
             return {"counters": counters, "concessions": concessions, "common_ground": ["shared"]}
-        if output is ReflectionDraft:
+        if _is(output, ReflectionDraft):
             # Before the last round the reflection also plans the next round's research.
-            plan = self._plan(letter, rnd + 1) if "plan your research for round" in user else None
+            planning = "plan your research for round" in user
+            plan = self._plan(letter, rnd + 1, user) if planning else None
             return ReflectionDraft(
                 confidence=self.confidence(letter, rnd),
                 belief_updates=[
@@ -152,10 +159,9 @@ class DebateScript:
                 ],
                 would_change_my_mind=f"{letter}: a counterexample",
                 position_now=f"{letter} still holds r{rnd}",
-                next_calls=plan["calls"] if plan else [],
-                next_why=plan["why"] if plan else "",
+                next_research=plan,
             )
-        if output is JudgeDraft:
+        if _is(output, JudgeDraft):
             letters = re.findall(r"one per persona letter: ([A-Z, ]+);", user)
             found = [x.strip() for x in letters[0].split(",")] if letters else []
             return JudgeDraft(
@@ -163,7 +169,7 @@ class DebateScript:
                 synthesis_ready=self.synthesis_ready,
                 ready_reason="enough material" if self.synthesis_ready else "not yet",
             )
-        if output is SynthesisDraft:
+        if _is(output, SynthesisDraft):
             ids = CLAIM_ID.findall(user)
             return SynthesisDraft(
                 agreements=[
@@ -186,21 +192,35 @@ class DebateScript:
             return {"answer": f"A colleague's view on: {user[:80]}", "confidence": 0.7}
         return "ok"
 
-    def _plan(self, letter: str, rnd: int) -> dict[str, object]:
-        skills = [self.plan_skills[i % len(self.plan_skills)] for i in range(self.research_calls)]
-        return {
-            "calls": [
-                {"skill": skill, "query": f"{letter} query {i} round {rnd}"}
-                for i, skill in enumerate(skills)
-            ],
+    def _plan(self, letter: str, rnd: int, prompt: str) -> dict[str, Any]:
+        """The slots, queries numbered in run order: dogpile 0, memory 1, then ask, then free."""
+
+        def query(n: int) -> str:
+            return f"{letter} query {n}" + ("" if self.same_queries else f" round {rnd}")
+
+        plan: dict[str, Any] = {
             "why": f"{letter} looks for support",
+            "dogpile_query": query(0),
+            "memory_query": query(1),
         }
+        if colleagues := OFFERED_COLLEAGUES.search(prompt):
+            first = colleagues.group(1).split(",")[0].strip()
+            plan["ask"] = {"colleague": first, "question": query(2)}
+        free = OFFERED_FREE.search(prompt)
+        if self.free_skill and free:
+            plan["free_calls"] = [{"skill": self.free_skill, "query": query(len(plan) - 1)}]
+        return plan
 
     def _letter(self, system: str) -> str:
         match = re.search(r"You are (.+?), taking part", system)
         if match and match.group(1) in self.names:
             return self.names[match.group(1)]
         return "-"
+
+
+def _is(output: type[BaseModel] | None, schema: type[BaseModel]) -> bool:
+    """The engine asks for per-persona subclasses of the research and reflection schemas."""
+    return output is not None and issubclass(output, schema)
 
 
 def names_of(personas: list[Persona]) -> dict[str, str]:

@@ -16,7 +16,7 @@ from argue.llm.base import ModelAuthError
 from tests.engine.script import DebateScript, ScriptedToolkit
 
 NAMES = {"Embry": "A", "Horus": "B"}
-DELAY_S = 0.03
+DELAY_S = 0.1  # long beside the engine's own work, so the grouping below is stable
 
 
 def _swinging(letter: str, rnd: int) -> float:
@@ -92,3 +92,39 @@ def test_a_fatal_error_cancels_the_other_personas_and_nothing_is_written_after(n
     assert finished == []  # B's call was cancelled, not left running
     assert not store.paths.argument("B", 1).exists()
     assert after == snapshot
+
+
+import pytest  # noqa: E402
+
+
+@pytest.mark.parametrize(
+    ("phase", "rnd"),
+    [
+        ("ResearchPlanDraft", 1),
+        ("ArgumentDraft", 1),
+        ("RebuttalDraft", 1),
+        ("ReflectionDraft", 1),
+        ("JudgeDraft", 2),
+        ("ArgumentDraft", 2),
+    ],
+)
+def test_one_ctrl_c_is_an_interruption_in_every_phase(new_store, phase, rnd):
+    """Ctrl-C means status interrupted (exit 130) wherever it lands, never stopped (exit 3)."""
+    store = new_store(f"ctrl-c-{phase}-{rnd}", rounds=3)
+    holder: dict = {}
+
+    def press_ctrl_c(letter: str, r: int, name: str):
+        if name == phase and r in (rnd, 0) and "runner" in holder:
+            holder["runner"].request_stop("interrupt")
+        return None
+
+    runner = DebateRunner(
+        store,
+        ScriptedModel(DebateScript(names=NAMES, confidence=_swinging, fail=press_ctrl_c)),
+        ScriptedToolkit(),
+    )
+    holder["runner"] = runner
+    state = asyncio.run(runner.run())
+    assert state.status == "interrupted", (phase, rnd, state)
+    assert state.termination is None
+    assert not store.paths.synthesis.exists()

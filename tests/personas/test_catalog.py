@@ -15,7 +15,11 @@ from argue.personas import (
 )
 from tests.personas.personas_toml import VALID_ZED, write_user_persona
 
-BUILTIN_NAMES = {"embry", "horus", "brandon", "mirela", "vesper", "aldous"}
+# Twelve built-ins, one per field of issue 9 (see tests/personas/test_topics.py).
+BUILTIN_NAMES = {
+    "embry", "horus", "brandon", "mirela", "vesper", "aldous",
+    "odile", "lucien", "noor", "hana", "tomas", "priya",
+}  # fmt: skip
 
 
 @pytest.fixture
@@ -29,7 +33,7 @@ def test_every_builtin_persona_loads_and_validates() -> None:
     for persona in personas:
         assert isinstance(persona, Persona)
         Persona.model_validate(persona.model_dump())
-        assert 15 <= len(persona.expertise) <= 30, persona.name
+        assert 30 <= len(persona.expertise) <= 80, persona.name  # English and French
         assert all(keyword == keyword.lower() for keyword in persona.expertise)
         assert set(persona.bridges) == set(BRIDGES)
         assert all(0.0 <= weight <= 1.0 for weight in persona.bridges.values())
@@ -53,7 +57,7 @@ def test_catalog_lookup_is_case_insensitive_and_unknown_lists_known_names() -> N
     assert "Horus" in catalog
     assert "nobody" not in catalog
     assert catalog.names() == sorted(BUILTIN_NAMES)
-    assert len(catalog.all()) == 6
+    assert len(catalog.all()) == len(BUILTIN_NAMES) == 12
     with pytest.raises(UnknownPersonaError) as raised:
         catalog.get("nobody")
     message = str(raised.value)
@@ -75,7 +79,7 @@ def test_user_persona_is_added_and_one_named_like_a_builtin_overrides_it(home: P
     assert catalog.get("embry").role == "retired test pilot"
     assert catalog.source("embry") == str(embry_path)
     assert catalog.source("horus") == "builtin"
-    assert len(catalog) == 7
+    assert len(catalog) == len(BUILTIN_NAMES) + 1
 
 
 def test_explicit_user_dir_is_read_instead_of_argue_home(tmp_path: Path, home: Path) -> None:

@@ -26,7 +26,10 @@ def test_list_json_prints_one_document_with_every_persona() -> None:
     assert result.exit_code == 0, result.stderr
     document = json.loads(result.stdout)
     names = [entry["name"] for entry in document]
-    assert names == ["aldous", "brandon", "embry", "horus", "mirela", "vesper"]
+    assert names == [
+        "aldous", "brandon", "embry", "hana", "horus", "lucien",
+        "mirela", "noor", "odile", "priya", "tomas", "vesper",
+    ]  # fmt: skip
     embry = next(entry for entry in document if entry["name"] == "embry")
     assert embry["bridges"]["precision"] == 0.85
     assert embry["source"] == "builtin"

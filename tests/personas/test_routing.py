@@ -85,13 +85,26 @@ def test_nothing_matched_uses_the_fixed_default_order(catalog: PersonaCatalog) -
     assert selection.reason.startswith("no expertise keyword matched the question")
 
 
-def test_empty_seats_are_filled_from_the_default_order_and_said_so(
+def test_empty_seats_go_to_colleagues_then_the_default_order_and_said_so(
     catalog: PersonaCatalog,
 ) -> None:
-    selection = select_personas("Should we tax carbon?", catalog)
-    assert selection.names() == ["mirela", "embry"]
+    selection = select_personas("Should we raise the tax?", catalog)
+    assert selection.names() == ["mirela", "lucien"]  # lucien: mirela's first colleague
     assert "mirela matched tax (1)" in selection.reason
-    assert "embry from the default order" in selection.reason
+    assert "lucien as mirela's colleague (no other persona matched)" in selection.reason
+
+    lone = catalog_of(
+        make_persona("alpha", ["proof"], "precision", colleagues=["beta"]),
+        make_persona("beta", ["lemma"], "stealth"),
+        make_persona("embry", ["orbit"], "precision"),
+        make_persona("gamma", ["lemma"], "loyalty"),
+    )
+    selection = select_personas("a proof", lone, count=4)
+    assert selection.names() == ["alpha", "beta", "embry", "gamma"]
+    assert selection.reason == (
+        "keyword routing: alpha matched proof (1); beta as alpha's colleague; "
+        "embry, gamma from the default order (no other persona matched)"
+    )
 
 
 def test_a_tie_prefers_a_persona_with_a_different_dominant_bridge() -> None:
@@ -115,8 +128,8 @@ def test_a_higher_score_beats_bridge_diversity() -> None:
 
 
 def test_count_must_fit_the_catalog(catalog: PersonaCatalog) -> None:
-    with pytest.raises(ValueError, match="only 6 known"):
-        select_personas("proof", catalog, count=7)
+    with pytest.raises(ValueError, match=f"only {len(catalog)} known"):
+        select_personas("proof", catalog, count=len(catalog) + 1)
     with pytest.raises(ValueError, match="at least 1"):
         select_personas("proof", catalog, count=0)
 

@@ -16,10 +16,11 @@ from argue.engine.phases._common import (
     complete_for,
     records_phase_failure,
 )
+from argue.engine.phases.research import plan_schema
 from argue.engine.schemas import (
     ReflectionDraft,
     ResearchCallDraft,
-    ResearchPlanDraft,
+    reflection_model,
 )
 from argue.engine.toolkit import ResearchToolkit
 from argue.llm.base import ChatModel
@@ -59,17 +60,18 @@ async def make_reflection(
     scores = _scores_line(history, letter)
     trajectory = history.confidences(letter)
     previous = f"{trajectory[-1][1]:.2f}" if trajectory else "(none yet)"
-    plans_next = toolkit is not None and round_no < history.config.max_rounds
-    next_round = (
-        prompts.next_round_plan(
+    next_round = ""
+    plan_model = None
+    if toolkit is not None and round_no < history.config.max_rounds:
+        # Same slots as a round-1 plan, offered as of now (who has published changes the ask).
+        plan_model, slots = plan_schema(history, letter, toolkit)
+        next_round = prompts.next_round_plan(
             prompts.claims_table([c for c in current.claims() if c.persona != letter], names),
-            toolkit.menu(history.personas[letter]),  # type: ignore[union-attr]
+            toolkit.menu(history.personas[letter]),
             round_no + 1,
             history.config.max_rounds,
+            slots,
         )
-        if plans_next
-        else ""
-    )
     messages = prompts.reflection_messages(
         seat.system,
         by_me or "(nothing)",
@@ -83,7 +85,7 @@ async def make_reflection(
     result = await complete_for(
         model,
         messages,
-        ReflectionDraft,
+        reflection_model(plan_model),
         round_no=round_no,
         letter=letter,
         phase="reflection",
@@ -98,11 +100,8 @@ async def make_reflection(
         would_change_my_mind=draft.would_change_my_mind,
         position_now=draft.position_now,
     )
-    plan = (
-        ResearchPlanDraft(calls=draft.next_calls, why=draft.next_why)
-        if plans_next and draft.next_calls
-        else None
-    )
+    # Required by the schema whenever a plan was asked for; ignored when none was.
+    plan = draft.next_research if plan_model is not None else None
     return PhaseOutcome(record, next_plan=plan)
 
 
