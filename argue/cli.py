@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import typer
 
+from argue.commands.config_cmd import config_app
 from argue.commands.debates import (
     interject_command,
     resume_command,
@@ -16,7 +17,6 @@ from argue.commands.debates import (
     synthesize_command,
     transcript_command,
 )
-from argue.commands.config_cmd import config_app
 from argue.commands.library import library_app
 from argue.commands.memory import memory_app
 from argue.commands.personas import personas_app
@@ -27,12 +27,36 @@ from argue.console import stderr_console
 
 app = typer.Typer(
     name="argue",
-    help="Structured debates between LLM personas that end in a nuanced synthesis, not a winner.",
+    help="Structured debates between LLM personas that end in a nuanced synthesis, not a winner."
+    '\n\nStart one with: argue "Your question?" (the same as: argue argue "Your question?").'
+    "\n\nShell completion: argue --install-completion.",
     no_args_is_help=True,
     pretty_exceptions_show_locals=False,
-    add_completion=False,
+    add_completion=True,
     rich_markup_mode=None,
 )
+
+
+def _version(value: bool) -> None:
+    if value:
+        from argue import __version__
+
+        typer.echo(f"argue {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: bool = typer.Option(
+        False, "--version", callback=_version, is_eager=True, help="Print the version and exit."
+    ),
+) -> None:
+    """Structured debates between LLM personas that end in a nuanced synthesis, not a winner.
+
+    Start one with: argue "Your question?" (the same as: argue argue "Your question?").
+    """
+
+
 app.command("argue")(argue_command)
 app.command("resume")(resume_command)
 app.command("stop")(stop_command)
@@ -50,12 +74,25 @@ app.command("research", help="Run a dogpile search and print each source's statu
 app.command("taxonomy", help="Tag a text with the six taxonomy bridges.")(taxonomy_command)
 
 
+def with_default_command(args: list[str]) -> list[str]:
+    """``argue "Q" …`` means ``argue argue "Q" …``: a first word that is no command (nor an
+    option) is the question."""
+    if not args or args[0].startswith("-"):
+        return args
+    import typer.main
+
+    commands = set(typer.main.get_command(app).commands)  # type: ignore[attr-defined]
+    return args if args[0] in commands else ["argue", *args]
+
+
 def main() -> None:
+    import sys
+
     from argue.paths import ArgueHomeError
     from argue.store import StoreError
 
     try:
-        app(prog_name="argue")
+        app(args=with_default_command(sys.argv[1:]), prog_name="argue")
     except StoreError as exc:
         stderr_console.print(f"error: {exc}", markup=False)
         raise SystemExit(1) from None

@@ -181,3 +181,40 @@ def test_a_missing_state_file_is_rebuilt_from_the_committed_rounds(tmp_path, run
     assert result.exit_code == 0
     row = json.loads(result.stdout)
     assert (row["status"], row["round"]) == ("interrupted", 2)
+
+
+def test_the_question_alone_is_the_default_command():
+    from argue.cli import with_default_command
+
+    assert with_default_command(["Is it?", "--rounds", "2"]) == ["argue", "Is it?", "--rounds", "2"]
+    assert with_default_command(["argue", "Is it?"]) == ["argue", "Is it?"]
+    assert with_default_command(["status", "--json"]) == ["status", "--json"]
+    assert with_default_command(["--version"]) == ["--version"]
+    assert with_default_command([]) == []
+
+
+def test_version_and_completion_are_offered():
+    from argue import __version__
+
+    version = subprocess.run(
+        [sys.executable, "-m", "argue", "--version"], capture_output=True, text=True
+    )
+    assert version.returncode == 0 and version.stdout.strip() == f"argue {__version__}"
+    help_text = CliRunner().invoke(app, ["--help"]).stdout
+    assert "--install-completion" in help_text
+    assert 'argue "Your question?"' in help_text
+
+
+def test_a_hosted_model_without_its_key_names_the_missing_key(tmp_path):
+    env = {k: v for k, v in __import__("os").environ.items() if not k.endswith("_API_KEY")}
+    env.update(ARGUE_HOME=str(tmp_path), OLLAMA_HOST="127.0.0.1:9")
+    result = subprocess.run(
+        [sys.executable, "-m", "argue", "Is it?", "--model", "claude-sonnet-4-6"],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    assert result.returncode == 2
+    assert "ANTHROPIC_API_KEY is not set" in result.stderr
+    assert "not found" not in result.stderr
+    assert "Traceback" not in result.stderr

@@ -72,9 +72,37 @@ def resolve_model(
     listed = _providers.probe_ollama(host_url, AUTO_PROBE_TIMEOUT_S)
     if listed is not None:
         return builder.ollama(host_url, listed, model)
+    hosted = _hosted_provider_of(model)
+    if hosted is not None:
+        # `--model claude-…` with no key: say which key is missing, not "file not found".
+        key = "ANTHROPIC_API_KEY" if hosted == "anthropic" else "OPENAI_API_KEY"
+        raise ProviderNotConfigured(
+            f"model {model!r} is served by {hosted}, but {key} is not set "
+            f"(set it, or pass --provider to use another server)"
+        )
     if _providers.llama_cpp_installed():
         return builder.build("local", model)
     raise ProviderNotConfigured(HOW_TO_CONFIGURE)
+
+
+_HOSTED_PREFIXES: tuple[tuple[str, str], ...] = (
+    ("claude", "anthropic"),
+    ("gpt-", "openai"),
+    ("chatgpt", "openai"),
+    ("o1", "openai"),
+    ("o3", "openai"),
+    ("o4", "openai"),
+)
+
+
+def _hosted_provider_of(model: str | None) -> str | None:
+    """The hosted provider a model name belongs to, when it is unmistakable (not a file)."""
+    if not model or model.endswith(".gguf") or "/" in model or os.sep in model:
+        return None
+    name = model.strip().lower()
+    return next(
+        (provider for prefix, provider in _HOSTED_PREFIXES if name.startswith(prefix)), None
+    )
 
 
 class _ModelBuilder:

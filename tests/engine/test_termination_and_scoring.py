@@ -43,7 +43,7 @@ def test_convergence_with_low_confidence_is_not_called_a_disagreement(run_debate
 
 
 def test_null_production_after_two_rounds_without_novelty_or_new_evidence(run_debate):
-    script = DebateScript(names=NAMES, confidence=_swinging, repeat_claims=True, research_calls=0)
+    script = DebateScript(names=NAMES, confidence=_swinging, repeat_claims=True, same_queries=True)
     run = run_debate(rounds=6, script=script)
     assert run.state.termination == "null_production"
     assert run.state.round == 3

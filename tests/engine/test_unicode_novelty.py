@@ -73,7 +73,7 @@ def test_repeated_claims_end_the_debate(run_debate, language: str) -> None:
     script = SameSentences(
         names=NAMES,
         confidence=_swinging,
-        research_calls=0,
+        same_queries=True,  # research that finds nothing new
         sentences=SENTENCES[language],
     )
     run = run_debate(rounds=6, script=script)
@@ -88,7 +88,7 @@ def test_repeated_claims_end_the_debate(run_debate, language: str) -> None:
 def test_distinct_claims_are_novel(run_debate, language: str) -> None:
     """The control: one round of these claims is all novel (the tokenizer tells them apart)."""
     script = SameSentences(
-        names=NAMES, confidence=_swinging, research_calls=0, sentences=SENTENCES[language]
+        names=NAMES, confidence=_swinging, same_queries=True, sentences=SENTENCES[language]
     )
     run = run_debate(rounds=1, script=script)
     texts = [claim.text for claim in run.history.rounds[1].claims()]

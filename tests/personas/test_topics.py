@@ -55,7 +55,11 @@ SPEC_QUESTIONS = [
 FIELD_QUESTIONS = [
     # mathematics/formal proof
     ("Is there an elementary proof of Fermat's last theorem?", ["embry", "brandon"], "horus"),
-    ("Can every theorem of number theory be proved from the axioms?", ["embry", "brandon"], "horus"),
+    (
+        "Can every theorem of number theory be proved from the axioms?",
+        ["embry", "brandon"],
+        "horus",
+    ),
     (
         "Existe-t-il une démonstration élémentaire du dernier théorème de Fermat ?",
         ["embry", "brandon"],
@@ -65,17 +69,37 @@ FIELD_QUESTIONS = [
     # computation/AI systems
     ("Will large language models replace programmers?", ["horus", "embry"], "vesper"),
     ("Is deep learning hitting a wall?", ["horus", "embry"], "vesper"),
-    ("Les grands modèles de langage vont-ils remplacer les programmeurs ?", ["horus", "embry"], "vesper"),
+    (
+        "Les grands modèles de langage vont-ils remplacer les programmeurs ?",
+        ["horus", "embry"],
+        "vesper",
+    ),
     ("L'apprentissage profond atteint-il ses limites ?", ["horus", "embry"], "vesper"),
     # complexity theory
     ("Are NP-complete problems intractable in practice?", ["brandon", "embry"], "horus"),
     ("Is the halting problem relevant to real software?", ["brandon", "horus"], "embry"),
-    ("Les problèmes NP-complets sont-ils intraitables en pratique ?", ["brandon", "embry"], "horus"),
-    ("Le problème de l'arrêt est-il pertinent pour les logiciels réels ?", ["brandon", "horus"], "embry"),
+    (
+        "Les problèmes NP-complets sont-ils intraitables en pratique ?",
+        ["brandon", "embry"],
+        "horus",
+    ),
+    (
+        "Le problème de l'arrêt est-il pertinent pour les logiciels réels ?",
+        ["brandon", "horus"],
+        "embry",
+    ),
     # software architecture and operations
-    ("How much observability does a small team need to avoid outages?", ["odile", "priya"], "horus"),
+    (
+        "How much observability does a small team need to avoid outages?",
+        ["odile", "priya"],
+        "horus",
+    ),
     ("Should a startup run Kubernetes from day one?", ["odile", "priya"], "horus"),
-    ("Une startup doit-elle déployer Kubernetes dès le premier jour ?", ["odile", "priya"], "horus"),
+    (
+        "Une startup doit-elle déployer Kubernetes dès le premier jour ?",
+        ["odile", "priya"],
+        "horus",
+    ),
     ("Faut-il une astreinte pour une petite équipe ?", ["odile", "priya"], "horus"),
     # security
     ("Should companies pay ransomware attackers?", ["vesper", "horus"], "odile"),
@@ -104,12 +128,20 @@ FIELD_QUESTIONS = [
     # medicine and biology
     ("Should COVID vaccines be mandatory for health workers?", ["hana", "lucien"], "mirela"),
     ("Is CRISPR gene editing of embryos ethical?", ["hana", "lucien"], "mirela"),
-    ("Faut-il rendre la vaccination obligatoire pour les soignants ?", ["hana", "lucien"], "mirela"),
+    (
+        "Faut-il rendre la vaccination obligatoire pour les soignants ?",
+        ["hana", "lucien"],
+        "mirela",
+    ),
     ("Les antibiotiques sont-ils trop prescrits ?", ["hana", "lucien"], "mirela"),
     # climate and energy
     ("Is nuclear power necessary to reach net zero?", ["tomas", "mirela"], "horus"),
     ("Can renewable energy alone power the grid?", ["tomas", "mirela"], "horus"),
-    ("Le nucléaire est-il nécessaire pour atteindre la neutralité carbone ?", ["tomas", "mirela"], "horus"),
+    (
+        "Le nucléaire est-il nécessaire pour atteindre la neutralité carbone ?",
+        ["tomas", "mirela"],
+        "horus",
+    ),
     (
         "Les énergies renouvelables peuvent-elles alimenter seules le réseau électrique ?",
         ["tomas", "mirela"],
@@ -129,27 +161,51 @@ FIELD_QUESTIONS = [
 
 # Each field's persona is seated first for at least one English and one French question above.
 LEADS = {
-    "embry": ("Can every theorem of number theory be proved from the axioms?",
-              "Les mathématiques sont-elles découvertes ou inventées ?"),
-    "horus": ("Is deep learning hitting a wall?", "L'apprentissage profond atteint-il ses limites ?"),
-    "brandon": ("Are NP-complete problems intractable in practice?",
-                "Les problèmes NP-complets sont-ils intraitables en pratique ?"),
-    "odile": ("Should a startup run Kubernetes from day one?",
-              "Faut-il une astreinte pour une petite équipe ?"),
-    "vesper": ("Should companies pay ransomware attackers?",
-               "Comment se protéger contre les rançongiciels ?"),
-    "mirela": ("Does a minimum wage increase unemployment?",
-               "Le salaire minimum augmente-t-il le chômage ?"),
-    "lucien": ("Is euthanasia morally permissible?", "L'euthanasie est-elle moralement acceptable ?"),
+    "embry": (
+        "Can every theorem of number theory be proved from the axioms?",
+        "Les mathématiques sont-elles découvertes ou inventées ?",
+    ),
+    "horus": (
+        "Is deep learning hitting a wall?",
+        "L'apprentissage profond atteint-il ses limites ?",
+    ),
+    "brandon": (
+        "Are NP-complete problems intractable in practice?",
+        "Les problèmes NP-complets sont-ils intraitables en pratique ?",
+    ),
+    "odile": (
+        "Should a startup run Kubernetes from day one?",
+        "Faut-il une astreinte pour une petite équipe ?",
+    ),
+    "vesper": (
+        "Should companies pay ransomware attackers?",
+        "Comment se protéger contre les rançongiciels ?",
+    ),
+    "mirela": (
+        "Does a minimum wage increase unemployment?",
+        "Le salaire minimum augmente-t-il le chômage ?",
+    ),
+    "lucien": (
+        "Is euthanasia morally permissible?",
+        "L'euthanasie est-elle moralement acceptable ?",
+    ),
     "noor": ("Is consciousness a purely physical phenomenon?", "Le libre arbitre existe-t-il ?"),
-    "hana": ("Is CRISPR gene editing of embryos ethical?",
-             "Les antibiotiques sont-ils trop prescrits ?"),
-    "tomas": ("Is nuclear power necessary to reach net zero?",
-              "Le nucléaire est-il nécessaire pour atteindre la neutralité carbone ?"),
-    "aldous": ("Was the fall of the Roman empire inevitable?",
-               "Quelles leçons tirer de la guerre froide ?"),
-    "priya": ("Is remote work good for engineering teams?",
-              "Le télétravail est-il bon pour les équipes d'ingénierie ?"),
+    "hana": (
+        "Is CRISPR gene editing of embryos ethical?",
+        "Les antibiotiques sont-ils trop prescrits ?",
+    ),
+    "tomas": (
+        "Is nuclear power necessary to reach net zero?",
+        "Le nucléaire est-il nécessaire pour atteindre la neutralité carbone ?",
+    ),
+    "aldous": (
+        "Was the fall of the Roman empire inevitable?",
+        "Quelles leçons tirer de la guerre froide ?",
+    ),
+    "priya": (
+        "Is remote work good for engineering teams?",
+        "Le télétravail est-il bon pour les équipes d'ingénierie ?",
+    ),
 }
 
 
@@ -182,7 +238,7 @@ def test_every_field_has_an_english_and_a_french_question_led_by_its_persona(
     catalog: PersonaCatalog,
 ) -> None:
     assert set(LEADS) == set(FIELDS.values()) == set(catalog.names())
-    # Checked: removing tomas's French keywords makes this and the French rows of the table fail.
+    # Checked: without tomas's French keywords this test and the "Le nucléaire…" row fail.
     for name, (english, french) in LEADS.items():
         for question in (english, french):
             selection = select_personas(question, catalog, count=2)
