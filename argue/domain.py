@@ -150,6 +150,10 @@ class SeatModel(BaseModel):
         return f"{self.provider}/{self.model}"
 
 
+SMOKE_TEST_MODEL = "gemma-3-270m-q4_k_m.gguf"
+"""The bundled local model: it proves argue runs, not that an argument is any good."""
+
+
 class DebateConfig(BaseModel):
     id: str
     question: str
@@ -172,6 +176,13 @@ class DebateConfig(BaseModel):
     language: Literal["en", "fr"] = Field(
         default="en", description="the language of code's own words (headings, markers)"
     )
+
+    @property
+    def smoke_test(self) -> bool:
+        """Run by the bundled smoke-test model: labelled so, and never archived to memory."""
+        return self.provider == "local" and self.model.removesuffix(".gguf") == (
+            SMOKE_TEST_MODEL.removesuffix(".gguf")
+        )
 
 
 class Failure(BaseModel):

@@ -74,6 +74,7 @@ class DebateRunner(DebateFraming, RoundWaves):
         self.moderator = moderator
         self._stop: StopKind | None = None
         self._verdicts: dict[int, JudgeVerdictRecord] = {}
+        self._refusals: dict[str, int] = {}
         self.history = self._load_history()
 
     # ------------------------------------------------------------ public
@@ -283,12 +284,14 @@ class DebateRunner(DebateFraming, RoundWaves):
 
     def _halt(self, **changes: object) -> DebateState:
         """Record how the run ended, then render: the transcript states the final status."""
+        self._report_repeated_refusals()
         self._checkpoint_usage()
         state = self.store.update_state(pid=None, **changes)
         self._render_transcript()
         return state
 
     def _finish_state(self, reason: str, detail: str) -> DebateState:
+        self._report_repeated_refusals()
         return self.store.update_state(
             status="completed", termination=reason, termination_detail=detail, pid=None
         )
@@ -333,6 +336,11 @@ class DebateRunner(DebateFraming, RoundWaves):
         for failure in failures:
             if failure.model_dump_json() not in known:
                 self.history.failures.append(failure)
+                if failure.kind == "refused":
+                    # The same refusal (a missing key…) is told once, then counted.
+                    self._refusals[failure.reason] = self._refusals.get(failure.reason, 0) + 1
+                    if self._refusals[failure.reason] > 1:
+                        continue
                 self.report(
                     "  "
                     + (
@@ -343,6 +351,12 @@ class DebateRunner(DebateFraming, RoundWaves):
                     + failure.sentence()
                 )
         self.store.save(self.paths.failures, self.history.failures)
+
+    def _report_repeated_refusals(self) -> None:
+        for reason, count in self._refusals.items():
+            if count > 1:
+                self.report(f"  (the same refusal happened {count} times in all: {reason})")
+        self._refusals.clear()
 
     def _checkpoint_usage(self) -> None:
         """Rewrite usage.json, the readable snapshot; each record was already appended to

@@ -227,11 +227,7 @@ def reflection_messages(
         f"Scores so far:\n{scores}\n\nYour previous confidence: {previous_confidence}\n\n"
         "Update your beliefs honestly. Return `confidence` (0-1) in your position, "
         "`belief_updates`, `would_change_my_mind` and `position_now`."
-        + (
-            f"\n\n{next_round}"
-            if next_round
-            else "\n\nThis is the last round: no research plan."
-        )
+        + (f"\n\n{next_round}" if next_round else "\n\nThis is the last round: no research plan.")
     )
     return [Message(role="system", content=system), Message(role="user", content=user)]
 

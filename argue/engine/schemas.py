@@ -283,7 +283,10 @@ def research_plan_model(
             __base__=ColleagueQuestionDraft,
             colleague=(_enum(colleagues), Field(description="The colleague you ask")),
         )
-        fields["ask"] = (question, Field(description="The colleague you consult, and your question"))
+        fields["ask"] = (
+            question,
+            Field(description="The colleague you consult, and your question"),
+        )
     else:
         fields["ask"] = (SkipJsonSchema[None], Field(default=None))
     if free and free_skills:

@@ -162,6 +162,9 @@ async def archive_debate(
     marker = store.paths.archive_marker()
     if store.has(marker):
         return
+    if history.config.smoke_test:
+        store.save(marker, {"archived": False, "reason": "smoke-test model: not archived"})
+        return
     prose = store.load(store.paths.synthesis_prose, SynthesisDraft)
     conclusion = prose.conclusion if prose else "(no synthesis prose)"
     text = (

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from argue.concurrency import run_in_daemon_thread
-from argue.domain import Usage
+from argue.domain import SMOKE_TEST_MODEL, Usage
 from argue.llm._adapter import Adapter, CallSettings, alternating_turns
 from argue.llm._providers import llama_cpp_installed
 from argue.llm._secrets import masked_error
@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from llama_cpp import Llama
 
 
-DEFAULT_MODEL_FILENAME = "gemma-3-270m-q4_k_m.gguf"
+DEFAULT_MODEL_FILENAME = SMOKE_TEST_MODEL
 DEFAULT_MODEL_NOTICE = (
     "argue: using the bundled Gemma 3 270M, a tiny smoke-test base model (expect weak debates); "
     "configure a real one with ANTHROPIC_API_KEY, OPENAI_API_KEY, OLLAMA_HOST or "

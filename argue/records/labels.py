@@ -87,6 +87,15 @@ _LABELS: dict[str, tuple[str, str]] = {
     "tokens": ("tokens in/out", "jetons entrée/sortie"),
     "cost": ("cost", "coût"),
     "models": ("Models", "Modèles"),
+    "smoke_test": (
+        "Smoke-test model. This debate was run by the bundled Gemma 3 270M, a tiny model that "
+        "shows argue works end to end; its arguments carry no weight. It is not archived to "
+        "shared memory.",
+        "Modèle de test. Ce débat a été mené par le Gemma 3 270M fourni, un tout petit modèle qui "
+        "montre qu'argue fonctionne de bout en bout ; ses arguments n'ont aucun poids. Il n'est "
+        "pas archivé dans la mémoire partagée.",
+    ),
+    "times": ("times", "fois"),
     # transcript
     "transcript_title": ("Debate transcript", "Transcription du débat"),
     "debate_id": ("Debate ID", "Identifiant du débat"),

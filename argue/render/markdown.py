@@ -350,11 +350,33 @@ def synthesis_context(
         "references": references,
         "rounds_started": max(history.rounds, default=0),
         "failures": history.failures,
+        "failure_rows": _grouped_failures(history),
         "usage": _usage_total(usage),
         "L": Labels(history.config.language),
         "lang": history.config.language,
         "models_used": _models_used(usage),
     }
+
+
+def _grouped_failures(history: DebateHistory) -> list[dict[str, Any]]:
+    """Failures for the synthesis: the same refusal (say, a missing key) once, with a count and
+    the rounds it happened in; every other failure as it is."""
+    rows: list[dict[str, Any]] = []
+    refusals: dict[str, dict[str, Any]] = {}
+    for failure in history.failures:
+        if failure.kind == "refused":
+            row = refusals.get(failure.reason)
+            if row is not None:
+                row["count"] += 1
+                if failure.round not in row["rounds"]:
+                    row["rounds"].append(failure.round)
+                continue
+            row = {"failure": failure, "count": 1, "rounds": [failure.round]}
+            refusals[failure.reason] = row
+        else:
+            row = {"failure": failure, "count": 1, "rounds": [failure.round]}
+        rows.append(row)
+    return rows
 
 
 STRONGEST = 5

@@ -31,7 +31,9 @@ from skills.base import SkillItem, SkillResult
 EVIDENCE_ID = re.compile(r"\[([A-Z]-R\d+-E\d+)\]")
 # What the plan prompt offers (argue.engine.prompts.research_slots), read as a model would.
 OFFERED_COLLEAGUES = re.compile(r"`ask` \(required\): `colleague`, one of: ([^;]+);")
-OFFERED_FREE = re.compile(r"`free_calls` \(optional, at most (\d+)\): each a `skill`, one of: ([^;]+);")
+OFFERED_FREE = re.compile(
+    r"`free_calls` \(optional, at most (\d+)\): each a `skill`, one of: ([^;]+);"
+)
 CLAIM_ID = re.compile(r"\[([A-Z]\d+\.c\d+)\]")
 WORDS = [
     "orbit",

@@ -129,7 +129,14 @@ def test_a_search_whose_sources_failed_and_were_empty_is_failed_and_retried_on_r
     assert asyncio.run(runner.run()).status == "completed"
     research = json.loads(store.paths.research("A", 1).read_text())
     assert research["calls"][0]["status"] == "ok"
-    assert [e["id"] for e in research["evidence"]] == ["A-R1-E1"]
+    # the retried search keeps its place; its item continues the round's numbering after the
+    # colleague's answer that the first run got (the memory recall found nothing)
+    assert [c["skill"] for c in research["calls"]] == ["dogpile", "memory", "ask"]
+    assert research["calls"][0]["evidence_ids"] == ["A-R1-E2"]
+    assert [(e["id"], e["skill"]) for e in research["evidence"]] == [
+        ("A-R1-E1", "ask"),
+        ("A-R1-E2", "dogpile"),
+    ]
     # only A's failed call ran again; B's working call (with its failed source) did not
     assert {q for _, q in sources.asked} == {"A query 0 round 1"}
     assert not any(r.output.__name__ == "ResearchPlanDraft" for r in model.requests)
@@ -148,7 +155,8 @@ def test_a_search_whose_sources_failed_and_were_empty_is_failed_and_retried_on_r
 
 
 class MixedOutcomes(ScriptedToolkit):
-    """Call 0 fails, call 1 is refused, call 2 finds nothing; B's calls all work."""
+    """A's dogpile search fails, its memory recall is refused, its colleague has nothing to
+    say; B's calls all work."""
 
     async def run(self, request: ResearchRequest) -> SkillResult:
         call = request.call
@@ -160,15 +168,12 @@ class MixedOutcomes(ScriptedToolkit):
                 )
             if call.query.endswith("1 round 1"):
                 return SkillResult.refused("memory", call.query, "memory store unavailable")
-            return SkillResult.from_items("library", call.query, [])
+            return SkillResult.from_items("ask", call.query, [])
         return await super().run(request)
 
 
 def test_the_argument_prompt_names_failed_and_refused_searches_apart_from_empty_ones(run_debate):
-    script = DebateScript(
-        names=NAMES, research_calls=3, plan_skills=("dogpile", "memory", "library")
-    )
-    run = run_debate(rounds=1, script=script, toolkit=MixedOutcomes())
+    run = run_debate(rounds=1, script=DebateScript(names=NAMES), toolkit=MixedOutcomes())
     prompt = _argument_prompt(run.model, "A", 1)
     report = prompt.split("What happened to your research this round", 1)[1]
     assert (
@@ -180,7 +185,7 @@ def test_the_argument_prompt_names_failed_and_refused_searches_apart_from_empty_
         "- memory 'A query 1 round 1': refused — nothing happened (memory store unavailable); "
         "you have no evidence from it: do not claim you searched"
     ) in report
-    assert "- library 'A query 2 round 1': ran and found nothing (no results)" in report
+    assert "- ask 'A query 2 round 1': ran and found nothing (no results)" in report
     # B's searches all worked: nothing to report, no block
     assert "What happened to your research" not in _argument_prompt(run.model, "B", 1)
 
@@ -279,9 +284,8 @@ def test_a_refused_source_reaches_the_debates_failure_list(new_store, monkeypatc
     class AsksForGithub(DebateScript):
         def __call__(self, messages, output):
             reply = super().__call__(messages, output)
-            if output is ResearchPlanDraft:
-                for call in reply["calls"]:
-                    call["sources"] = ["github", "arxiv"]
+            if output is not None and issubclass(output, ResearchPlanDraft):
+                reply["dogpile_sources"] = ["github", "arxiv"]
             return reply
 
     store = new_store("sources", rounds=1, research_sources=["arxiv"])

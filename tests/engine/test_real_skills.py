@@ -32,12 +32,8 @@ def test_a_debate_researches_the_library_consults_colleagues_and_remembers(tmp_p
         model="scripted-1",
         research_sources=["library"],
     )
-    script = DebateScript(
-        names=NAMES,
-        research_calls=3,
-        plan_skills=("dogpile", "ask", "memory"),
-        confidence=lambda k, r: 0.9 if r % 2 else 0.4,
-    )
+    # every plan has its dogpile, memory and ask slots: no knob needed to get all three
+    script = DebateScript(names=NAMES, confidence=lambda k, r: 0.9 if r % 2 else 0.4)
     model = ScriptedModel(script)
     toolkit = SkillToolkit(model, sources=["library"])
     runner = DebateRunner(store, model, toolkit, memory_writer=memory_writer)

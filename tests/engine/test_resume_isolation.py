@@ -265,7 +265,14 @@ def test_resume_retries_research_calls_that_failed_before_anyone_argued(
     resumed = run_debate(store=store, script=DebateScript(names=NAMES))
     research = resumed.history.rounds[1].research["A"]
     assert research.calls[0].status == "ok"
-    assert [e.id for e in research.evidence] == ["A-R1-E1", "A-R1-E2"]
+    # the retried search keeps its place; its items continue the round's numbering after those
+    # of the memory recall and the colleague's answer, which worked and did not run again
+    assert [(c.skill, c.evidence_ids) for c in research.calls] == [
+        ("dogpile", ["A-R1-E5", "A-R1-E6"]),
+        ("memory", ["A-R1-E1", "A-R1-E2"]),
+        ("ask", ["A-R1-E3", "A-R1-E4"]),
+    ]
+    assert [r.call.skill for r in resumed.toolkit.requests if r.letter == "A"] == ["dogpile"]
     assert resumed.history.rounds[1].arguments["A"].claims[0].verified_evidence_ids == ["A-R1-E1"]
     # no new research plan was asked for: only the failed skill call ran again
     assert not any(r.output.__name__ == "ResearchPlanDraft" for r in resumed.model.requests)

@@ -1,0 +1,76 @@
+"""Offline without noise (issue 9 item 7): the same refusal once, with a count; a smoke-test
+debate says so and is not archived.
+
+Teeth: drop the ``kind == "refused"`` grouping in ``markdown._grouped_failures`` or in
+``DebateRunner._record_failures`` and the first test fails; make ``DebateConfig.smoke_test``
+return False and the second does.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+from argue.domain import SMOKE_TEST_MODEL
+from argue.engine import DebateRunner, create_debate, memory_writer
+from argue.engine.toolkit import ResearchRequest
+from argue.llm import ScriptedModel
+from skills.base import SkillResult
+from tests.engine.script import DebateScript, ScriptedToolkit
+
+NAMES = {"Embry": "A", "Horus": "B"}
+NO_KEY = "BRAVE_API_KEY not set"
+
+
+class KeylessToolkit(ScriptedToolkit):
+    async def run(self, request: ResearchRequest) -> SkillResult:
+        self.requests.append(request)
+        return SkillResult.refused(request.call.skill, request.call.query, NO_KEY)
+
+
+def test_the_same_refusal_is_told_once_with_a_count(new_store):
+    store = new_store("keyless", rounds=3)
+    events: list[str] = []
+    script = DebateScript(names=NAMES, confidence=lambda k, r: 0.3 + 0.5 * (r % 2))
+    runner = DebateRunner(store, ScriptedModel(script), KeylessToolkit(), reporter=events.append)
+    state = asyncio.run(runner.run())
+    assert state.status == "completed"
+    refusals = [e for e in events if NO_KEY in e]
+    # told once as it happened, then once as a total
+    assert len(refusals) == 2, refusals
+    assert "the same refusal happened" in refusals[-1]
+    failures = json.loads(store.paths.failures.read_text())
+    times = sum(1 for f in failures if f["reason"] == NO_KEY)
+    assert times >= 6  # the record keeps each
+    synthesis = store.paths.synthesis.read_text()
+    section = synthesis.split("## What did not work", 1)[1].split("\n## ", 1)[0]
+    lines = [line for line in section.splitlines() if NO_KEY in line]
+    assert len(lines) == 1, section
+    assert f"×{times}" in lines[0] and "rounds 1, 2, 3" in lines[0]
+    assert lines[0].startswith("- Refused — nothing happened (BRAVE_API_KEY not set)")
+
+
+def test_a_smoke_test_debate_says_so_and_is_not_archived(tmp_path, personas):
+    store = create_debate(
+        tmp_path / "debates",
+        question="Is the Collatz conjecture decidable?",
+        mode="adversarial",
+        personas=[personas["embry"], personas["horus"]],
+        max_rounds=1,
+        provider="local",
+        model=SMOKE_TEST_MODEL,
+    )
+    assert store.config().smoke_test
+    model = ScriptedModel(DebateScript(names=NAMES), provider="local", model=SMOKE_TEST_MODEL)
+    state = asyncio.run(
+        DebateRunner(store, model, ScriptedToolkit(), memory_writer=memory_writer).run()
+    )
+    assert state.status == "completed"
+    for path in (store.paths.synthesis, store.paths.transcript):
+        assert "**Smoke-test model." in path.read_text()
+    marker = json.loads(store.paths.archive_marker().read_text())
+    assert marker == {"archived": False, "reason": "smoke-test model: not archived"}
+    from skills.memory import MemoryStore
+
+    with MemoryStore() as memory:
+        assert [r for r in memory.list(None) if r.kind == "debate"] == []
