@@ -2,17 +2,41 @@
 
 from __future__ import annotations
 
-from typing import NoReturn
+import re
+from typing import Any, NoReturn
 
 import typer
 from rich.console import Console
 from rich.markup import escape
 
-stdout_console = Console(highlight=False, soft_wrap=True)
-stderr_console = Console(stderr=True, highlight=False, soft_wrap=True)
+# Escape sequences (ESC, CSI, OSC…), other C0/C1 controls and bidi overrides: text from models,
+# sources, files and the question never reaches a terminal able to act on them.
+_UNSAFE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def terminal_safe(text: object) -> str:
+    """Printable text: control and escape characters removed (newlines and tabs kept)."""
+    return _UNSAFE.sub("", str(text))
+
+
+class SafeConsole(Console):
+    """A rich Console that strips control characters from the plain strings it is given
+    (markup and styles that code writes still work)."""
+
+    def print(self, *objects: Any, **kwargs: Any) -> None:
+        super().print(*(terminal_safe(o) if isinstance(o, str) else o for o in objects), **kwargs)
+
+
+stdout_console = SafeConsole(highlight=False, soft_wrap=True)
+stderr_console = SafeConsole(stderr=True, highlight=False, soft_wrap=True)
+
+
+def echo(message: object = "", **kwargs: Any) -> None:
+    """``typer.echo`` for text that may come from outside (snippets, memories, titles)."""
+    typer.echo(terminal_safe(message), **kwargs)
 
 
 def die(message: str, code: int = 2) -> NoReturn:
     """Print a one-line error on stderr and exit (2 = usage error)."""
-    stderr_console.print(f"[bold red]error:[/] {escape(message)}", highlight=False)
+    stderr_console.print(f"[bold red]error:[/] {escape(terminal_safe(message))}", highlight=False)
     raise typer.Exit(code)

@@ -6,7 +6,7 @@ import json
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-import typer
+from argue.console import echo
 
 if TYPE_CHECKING:
     from skills.base import SkillItem, SkillResult
@@ -23,7 +23,7 @@ def note(message: str) -> None:
 
 def echo_json(payload: dict[str, Any]) -> None:
     """One indented JSON document on stdout, non-ASCII text kept as it is."""
-    typer.echo(json.dumps(payload, indent=2, ensure_ascii=False))
+    echo(json.dumps(payload, indent=2, ensure_ascii=False))
 
 
 def show_skill_result(
@@ -36,7 +36,7 @@ def show_skill_result(
     from argue.console import die
 
     if json_output:
-        typer.echo(result.model_dump_json(indent=2))
+        echo(result.model_dump_json(indent=2))
     elif not result.items:
         note(result.note)
     else:

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from argue.commands._output import echo_json, note, show_skill_result
+from argue.console import echo
 
 if TYPE_CHECKING:
     from skills.base import SkillItem
@@ -45,7 +46,7 @@ def add_command(
                 detail = f"{added.title} ({added.kind}, {added.chunk_count} chunks)"
                 if added.duplicate:
                     detail += " — already in the library"
-                typer.echo(f"{status:<10} {added.doc_id}  {detail}  {path}")
+                echo(f"{status:<10} {added.doc_id}  {detail}  {path}")
     if json_output:
         echo_json({"results": outcomes})
     failures = sum(1 for outcome in outcomes if outcome["status"] == "error")
@@ -75,8 +76,8 @@ def search_command(
 
 
 def _print_hit(rank: int, item: SkillItem, score: str) -> None:
-    typer.echo(f"{rank}. {item.title}  [score {score}]  {item.id}")
-    typer.echo(f"   {item.snippet}")
+    echo(f"{rank}. {item.title}  [score {score}]  {item.id}")
+    echo(f"   {item.snippet}")
 
 
 @library_app.command("list")
@@ -99,7 +100,7 @@ def list_command(
         note(EMPTY_LIBRARY_NOTE)
         return
     for doc in documents:
-        typer.echo(
+        echo(
             f"{doc.doc_id}  {doc.kind:<5} {doc.chunk_count:>5} chunks  {doc.added_at}  "
             f"{doc.title}  ({doc.path})"
         )
@@ -123,4 +124,4 @@ def remove_command(
     except LibraryError as exc:
         die(str(exc), 1)
     title = document.title if document else ""
-    typer.echo(f"removed    {full_id}  {title}")
+    echo(f"removed    {full_id}  {title}")

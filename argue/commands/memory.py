@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 import typer
 
 from argue.commands._output import echo_json, note, show_skill_result
+from argue.console import echo
 
 if TYPE_CHECKING:
     from skills.base import SkillItem
@@ -53,8 +54,8 @@ def recall_command(
 
 def _print_recalled(rank: int, item: SkillItem, score: str) -> None:
     where = f"  {item.locator}" if item.locator else ""
-    typer.echo(f"{item.id}  {item.title}  [score {score}]{where}")
-    typer.echo(f"    {item.snippet}")
+    echo(f"{item.id}  {item.title}  [score {score}]{where}")
+    echo(f"    {item.snippet}")
 
 
 @memory_app.command("learn")
@@ -92,7 +93,7 @@ def learn_command(
             )
     except MemoryStoreError as exc:
         die(str(exc), 1)
-    typer.echo(memory_id)
+    echo(memory_id)
 
 
 @memory_app.command("list")
@@ -125,11 +126,11 @@ def list_command(
 def _print_record(record: MemoryRecord) -> None:
     tags = f"  [{', '.join(record.tags)}]" if record.tags else ""
     where = f"  {record.locator()}" if record.locator() else ""
-    typer.echo(
+    echo(
         f"{record.id}  {record.owner()}  {record.kind} ({record.origin_words()})  "
         f"{record.created_at}{where}{tags}"
     )
-    typer.echo(f"    {' '.join(record.text.split())}")
+    echo(f"    {' '.join(record.text.split())}")
 
 
 @memory_app.command("forget")
@@ -147,4 +148,4 @@ def forget_command(
         die(str(exc), 1)
     if not forgotten:
         die(f"no memory with id {memory_id}", 1)
-    typer.echo(f"forgot {memory_id}")
+    echo(f"forgot {memory_id}")

@@ -7,6 +7,8 @@ from typing import TYPE_CHECKING
 
 import typer
 
+from argue.console import echo
+
 if TYPE_CHECKING:
     from argue.personas import PersonaCatalog
 
@@ -44,7 +46,7 @@ def list_personas(
             {**persona.model_dump(), "source": catalog.source(persona.name)}
             for persona in catalog.all()
         ]
-        typer.echo(json.dumps(document, ensure_ascii=False, indent=2))
+        echo(json.dumps(document, ensure_ascii=False, indent=2))
         return
     table = Table()
     table.add_column("name", no_wrap=True)
@@ -84,7 +86,7 @@ def show_persona(
     source = catalog.source(persona.name)
     if json_output:
         document = {**persona.model_dump(), "source": source, "card": persona_card(persona)}
-        typer.echo(json.dumps(document, ensure_ascii=False, indent=2))
+        echo(json.dumps(document, ensure_ascii=False, indent=2))
         return
     bridges = "  ".join(f"{bridge}={persona.bridges[bridge]:.2f}" for bridge in BRIDGES)
     lines = [

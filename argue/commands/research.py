@@ -28,7 +28,7 @@ def research_command(
     source failed) or no source could answer."""
     import asyncio
 
-    from argue.console import die, stderr_console
+    from argue.console import die, echo, stderr_console
     from skills.dogpile import SOURCE_NAMES, dogpile
 
     if not query.strip():
@@ -58,7 +58,7 @@ def research_command(
         die(str(exc), 2)
 
     if json_output:
-        typer.echo(result.model_dump_json(indent=2))
+        echo(result.model_dump_json(indent=2))
     else:
         _print_result(result)
     if result.status in ("failed", "refused"):

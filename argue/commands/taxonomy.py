@@ -14,7 +14,7 @@ def taxonomy_command(
     """Classify TEXT with the bridge taxonomy (precision, resilience, fragility, ...)."""
     from rich.markup import escape
 
-    from argue.console import die, stdout_console
+    from argue.console import die, echo, stdout_console
     from argue.domain import BRIDGE_MEANINGS
     from skills.taxonomy import classify
 
@@ -22,7 +22,7 @@ def taxonomy_command(
         die("nothing to classify: the text is empty", 2)
     result = classify(text)
     if json_output:
-        typer.echo(json.dumps(result.model_dump(), ensure_ascii=False, indent=2))
+        echo(json.dumps(result.model_dump(), ensure_ascii=False, indent=2))
         return
     if not result.tags:
         stdout_console.print("no bridge applies")

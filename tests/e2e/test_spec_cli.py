@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+# Teeth: make argue.console.terminal_safe return its input unchanged and the escape test fails.
+
 from tests.e2e.fake_llm import FakeLLM
 from tests.e2e.harness import Cli, openai_env
 
@@ -67,3 +69,17 @@ def test_lang_overrides_the_detected_language(cli: Cli):
     assert "# Debate synthesis" in synthesis and "## Points of agreement" in synthesis
     bad = cli.run("argue", "Q?", "--lang", "de")
     assert bad.returncode == 2 and "unknown language 'de'" in bad.stderr
+
+
+def test_escape_sequences_never_reach_the_terminal_or_the_files(cli: Cli):
+    hostile = "Is \x1b]0;pwned\x07 this \x1b[2J\x1b[31mred\x1b[0m \u202edecidable?"
+    result = cli.run("argue", hostile, "--rounds", "1", "--json")
+    assert result.returncode == 0, result.describe()
+    for stream in (result.stdout, result.stderr):
+        assert "\x1b" not in stream and "\x07" not in stream and "\u202e" not in stream
+    folder = cli.debate_dir(result.last_json()["id"])
+    for name in ("transcript.md", "synthesis.md"):
+        text = (folder / name).read_text(encoding="utf-8")
+        assert "\x1b" not in text and "\x07" not in text and "\u202e" not in text
+    shown = cli.run("transcript", result.last_json()["id"], "--raw")
+    assert "\x1b" not in shown.stdout

@@ -155,20 +155,26 @@ def test_the_builtin_skills_and_the_menu_come_from_one_table():
 
 def test_an_entry_point_skill_is_offered_and_runs_in_a_debate(tmp_path, personas, install_plugin):
     install_plugin({"echo": "PLUGIN:EchoSkill"})
-    script = DebateScript(names=NAMES, research_calls=2, plan_skills=("echo", "dogpile"))
+    script = DebateScript(names=NAMES, free_skill="echo")
     toolkit = SkillToolkit(None, sources=["library"])  # type: ignore[arg-type]
     assert toolkit.problems == {}
     assert toolkit.skill_names == (*BUILTIN_SKILLS, "echo")
+    # Without colleagues, the budget leaves one free call after dogpile and memory.
+    loners = {
+        name: personas[name].model_copy(update={"colleagues": []}) for name in ("embry", "horus")
+    }
 
-    store, model, state, _ = _debate(tmp_path, personas, toolkit, script)
+    store, model, state, _ = _debate(tmp_path, loners, toolkit, script)
 
     assert state.status == "completed"
-    plan_prompt = next(r.last_user_message for r in model.requests if "echo" in r.last_user_message)
-    assert "- echo: echo the query back for Embry; `query`" in plan_prompt
+    plan_request = next(r for r in model.requests if "echo" in r.last_user_message)
+    assert "- echo: echo the query back for Embry; `query`" in plan_request.last_user_message
+    free = plan_request.output.model_json_schema()["$defs"]["FreeCallDraft"]
+    assert free["properties"]["skill"]["enum"] == ["dogpile", "memory", "library", "taxonomy", "echo"]
     research = json.loads(store.paths.research("A", 1).read_text())
-    echo = next(call for call in research["calls"] if call["skill"] == "echo")
-    assert echo["status"] == "ok"
-    assert any(e["title"] == "Echo of A query 0 round 1" for e in research["evidence"])
+    assert [call["skill"] for call in research["calls"]] == ["dogpile", "memory", "echo"]
+    assert research["calls"][2]["status"] == "ok"
+    assert any(e["title"] == "Echo of A query 2 round 1" for e in research["evidence"])
 
 
 def test_a_broken_plugin_is_reported_once_and_hides_nothing(tmp_path, personas, install_plugin):
@@ -204,7 +210,7 @@ def test_a_broken_plugin_is_reported_once_and_hides_nothing(tmp_path, personas, 
     assert raised.status == "failed"
     assert raised.note == f"raiser ({module}:Raiser) raised ValueError: plugin bug"
 
-    script = DebateScript(names=NAMES, plan_skills=("dogpile",))
+    script = DebateScript(names=NAMES)
     store, _, state, events = _debate(tmp_path, personas, toolkit, script, rounds=2)
 
     assert state.status == "completed"

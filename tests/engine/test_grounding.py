@@ -56,7 +56,7 @@ class FabricatingScript(DebateScript):
             return reply
         data = _as_dict(reply)
         f = FABRICATION
-        if output is ResearchPlanDraft:
+        if issubclass(output, ResearchPlanDraft):  # per-persona subclasses of the schema
             data["why"] += f
         elif output is ArgumentDraft:
             data["position"] += f
@@ -70,7 +70,7 @@ class FabricatingScript(DebateScript):
                 concession["text"] += f
                 concession["reason"] += f
             data["common_ground"] = [g + f for g in data["common_ground"]]
-        elif output is ReflectionDraft:
+        elif issubclass(output, ReflectionDraft):
             data["position_now"] += f
             data["would_change_my_mind"] += f
         elif output is JudgeDraft:
@@ -260,11 +260,14 @@ def test_a_judge_that_rates_nobody_usable_is_reported_as_such(run_debate):
 
 
 class ProvenanceToolkit(ScriptedToolkit):
-    """One document and one model-written item of each kind per call."""
+    """One document and one model-written item of each kind from the dogpile search; the
+    other calls (memory, ask: every plan has them) find nothing."""
 
     async def run(self, request: ResearchRequest) -> SkillResult:
         self.requests.append(request)
         q = request.call.query
+        if request.call.skill != "dogpile":
+            return SkillResult.from_items(request.call.skill, q, [])
         items = [
             SkillItem(
                 id=f"doc:{request.letter}:{q}",
@@ -377,39 +380,45 @@ def test_a_previous_debates_conclusion_comes_back_as_model_written_memory(
     assert archived.origin == "model"
     assert "model-written conclusion, never checked against sources" in archived.text
 
+    # Embry asks a colleague; Horus, given none, has a free call left: a taxonomy label.
+    loner = personas["horus"].model_copy(update={"colleagues": []})
     store = create_debate(
         tmp_path / "second",
         question="Is the Collatz conjecture decidable?",
         mode="adversarial",
-        personas=[personas["embry"], personas["horus"]],
+        personas=[personas["embry"], loner],
         max_rounds=1,
         provider="scripted",
         model="scripted-1",
         research_sources=["library"],
     )
-    script = CitesEverything(
-        names=names, research_calls=3, plan_skills=("memory", "ask", "taxonomy")
-    )
+    script = CitesEverything(names=names, free_skill="taxonomy")
     # the memory query must find the archived debate
     original = script.__call__
 
     def plan_for_archive(messages, output):
         reply = original(messages, output)
-        if output is ResearchPlanDraft:
+        if output is not None and issubclass(output, ResearchPlanDraft):
             data = _as_dict(reply)
-            data["calls"][0]["query"] = f"debate {first.store.debate_id} conclusion"
-            data["calls"][2]["query"] = "precise technical accuracy and robust resilience"
+            data["memory_query"] = f"debate {first.store.debate_id} conclusion"
+            for call in data.get("free_calls", []):
+                call["query"] = "precise technical accuracy and robust resilience"
             return data
         return reply
 
     model = ScriptedModel(plan_for_archive)
     state = asyncio.run(DebateRunner(store, model, SkillToolkit(model, sources=["library"])).run())
     assert state.status == "completed"
-    research = json.loads(store.paths.research("A", 1).read_text())
-    kinds = {e["skill"]: e["provenance"] for e in research["evidence"]}
-    assert kinds == {"memory": "recall", "ask": "testimony", "taxonomy": "label"}
-    claims = json.loads(store.paths.argument("A", 1).read_text())["claims"]
-    assert all(c["verified_evidence_ids"] == [] for c in claims)
+    kinds = {}
+    for letter in ("A", "B"):
+        research = json.loads(store.paths.research(letter, 1).read_text())
+        kinds[letter] = {e["skill"]: e["provenance"] for e in research["evidence"]}
+        claims = json.loads(store.paths.argument(letter, 1).read_text())["claims"]
+        assert all(c["verified_evidence_ids"] == [] for c in claims)
+    assert kinds == {
+        "A": {"memory": "recall", "ask": "testimony"},
+        "B": {"memory": "recall", "taxonomy": "label"},
+    }
     sources = store.paths.synthesis.read_text().split("## Sources", 1)[1].split("\n## ", 1)[0]
     assert "(no retrieved document was cited)" in sources
     assert first.store.debate_id not in sources
