@@ -15,8 +15,11 @@ _UNSAFE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 
 
 def terminal_safe(text: object) -> str:
-    """Printable text: control and escape characters removed (newlines and tabs kept)."""
-    return _UNSAFE.sub("", str(text))
+    """Printable text: control and escape characters removed (newlines and tabs kept), and
+    credentials masked (key values, URL passwords)."""
+    from argue.redact import redact
+
+    return redact(_UNSAFE.sub("", str(text)))
 
 
 class SafeConsole(Console):

@@ -38,9 +38,7 @@ def _invoke(*args: str):
 
 
 def _dry_run_json(debates: Path, *args: str) -> dict:
-    result = _invoke(
-        "argue", QUESTION, "--debates-dir", str(debates), "--dry-run", "--json", *args
-    )
+    result = _invoke("argue", QUESTION, "--debates-dir", str(debates), "--dry-run", "--json", *args)
     assert result.exit_code == 0, result.output
     return json.loads(result.stdout.strip().splitlines()[-1])
 
@@ -184,7 +182,11 @@ def test_config_show_names_each_source_and_masks_keys(tmp_path, fake, monkeypatc
     assert (shown["provider"]["value"], shown["provider"]["source"]) == ("openai", "auto-detected")
     assert (shown["sources"]["value"], shown["sources"]["source"]) == (["library"], "env")
     assert shown["budget_usd"]["source"] == "default"
-    assert shown["openai_api_key"] == {"value": "set (masked)", "source": "env", "detail": "OPENAI_API_KEY"}
+    assert shown["openai_api_key"] == {
+        "value": "set (masked)",
+        "source": "env",
+        "detail": "OPENAI_API_KEY",
+    }
     assert shown["anthropic_api_key"]["value"] == "not set"
     assert shown["openai_base_url"]["value"] == "http://***@127.0.0.1:9/v1?***"
 

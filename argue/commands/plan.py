@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 import typer
 
-from argue.commands._debate import _price_table, _report
+from argue.commands._debate import _price_table, _report, command_name
 from argue.commands.persona_models import (
     SeatChoice,
     choose_seat_models,
@@ -259,10 +259,11 @@ def start_detached(store: DebateStore, json_output: bool) -> NoReturn:
                 }
             )
         )
+    run, debate_id = command_name(), store.debate_id
     _report(
         f"Running in the background (pid {process.pid}); log: {log_path}\n"
-        f"Follow it with: status {store.debate_id} · interject {store.debate_id} NOTE · "
-        f"stop {store.debate_id} · transcript {store.debate_id}"
+        f"Follow it with: {run} status {debate_id} · {run} interject {debate_id} NOTE · "
+        f"{run} stop {debate_id} · {run} transcript {debate_id}"
     )
     raise typer.Exit(0)
 

@@ -332,7 +332,14 @@ class DebateRunner(DebateFraming, RoundWaves):
     def _record_failures(self, failures: list[Failure]) -> None:
         if not failures:
             return
+        from argue.redact import redact
+
         known = {f.model_dump_json() for f in self.history.failures}
+        # Error texts can quote a base URL with its password, or a key a server echoed back.
+        failures = [
+            f.model_copy(update={"what": redact(f.what), "reason": redact(f.reason)})
+            for f in failures
+        ]
         for failure in failures:
             if failure.model_dump_json() not in known:
                 self.history.failures.append(failure)

@@ -2,39 +2,22 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable, Mapping
 from typing import TypeVar
 
 from argue.llm.base import ModelError
+from argue.redact import MASK, MIN_SECRET_LENGTH, SECRET_ENV_VARS, redact
+
+__all__ = ["MASK", "MIN_SECRET_LENGTH", "SECRET_ENV_VARS", "mask_secrets", "masked_error"]
 
 E = TypeVar("E", bound=ModelError)
-
-SECRET_ENV_VARS: tuple[str, ...] = (
-    "ANTHROPIC_API_KEY",
-    "OPENAI_API_KEY",
-    "BRAVE_API_KEY",
-    "PERPLEXITY_API_KEY",
-    "YOUTUBE_API_KEY",
-    "GITHUB_TOKEN",
-)
-MASK = "***"
-# Shorter values are too likely to collide with ordinary words to be replaced safely.
-MIN_SECRET_LENGTH = 8
 
 
 def mask_secrets(
     text: str, *, env: Mapping[str, str] | None = None, extra: Iterable[str | None] = ()
 ) -> str:
-    """Replace the values of the known credential variables (and ``extra`` values) with ``***``."""
-    source = os.environ if env is None else env
-    secrets = {source.get(name) or "" for name in SECRET_ENV_VARS}
-    secrets.update(value or "" for value in extra)
-    # Longest first, so a key that contains another key is masked whole.
-    for secret in sorted(secrets, key=len, reverse=True):
-        if len(secret) >= MIN_SECRET_LENGTH:
-            text = text.replace(secret, MASK)
-    return text
+    """Replace credential values (and ``extra`` values) with ``***``; URL passwords too."""
+    return redact(text, env=env, extra=extra)
 
 
 def masked_error(

@@ -137,14 +137,27 @@ def test_every_mode_runs_to_a_synthesis(run_debate, personas, mode):
         assert not any("I would hold it true." in p for p in opponent_prompts)
 
 
-def test_research_budget_is_enforced_and_extras_are_noted(run_debate):
-    script = DebateScript(names={"Embry": "A", "Horus": "B"}, research_calls=5)
-    run = run_debate(rounds=1, script=script)
-    research = run.history.rounds[1].research["A"]
-    assert len(research.calls) == 3
-    assert len(research.dropped_calls) == 2
-    assert len([r for r in run.toolkit.requests if r.letter == "A"]) == 3
-    assert any("over the budget of 3" in f.what for f in run.history.failures)
+def test_the_plan_schema_caps_research_at_the_budget(run_debate):
+    """Over-budget research cannot be planned: with dogpile, memory and ask filling the budget of
+    3, the schema has no room for a fourth call; a plan that adds one anyway is invalid, asked
+    again once, then recorded as a failed plan, and none of its calls runs."""
+
+    class Overreaching(DebateScript):
+        def __call__(self, messages, output):  # type: ignore[override]
+            reply = super().__call__(messages, output)
+            if output is not None and output.__name__ == "ResearchPlanDraft":
+                reply["free_calls"] = [{"skill": "library", "query": "one more"}]
+            return reply
+
+    run = run_debate(rounds=1, script=Overreaching(names={"Embry": "A", "Horus": "B"}))
+    plans = [r for r in run.model.requests if r.output.__name__ == "ResearchPlanDraft"]
+    assert len(plans) == 4  # each persona's plan, and its one re-ask
+    assert "free_calls: List should have at most 0 items" in plans[-1].last_user_message
+    assert "free_calls" not in plans[0].output.model_json_schema()["properties"]
+    assert run.toolkit.requests == []
+    failures = [f for f in run.history.failures if f.phase == "research plan"]
+    assert sorted(f.persona for f in failures) == ["A", "B"]
+    assert all("after one re-ask" in f.reason for f in failures)
 
 
 def test_skill_failures_are_written_in_fixed_words(run_debate):
@@ -241,6 +254,8 @@ def test_a_refused_source_inside_a_working_dogpile_is_still_reported(run_debate)
     class PartlyRefused(ScriptedToolkit):
         async def run(self, request):
             result = await super().run(request)
+            if request.call.skill != "dogpile":  # only dogpile has sources
+                return result
             result.sources = [
                 SourceStatus(source="library", status="ok", count=2),
                 SourceStatus(source="brave", status="refused", note="BRAVE_API_KEY not set"),

@@ -14,7 +14,7 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import urljoin, urlsplit
 
 import httpx
 
@@ -42,6 +42,7 @@ class Fetched:
     headers: httpx.Headers
     body: bytes
     host: str
+    url: str = ""
 
 
 def source_url(env_var: str, default: str) -> str:
@@ -80,12 +81,62 @@ async def fetch(
     json_body: Any = None,
     max_bytes: int = MAX_RESPONSE_BYTES,
 ) -> Fetched:
-    """One request, body read up to ``max_bytes``. Transport problems become ``SourceError``."""
+    """One request, body read up to ``max_bytes``. Transport problems become ``SourceError``.
+
+    Redirects are followed here, at most ``MAX_REDIRECTS``, http(s) only; a redirect to another
+    origin is followed without the request's own headers, so a key (Brave's
+    ``X-Subscription-Token``…) is only ever sent to the origin it belongs to.
+    """
+    origin = _origin(url)
+    for _ in range(MAX_REDIRECTS + 1):
+        fetched = await _fetch_once(
+            client, source, method, url, params, headers, json_body, max_bytes
+        )
+        if fetched.status_code not in (301, 302, 303, 307, 308):
+            return fetched
+        location = fetched.headers.get("location", "")
+        target = urljoin(str(fetched.url), location)
+        if not location or urlsplit(target).scheme not in ("http", "https"):
+            raise SourceError(f"{source}: {fetched.host} redirected to an unusable location")
+        if _origin(target) != origin:
+            headers = None  # never carry credentials to another origin
+            origin = _origin(target)
+        if fetched.status_code == 303 or (fetched.status_code in (301, 302) and method != "GET"):
+            method, json_body = "GET", None
+        url, params = target, None  # the location carries its own query
+    raise SourceError(f"{source}: more than {MAX_REDIRECTS} redirects from {host_of(url)}")
+
+
+MAX_REDIRECTS = 3
+
+
+def _origin(url: str) -> tuple[str, str, int | None]:
+    parts = urlsplit(url)
+    return (parts.scheme, (parts.hostname or "").lower(), parts.port)
+
+
+async def _fetch_once(
+    client: httpx.AsyncClient,
+    source: str,
+    method: str,
+    url: str,
+    params: dict[str, str | int] | None,
+    headers: dict[str, str] | None,
+    json_body: Any,
+    max_bytes: int,
+) -> Fetched:
     host = host_of(url)
     try:
         async with client.stream(
-            method, url, params=params, headers=headers, json=json_body
+            method,
+            url,
+            params=params,
+            headers=headers,
+            json=json_body,
+            follow_redirects=False,
         ) as response:
+            if response.is_redirect:
+                return Fetched(response.status_code, response.headers, b"", host, str(response.url))
             declared = response.headers.get("content-length")
             if declared and declared.isdigit() and int(declared) > max_bytes:
                 raise SourceError(too_large(source, host, max_bytes))
@@ -94,7 +145,9 @@ async def fetch(
                 body.extend(chunk)
                 if len(body) > max_bytes:
                     raise SourceError(too_large(source, host, max_bytes))
-            return Fetched(response.status_code, response.headers, bytes(body), host)
+            return Fetched(
+                response.status_code, response.headers, bytes(body), host, str(response.url)
+            )
     except httpx.TimeoutException as exc:
         raise SourceError(f"{source}: timed out waiting for {host} ({_kind(exc)})") from exc
     except httpx.ConnectError as exc:
