@@ -1,6 +1,7 @@
 """Canary credentials never reach stdout, stderr, the debate folder or ARGUE_HOME.
 
-Teeth: make ``argue.redact.mask_userinfo`` return its input and this test fails.
+Teeth: make ``argue.redact.redact`` return its input unchanged and this test fails (the
+password is caught twice: as a URL password of a known variable and as userinfo).
 """
 
 from __future__ import annotations
