@@ -118,7 +118,7 @@ def _run(
     from argue.concurrency import run_in_daemon_thread
     from argue.engine import DebateRunner, SkillToolkit, memory_writer
     from argue.llm import mask_secrets
-    from argue.store import DebateLocked
+    from argue.store import DebateLocked, StoreWriteError
 
     persona_models = models_for_run(store.config(), chat_model)
     toolkit = SkillToolkit(
@@ -168,6 +168,8 @@ def _run(
         return asyncio.run(main())
     except DebateLocked as exc:
         die(str(exc), 2)
+    except StoreWriteError as exc:
+        die(str(exc), 1)
     except (asyncio.CancelledError, KeyboardInterrupt):
         _report(f"Cancelled. Resume with: {command_name()} resume {store.debate_id}")
         raise typer.Exit(130) from None

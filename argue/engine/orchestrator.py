@@ -26,7 +26,7 @@ from argue.engine.termination import check_termination
 from argue.engine.toolkit import ResearchToolkit
 from argue.engine.waves import _WAVES, RoundWaves
 from argue.llm.base import ChatModel, ModelAuthError
-from argue.store import DebateStore
+from argue.store import DebateStore, StoreWriteError
 from argue.store.history import load_history
 
 
@@ -94,6 +94,8 @@ class DebateRunner(DebateFraming, RoundWaves):
         except asyncio.CancelledError:
             self._halt(status="interrupted")
             raise
+        except StoreWriteError:
+            raise  # the disk refuses writes: writing the failure down would fail too
         except Exception as exc:
             from argue.llm import mask_secrets
 
@@ -311,7 +313,7 @@ class DebateRunner(DebateFraming, RoundWaves):
 
         async def archive() -> None:
             if writer is not None:
-                await archive_debate(self.store, self.history, writer)
+                await archive_debate(self.store, self.history, writer, self.report)
 
         await write_synthesis(
             self.store,

@@ -153,6 +153,7 @@ async def archive_debate(
     store: DebateStore,
     history: DebateHistory,
     memory_writer: Callable[..., Awaitable[str]],
+    report: Callable[[str], None] = lambda _: None,
 ) -> None:
     """Episodic archive: one shared memory per finished debate (its question and conclusion).
 
@@ -185,15 +186,15 @@ async def archive_debate(
 
         reason = f"{type(exc).__name__}: {exc}"
         store.save(marker, {"archived": False, "reason": reason})
-        history.failures.append(
-            Failure(
-                round=max(history.rounds, default=0),
-                phase="synthesis",
-                kind="failed",
-                what="episodic archive (shared memory) write",
-                reason=reason,
-            )
+        failure = Failure(
+            round=max(history.rounds, default=0),
+            phase="synthesis",
+            kind="failed",
+            what="episodic archive (shared memory) write",
+            reason=reason,
         )
+        history.failures.append(failure)
         store.save(store.paths.failures, history.failures)
+        report("  " + failure.sentence())  # on the terminal too, not only in failures.json
         return
     store.save(marker, {"archived": True, "memory_id": memory_id})

@@ -5,6 +5,7 @@ from argue.store.debate_store import (
     DebateLocked,
     DebateStore,
     StoreError,
+    StoreWriteError,
     iter_debates,
     new_debate_id,
 )
@@ -15,6 +16,7 @@ __all__ = [
     "DebatePaths",
     "DebateStore",
     "StoreError",
+    "StoreWriteError",
     "iter_debates",
     "new_debate_id",
     "persona_letter",

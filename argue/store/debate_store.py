@@ -31,6 +31,19 @@ class DebateLocked(StoreError):
     pass
 
 
+class StoreWriteError(StoreError):
+    """A record could not be written (disk full, read-only folder…): nothing else is written
+    after it, and what was committed before stays intact and resumable."""
+
+    def __init__(self, path: Path, error: OSError) -> None:
+        cause = error.strerror or str(error) or type(error).__name__
+        super().__init__(
+            f"cannot write {path}: {cause}; committed rounds are intact (resume "
+            "once the problem is fixed)"
+        )
+        self.path = path
+
+
 def new_debate_id(debates_dir: Path, now: datetime | None = None) -> str:
     stamp = (now or datetime.now()).strftime("argue_%Y%m%d_%H%M%S")
     candidate, n = stamp, 1
@@ -113,10 +126,16 @@ class DebateStore:
             raise StoreError(f"{path}: unreadable record ({type(exc).__name__})") from exc
 
     def save(self, path: Path, value: object) -> None:
-        write_json_atomic(path, value)
+        try:
+            write_json_atomic(path, value)
+        except OSError as exc:
+            raise StoreWriteError(path, exc) from exc
 
     def save_text(self, path: Path, text: str) -> None:
-        write_text_atomic(path, text)
+        try:
+            write_text_atomic(path, text)
+        except OSError as exc:
+            raise StoreWriteError(path, exc) from exc
 
     def config(self) -> DebateConfig:
         config = self.load(self.paths.config, DebateConfig)
@@ -173,6 +192,12 @@ class DebateStore:
         so nothing is lost or counted twice. A last line torn by a crash is closed first (it
         stays a line of its own, which ``load_usage`` skips)."""
         path = self.paths.usage_log
+        try:
+            self._append_usage(path, usage)
+        except OSError as exc:
+            raise StoreWriteError(path, exc) from exc
+
+    def _append_usage(self, path: Path, usage: Usage) -> None:
         if not os.path.lexists(path):
             legacy = self.load_list(self.paths.usage, Usage)
             write_text_atomic(path, "".join(r.model_dump_json() + "\n" for r in legacy))

@@ -4,8 +4,8 @@ own model (``--persona-model``) are recorded and used again by ``resume``.
 
 Teeth: in argue/commands/plan.py drop ``start_new_session=True`` and make the child's stdout
 ``None`` (inherit the caller's pipe): ``./run.sh … --detach`` then cannot return before the
-debate ends and ``test_a_detached_debate_is_stopped_interjected_and_resumed`` fails (the
-harness's timeout, or "running" where "stopped" is expected).
+debate ends, and ``test_a_detached_debate_is_stopped_interjected_and_resumed`` fails (status is
+no longer "running" when it is asked).
 """
 
 from __future__ import annotations

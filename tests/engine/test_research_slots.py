@@ -5,9 +5,9 @@ it has a colleague to ask, an ``ask``: slots the plan schema requires (round 1's
 reflection's ``next_research`` alike), within the budget of 3. Skill and colleague names are
 enums of what is really there.
 
-Teeth (tried once): making ``memory_query`` optional in ``research_plan_model`` makes the
-missing-slot and schema tests fail; dropping the ``ask`` call in ``ResearchPlanDraft._calls_from_slots``
-makes the every-round count fail.
+Teeth (tried once each): ``memory_query`` optional in ``research_plan_model`` fails the schema
+tests (and, with the base class's missing-slot check off too, the re-ask test); no ``ask`` call
+in ``ResearchPlanDraft._calls_from_slots`` fails the every-round count and the old-plan test.
 """
 
 from __future__ import annotations

@@ -1,0 +1,129 @@
+"""Untrusted text as inert HTML: model prose with its references checked, titles, links.
+
+The HTML twin of ``model_text`` / ``inert_text`` / ``safe_link`` in :mod:`argue.render.markdown`:
+everything is escaped; a URL, DOI or arXiv id written by a model is shown as code, never as a
+link; a reference that matches no retrieved document is followed by code's **unverified**
+marker; an existing claim id links to its node on the argument map. Only a retrieved
+document's http(s) URL becomes a link (:func:`document_link`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from urllib.parse import quote
+
+from markupsafe import Markup, escape
+
+from argue.grounding.references import ReferenceIndex
+from argue.records.labels import label
+from argue.render.markdown import one_line
+
+# What a browser or a reader would take for a link, beyond what the reference finder reports.
+_BARE_LINK = re.compile(
+    r"(?i)\b(?:[a-z][a-z0-9+.-]{1,20}://|www\.)[^\s<>`\"']+|[\w.+-]+@[\w-]+(?:\.[\w-]+)+"
+)
+_LINKISH = frozenset({"url", "doi", "arxiv"})
+
+
+def node_anchor(claim_id: str) -> str:
+    """The argument-map node of a claim (``id`` of its SVG group)."""
+    return f"node-{claim_id}"
+
+
+def claim_anchor(claim_id: str) -> str:
+    """The claim's full text in the Claims section."""
+    return f"claim-{claim_id}"
+
+
+def evidence_anchor(evidence_id: str) -> str:
+    return f"ev-{evidence_id}"
+
+
+def unverified_marker(lang: str) -> Markup:
+    return Markup('<strong class="unverified">{}</strong>').format(label("unverified", lang))
+
+
+def _inert_segment(segment: str) -> Markup:
+    """Escaped text in which anything link-like becomes a code span."""
+    out, last = Markup(), 0
+    for match in _BARE_LINK.finditer(segment):
+        out += escape(segment[last : match.start()])
+        out += Markup("<code>{}</code>").format(match.group())
+        last = match.end()
+    return out + escape(segment[last:])
+
+
+def inert_html(text: object) -> Markup:
+    """Untrusted text that is not model prose (titles, snippets, error messages): one line,
+    escaped, no live link."""
+    return _inert_segment(one_line(text))
+
+
+def model_html(
+    text: object,
+    references: ReferenceIndex | None,
+    lang: str = "en",
+    *,
+    evidence_link: Callable[[str], str | None] = lambda _: None,
+) -> Markup:
+    """Model prose as one inert line of HTML, each reference it writes checked.
+
+    ``evidence_link`` names the in-page anchor of an evidence id (None: not shown here).
+    """
+    line = one_line(text)
+    if references is None:
+        return _inert_segment(line)
+    out, last = Markup(), 0
+    for ref, resolution in references.check(line):
+        if ref.start < last:
+            continue
+        out += _inert_segment(line[last : ref.start])
+        if ref.kind in _LINKISH:
+            shown = Markup("<code>{}</code>").format(ref.text)
+        elif ref.kind == "claim_id" and resolution.verified:
+            shown = Markup('<a class="cid" href="#{}">{}</a>').format(
+                node_anchor(ref.key), ref.text
+            )
+        elif ref.kind == "evidence_id" and resolution.verified and evidence_link(ref.key):
+            shown = Markup('<a href="#{}">{}</a>').format(evidence_link(ref.key), ref.text)
+        else:
+            shown = escape(ref.text)
+        if not resolution.verified:
+            shown += Markup(" ") + unverified_marker(lang)
+        elif ref.kind in _LINKISH and resolution.evidence_id:
+            target = evidence_link(resolution.evidence_id)
+            shown += (
+                Markup(' (= <a href="#{}">{}</a>)').format(target, resolution.evidence_id)
+                if target
+                else Markup(" (= {})").format(resolution.evidence_id)
+            )
+        out += shown
+        last = ref.end
+    return out + _inert_segment(line[last:])
+
+
+def model_paragraphs_html(
+    text: object,
+    references: ReferenceIndex | None,
+    lang: str = "en",
+    *,
+    evidence_link: Callable[[str], str | None] = lambda _: None,
+) -> Markup:
+    """Longer model prose (the conclusion): one ``<p>`` per paragraph, each line inert."""
+    paragraphs = [p for p in re.split(r"\n\s*\n", str(text)) if one_line(p)]
+    return Markup("").join(
+        Markup("<p>{}</p>\n").format(model_html(p, references, lang, evidence_link=evidence_link))
+        for p in paragraphs
+    )
+
+
+def document_link(url: object, text: object | None = None) -> Markup:
+    """A retrieved document's URL as a link (percent-encoded); anything but http(s) —
+    ``javascript:``, ``file:``, ``data:`` — is shown as inert code instead."""
+    raw = one_line(url)
+    shown = raw if text is None else one_line(text)
+    if not re.match(r"(?i)https?://[^\s/]", raw):
+        return Markup("<code>{}</code>").format(raw)
+    href = quote(raw, safe=":/?#[]@!$&'()*+,;=%~")
+    return Markup('<a class="doc" href="{}" rel="noopener noreferrer">{}</a>').format(href, shown)
