@@ -20,9 +20,11 @@ from argue.commands.debates import (
 from argue.commands.library import library_app
 from argue.commands.memory import memory_app
 from argue.commands.personas import personas_app
+from argue.commands.report import report_command
 from argue.commands.research import research_command
 from argue.commands.start import argue_command
 from argue.commands.taxonomy import taxonomy_command
+from argue.commands.watch import watch_command
 from argue.console import stderr_console
 
 app = typer.Typer(
@@ -64,6 +66,8 @@ app.command("interject")(interject_command)
 app.command("status")(status_command)
 app.command("transcript")(transcript_command)
 app.command("synthesize")(synthesize_command)
+app.command("report")(report_command)
+app.command("watch")(watch_command)
 app.add_typer(personas_app, name="personas", help="List and show personas.")
 app.add_typer(config_app, name="config", help="Show the effective settings and their sources.")
 app.add_typer(library_app, name="library", help="The local library of books and transcripts.")

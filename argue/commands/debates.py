@@ -152,11 +152,20 @@ def status_command(
     debate_id: str | None = typer.Argument(None, help="One debate (default: all)."),
     debates_dir: Path | None = typer.Option(None, "--debates-dir", help=DEBATES_DIR_HELP),
     json_output: bool = typer.Option(False, "--json", help="Print JSON."),
+    follow: bool = typer.Option(
+        False, "--follow", "-f", help="Follow one running debate (the same as: watch ID)."
+    ),
 ) -> None:
     """Show where debates stand."""
     from argue.store import StoreError, iter_debates
 
     root = _debates_dir(debates_dir)
+    if follow:
+        from argue.commands.watch import follow_and_exit
+
+        if not debate_id or json_output:
+            die("--follow takes one debate ID and no --json", 2)
+        follow_and_exit(_open(root, debate_id), interval=1.0)
     try:
         if debate_id:
             rows: Any = _status_row(_open(root, debate_id))
@@ -259,7 +268,19 @@ def synthesize_command(
     except ModelError as exc:
         die(str(exc), 1)
     _report(f"Synthesis written to {store.paths.synthesis}")
+    _refresh_report(store)
     _print_markdown(text, raw)
+
+
+def _refresh_report(store: DebateStore) -> None:
+    """``synthesize`` rewrites report.html too; a failure is said, and the synthesis stands."""
+    from argue.commands.report import write_report
+    from argue.store import StoreError
+
+    try:
+        _report(f"Report written to {write_report(store)}")
+    except (StoreError, OSError) as exc:
+        _report(f"Report not refreshed: {exc}")
 
 
 def _print_markdown(text: str, raw: bool) -> None:

@@ -96,6 +96,7 @@ _LABELS: dict[str, tuple[str, str]] = {
         "pas archivé dans la mémoire partagée.",
     ),
     "times": ("times", "fois"),
+    "in_all_same_refusal": ("in all, the same refusal", "en tout, le même refus"),
     # transcript
     "transcript_title": ("Debate transcript", "Transcription du débat"),
     "debate_id": ("Debate ID", "Identifiant du débat"),

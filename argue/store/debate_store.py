@@ -16,32 +16,20 @@ from typing import TypeVar
 from pydantic import BaseModel, ValidationError
 
 from argue.domain import DebateConfig, DebateState, Persona, Usage, utc_now
-from argue.store._atomic import read_json, write_json_atomic, write_text_atomic
+from argue.store._atomic import to_jsonable, write_text_atomic
+from argue.store._safe import (
+    MAX_LOG_BYTES,
+    DebateLocked,
+    StoreError,
+    StoreWriteError,
+    guard,
+    is_regular,
+    read_text,
+)
 from argue.store.layout import DebatePaths
 
 M = TypeVar("M", bound=BaseModel)
 DEBATE_ID_PATTERN = re.compile(r"^argue_\d{8}_\d{6}(_\d+)?$")
-
-
-class StoreError(Exception):
-    """A debate folder is missing, unreadable or owned by another runner."""
-
-
-class DebateLocked(StoreError):
-    pass
-
-
-class StoreWriteError(StoreError):
-    """A record could not be written (disk full, read-only folder…): nothing else is written
-    after it, and what was committed before stays intact and resumable."""
-
-    def __init__(self, path: Path, error: OSError) -> None:
-        cause = error.strerror or str(error) or type(error).__name__
-        super().__init__(
-            f"cannot write {path}: {cause}; committed rounds are intact (resume "
-            "once the problem is fixed)"
-        )
-        self.path = path
 
 
 def new_debate_id(debates_dir: Path, now: datetime | None = None) -> str:
@@ -73,41 +61,52 @@ class DebateStore:
         root = debates_dir / config.id
         root.mkdir(parents=True, exist_ok=False)
         store = cls(root)
-        write_json_atomic(store.paths.config, config)
+        store.save(store.paths.config, config)
         store.save_state(DebateState(status="running", pid=os.getpid()))
         for letter, persona in personas.items():
             persona_dir = store.paths.persona_dir(letter)
             for sub in ("research", "colleague_consults", "arguments"):
                 (persona_dir / sub).mkdir(parents=True, exist_ok=True)
-            write_json_atomic(store.paths.persona_snapshot(letter), persona)
-            write_json_atomic(store.paths.concessions(letter), [])
-            write_json_atomic(store.paths.confidence(letter), [])
+            store.save(store.paths.persona_snapshot(letter), persona)
+            store.save(store.paths.concessions(letter), [])
+            store.save(store.paths.confidence(letter), [])
         store.paths.scoring_dir.mkdir(exist_ok=True)
         return store
 
     def has(self, path: Path) -> bool:
-        return path.is_file()
+        """A regular file inside the folder; a link or special file there is refused."""
+        return guard(self.paths.root, path)
 
     def discard(self, path: Path) -> None:
-        path.unlink(missing_ok=True)
+        if guard(self.paths.root, path):
+            path.unlink(missing_ok=True)
 
     @classmethod
     def open(cls, debates_dir: Path, debate_id: str) -> DebateStore:
         if not debate_id or "/" in debate_id or "\\" in debate_id or debate_id.startswith("."):
             raise StoreError(f"not a debate id: {debate_id!r}")
         root = debates_dir / debate_id
-        if not (root / "config.json").is_file():
+        if root.is_symlink():
+            raise StoreError(f"{root}: a debate folder that is a symbolic link: refused")
+        if not is_regular(root, root / "config.json"):
+            if os.path.lexists(root / "config.json"):
+                guard(root, root / "config.json")  # says why
             raise StoreError(f"no debate {debate_id!r} in {debates_dir}")
         return cls(root)
 
     # -- typed records
 
+    def _read_json(self, path: Path) -> object:
+        text = read_text(self.paths.root, path)
+        return None if text is None else json.loads(text)
+
     def load(self, path: Path, model: type[M]) -> M | None:
-        if not path.is_file():
-            return None
         try:
-            return model.model_validate(read_json(path))
-        except (json.JSONDecodeError, ValidationError, OSError) as exc:
+            data = self._read_json(path)
+            if data is None and not self.has(path):
+                return None
+            return model.model_validate(data)
+        except (ValueError, ValidationError, TypeError, OSError) as exc:
             raise StoreError(f"{path}: unreadable record ({type(exc).__name__})") from exc
 
     def load_if_readable(self, path: Path, model: type[M]) -> M | None:
@@ -118,20 +117,21 @@ class DebateStore:
             return None
 
     def load_list(self, path: Path, model: type[M]) -> list[M]:
-        if not path.is_file():
-            return []
         try:
-            return [model.model_validate(item) for item in read_json(path)]
-        except (json.JSONDecodeError, ValidationError, OSError, TypeError) as exc:
+            data = self._read_json(path)
+            if data is None and not self.has(path):
+                return []
+            if not isinstance(data, list):
+                raise TypeError("not a list")
+            return [model.model_validate(item) for item in data]
+        except (ValueError, ValidationError, OSError, TypeError) as exc:
             raise StoreError(f"{path}: unreadable record ({type(exc).__name__})") from exc
 
     def save(self, path: Path, value: object) -> None:
-        try:
-            write_json_atomic(path, value)
-        except OSError as exc:
-            raise StoreWriteError(path, exc) from exc
+        self.save_text(path, json.dumps(to_jsonable(value), indent=2, ensure_ascii=False) + "\n")
 
     def save_text(self, path: Path, text: str) -> None:
+        guard(self.paths.root, path)  # never through a link, never outside the folder
         try:
             write_text_atomic(path, text)
         except OSError as exc:
@@ -144,7 +144,7 @@ class DebateStore:
         return config
 
     def save_config(self, config: DebateConfig) -> None:
-        write_json_atomic(self.paths.config, config)
+        self.save(self.paths.config, config)
 
     def state(self) -> DebateState:
         """The runner's state; a missing or damaged state.json is rebuilt from the committed
@@ -166,7 +166,7 @@ class DebateStore:
 
     def save_state(self, state: DebateState) -> None:
         state.updated_at = utc_now()
-        write_json_atomic(self.paths.state, state)
+        self.save(self.paths.state, state)
 
     def update_state(self, **changes: object) -> DebateState:
         state = self.state().model_copy(update=changes)
@@ -174,7 +174,7 @@ class DebateStore:
         return state
 
     def committed_rounds(self) -> list[int]:
-        if not self.paths.scoring_dir.is_dir():
+        if not guard(self.paths.root, self.paths.scoring_dir, folder=True):
             return []
         rounds = []
         for path in self.paths.scoring_dir.glob("round_*.json"):
@@ -198,7 +198,7 @@ class DebateStore:
             raise StoreWriteError(path, exc) from exc
 
     def _append_usage(self, path: Path, usage: Usage) -> None:
-        if not os.path.lexists(path):
+        if not guard(self.paths.root, path):
             legacy = self.load_list(self.paths.usage, Usage)
             write_text_atomic(path, "".join(r.model_dump_json() + "\n" for r in legacy))
         fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_NOFOLLOW | os.O_NONBLOCK)
@@ -219,16 +219,19 @@ class DebateStore:
 
         A line that does not parse (the last one, torn by a crash) is skipped, not fatal."""
         path = self.paths.usage_log
-        if not os.path.lexists(path):
+        if not guard(self.paths.root, path):
             return self.load_list(self.paths.usage, Usage)
         try:
             fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
         except OSError as exc:
             raise StoreError(f"{path}: unreadable record ({type(exc).__name__})") from exc
         with os.fdopen(fd, "rb") as handle:
-            if not stat.S_ISREG(os.fstat(fd).st_mode):
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode):
                 raise StoreError(f"{path}: not a regular file")
-            data = handle.read()
+            if info.st_size > MAX_LOG_BYTES:
+                raise StoreError(f"{path}: over the limit of {MAX_LOG_BYTES} bytes: refused")
+            data = handle.read(MAX_LOG_BYTES)
         records = []
         for line in data.split(b"\n"):
             if not line.strip():
@@ -243,7 +246,14 @@ class DebateStore:
 
     def acquire_lock(self) -> None:
         """Take the runner lock (flock; released by the OS if the process dies)."""
-        fd = os.open(self.paths.lock, os.O_RDWR | os.O_CREAT, 0o644)
+        guard(self.paths.root, self.paths.lock)
+        try:
+            fd = os.open(self.paths.lock, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
+        except OSError as exc:
+            raise StoreError(f"{self.paths.lock}: cannot open ({exc.strerror or exc})") from exc
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            os.close(fd)
+            raise StoreError(f"{self.paths.lock}: not a regular file: refused")
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError as exc:
@@ -261,9 +271,12 @@ class DebateStore:
 
     def is_locked(self) -> bool:
         """True when some live process holds the runner lock."""
-        if not self.paths.lock.exists():
+        if not is_regular(self.paths.root, self.paths.lock):
             return False
-        fd = os.open(self.paths.lock, os.O_RDONLY)
+        try:
+            fd = os.open(self.paths.lock, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        except OSError:
+            return False
         try:
             fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -277,19 +290,21 @@ class DebateStore:
     # -- stop flag and moderator inbox
 
     def request_stop(self) -> None:
-        write_text_atomic(self.paths.stop_flag, utc_now() + "\n")
+        self.save_text(self.paths.stop_flag, utc_now() + "\n")
 
     def stop_requested(self) -> bool:
-        return self.paths.stop_flag.exists()
+        return os.path.lexists(self.paths.stop_flag)
 
     def clear_stop(self) -> None:
-        self.paths.stop_flag.unlink(missing_ok=True)
+        if os.path.lexists(self.paths.stop_flag):
+            self.discard(self.paths.stop_flag)
 
     def post_note(self, text: str) -> Path:
+        guard(self.paths.root, self.paths.inbox, folder=True)
         self.paths.inbox.mkdir(parents=True, exist_ok=True)
         stamp = datetime.now().strftime("%Y%m%d%H%M%S%f")
         path = self.paths.inbox / f"{stamp}.txt"
-        write_text_atomic(path, text)
+        self.save_text(path, text)
         return path
 
     def round_started(self, round_no: int) -> bool:
@@ -335,12 +350,12 @@ class DebateStore:
 
     def moderator_notes(self) -> list[dict[str, object]]:
         path = self.paths.moderator_notes
-        if not path.is_file():
-            return []
         try:
-            notes = read_json(path)
-        except (json.JSONDecodeError, OSError, UnicodeDecodeError) as exc:
+            notes = self._read_json(path)
+        except (ValueError, OSError) as exc:
             raise StoreError(f"{path}: unreadable record ({type(exc).__name__})") from exc
+        if notes is None:
+            return []
         if not isinstance(notes, list) or not all(
             isinstance(n, dict) and "text" in n for n in notes
         ):
@@ -357,7 +372,7 @@ class DebateStore:
         in plain words that no round read it.
         """
         notes = self.moderator_notes()
-        if not self.paths.inbox.is_dir():
+        if not guard(self.paths.root, self.paths.inbox, folder=True):
             return notes
         new = sorted(self.paths.inbox.glob("*.txt"))
         if not new:
@@ -370,7 +385,7 @@ class DebateStore:
         for path in new:
             note: dict[str, object] = {
                 "from_round": first,
-                "text": path.read_text(encoding="utf-8").strip(),
+                "text": (read_text(self.paths.root, path) or "").strip(),
             }
             if started:
                 note["read_by"] = (
@@ -380,9 +395,9 @@ class DebateStore:
                     "with that round: no round read it"
                 )
             notes.append(note)
-        write_json_atomic(self.paths.moderator_notes, notes)
+        self.save(self.paths.moderator_notes, notes)
         for path in new:
-            path.unlink(missing_ok=True)
+            self.discard(path)
         return notes
 
 
@@ -390,5 +405,6 @@ def iter_debates(debates_dir: Path) -> Iterator[DebateStore]:
     if not debates_dir.is_dir():
         return
     for root in sorted(debates_dir.iterdir()):
-        if root.is_dir() and (root / "config.json").is_file():
+        # A linked folder is not followed; `status` reports the others.
+        if not root.is_symlink() and root.is_dir() and os.path.lexists(root / "config.json"):
             yield DebateStore(root)

@@ -28,7 +28,7 @@ from argue.engine import schemas
 from argue.llm._structured import schema_instruction, tool_name_for
 from argue.llm.base import Message
 from skills.ask.consult import ColleagueAnswer
-from tests.engine.script import DebateScript
+from tests.engine.script import OFFERED_COLLEAGUES, DebateScript
 from tests.loopback import LoopbackServer, RecordedRequest, Reply
 
 OPENAI_PATH = "/v1/chat/completions"
@@ -56,9 +56,10 @@ _PARTICIPANT = re.compile(r"^- ([A-Z]): ([^:\n]+):", re.M)
 
 @dataclass
 class ResearchingScript(DebateScript):
-    """``DebateScript`` whose research plans search for ``topic`` and may consult a colleague.
+    """``DebateScript`` whose research plans search and recall ``topic``, and ask a colleague.
 
-    ``consult``: persona letter -> colleague persona name, asked once in round 1.
+    Every plan asks a colleague (the schema requires it of a persona that has one): the first
+    offered, or ``consult[letter]`` (a colleague persona name) when that one is offered.
     """
 
     topic: str = "Collatz conjecture decidability"
@@ -72,22 +73,26 @@ class ResearchingScript(DebateScript):
                 confidence=0.7,
             )
         value = super().__call__(messages, output)
-        if isinstance(value, schemas.ReflectionDraft):
-            for call in value.next_calls:
-                call.query = self.topic
-        if output is schemas.ResearchPlanDraft and isinstance(value, dict):
-            letter, rnd = self.log[-1].split(":")[:2]
-            for call in value["calls"]:
-                call["query"] = self.topic
-            if rnd == "1" and letter in self.consult:
-                value["calls"].append(
-                    {
-                        "skill": "ask",
-                        "colleague": self.consult[letter],
-                        "query": "Is the Collatz conjecture a decidable statement?",
-                    }
-                )
+        letter = self.log[-1].split(":")[0] if self.log else "-"
+        user = next((m.content for m in messages if m.role == "user"), "")
+        is_reflection = output is not None and issubclass(output, schemas.ReflectionDraft)
+        if is_reflection and isinstance(value, dict) and value.get("next_research"):
+            self._retarget(value["next_research"], letter, user)
+        is_plan = output is not None and issubclass(output, schemas.ResearchPlanDraft)
+        if is_plan and isinstance(value, dict):
+            self._retarget(value, letter, user)
         return value
+
+    def _retarget(self, plan: dict[str, Any], letter: str, prompt: str) -> None:
+        plan["dogpile_query"] = plan["memory_query"] = self.topic
+        for call in plan.get("free_calls", []):
+            call["query"] = self.topic
+        if plan.get("ask"):
+            offered = OFFERED_COLLEAGUES.search(prompt)
+            names = [n.strip() for n in offered.group(1).split(",")] if offered else []
+            if self.consult.get(letter) in names:
+                plan["ask"]["colleague"] = self.consult[letter]
+            plan["ask"]["question"] = "Is the Collatz conjecture a decidable statement?"
 
 
 @dataclass

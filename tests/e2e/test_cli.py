@@ -158,13 +158,13 @@ def test_openai_debate_ends_with_one_json_line(openai_debate: FinishedDebate):
     assert request.path == "/v1/chat/completions"
     assert request.headers["authorization"] == f"Bearer {API_KEY}"
     # 2 personas x 2 rounds for each phase, one framing, a judge per round, one synthesis,
-    # one colleague consulted by Embry in round 1.
+    # and a colleague consulted by each persona every round (the plan's required ask).
     assert per_phase_calls(fake) == expected_calls(2, 2)
     counts = fake.counts()
     assert counts["FramingDraft"] == 1
     assert counts["JudgeDraft"] == 2
     assert counts["SynthesisDraft"] == 1
-    assert counts["ColleagueAnswer"] == 1
+    assert counts["ColleagueAnswer"] == 2 * 2
 
 
 def test_openai_debate_folder_layout(openai_debate: FinishedDebate):
@@ -330,7 +330,8 @@ def test_anthropic_debate(tmp_path: Path, fake: FakeLLM, server: str):
     # This SDK generation sends the key as a bearer token; older ones used x-api-key.
     assert API_KEY in (request.headers.get("x-api-key") or request.headers["authorization"])
     assert per_phase_calls(fake) == expected_calls(2, 1)
-    assert fake.count() == 2 * 4 + 3  # framing, judge, synthesis: nothing asked twice
+    # framing, judge, synthesis and each persona's colleague: nothing asked twice
+    assert fake.count() == 2 * 4 + 3 + 2
 
     folder = cli.debate_dir(summary["id"])
     parsed = {p.relative_to(folder).as_posix(): v for p, v in all_json_files(folder).items()}

@@ -42,11 +42,9 @@ class LyingScript(ResearchingScript):
 
     def __call__(self, messages: list[Message], output: type[BaseModel] | None) -> object:
         value = super().__call__(messages, output)
-        if output is schemas.ResearchPlanDraft and isinstance(value, dict):
-            value["calls"] = [
-                {"skill": "dogpile", "query": self.topic},
-                {"skill": "dogpile", "query": "Collatz github code", "sources": ["github"]},
-            ]
+        if output is not None and issubclass(output, schemas.ResearchPlanDraft):
+            # the dogpile slot names a source --sources did not give (github) beside the others
+            value["dogpile_sources"] = ["library", "arxiv", "brave", "github"]  # type: ignore[index]
         elif output is schemas.ArgumentDraft and isinstance(value, dict):
             for claim in value["claims"]:
                 claim["text"] += LIE
@@ -131,12 +129,13 @@ def test_a_narrated_search_is_marked_unverified_everywhere(lying_debate: LyingDe
 
 def test_a_search_on_a_source_outside_sources_is_refused_by_name(lying_debate: LyingDebate):
     research = json.loads((lying_debate.folder / "persona_a/research/round_001.json").read_text())
-    github_call = research["calls"][1]
-    assert github_call["status"] == "refused"
-    assert "github" in github_call["note"]
-    assert github_call["evidence_ids"] == []
+    dogpile = research["calls"][0]
+    github = next(s for s in dogpile["source_statuses"] if s["source"] == "github")
+    assert github["status"] == "refused"
+    assert "not allowed by --sources" in github["note"]
+    assert not [e for e in research["evidence"] if e["source"] == "github"]
     assert re.search(
-        r"dogpile .*Collatz github code.*: refused — nothing happened", lying_debate.transcript
+        r"dogpile source github for .*: refused — nothing happened", lying_debate.transcript
     )
 
 

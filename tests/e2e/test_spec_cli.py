@@ -9,7 +9,6 @@ from pathlib import Path
 import pytest
 
 # Teeth: make argue.console.terminal_safe return its input unchanged and the escape test fails.
-
 from tests.e2e.fake_llm import FakeLLM
 from tests.e2e.harness import Cli, openai_env
 

@@ -153,16 +153,17 @@ class DebateScript:
         if _is(output, ReflectionDraft):
             # Before the last round the reflection also plans the next round's research.
             planning = "plan your research for round" in user
-            plan = self._plan(letter, rnd + 1, user) if planning else None
-            return ReflectionDraft(
-                confidence=self.confidence(letter, rnd),
-                belief_updates=[
+            reflection: dict[str, Any] = {
+                "confidence": self.confidence(letter, rnd),
+                "belief_updates": [
                     {"belief": f"{letter} learned in round {rnd}", "new_strength": 0.99}
                 ],
-                would_change_my_mind=f"{letter}: a counterexample",
-                position_now=f"{letter} still holds r{rnd}",
-                next_research=plan,
-            )
+                "would_change_my_mind": f"{letter}: a counterexample",
+                "position_now": f"{letter} still holds r{rnd}",
+            }
+            if planning:  # the last round's schema has no such key: a strict API sends none
+                reflection["next_research"] = self._plan(letter, rnd + 1, user)
+            return reflection
         if _is(output, JudgeDraft):
             letters = re.findall(r"one per persona letter: ([A-Z, ]+);", user)
             found = [x.strip() for x in letters[0].split(",")] if letters else []

@@ -1,7 +1,7 @@
 """Disk full mid-round: one clear error naming the path, nothing more written, committed rounds
 intact and resumable once space is back (issue 13 item 5).
 
-Teeth: remove the ``except OSError`` in ``DebateStore.save`` and the message test fails (a bare
+Teeth: remove the ``except OSError`` in ``DebateStore.save_text`` and the message test fails (a bare
 OSError escapes instead).
 """
 
@@ -28,14 +28,14 @@ def _swinging(letter: str, rnd: int) -> float:
 
 def test_a_full_disk_stops_the_debate_with_one_clear_error(new_store, monkeypatch):
     store = new_store("full", rounds=3)
-    real_write = debate_store.write_json_atomic
+    real_write = debate_store.write_text_atomic
 
-    def full_after_round_one(path, value):
+    def full_after_round_one(path, text):
         if path.name == "round_002.json" and path.parent.name == "arguments":
             raise OSError(errno.ENOSPC, "No space left on device")
-        real_write(path, value)
+        real_write(path, text)
 
-    monkeypatch.setattr(debate_store, "write_json_atomic", full_after_round_one)
+    monkeypatch.setattr(debate_store, "write_text_atomic", full_after_round_one)
     runner = DebateRunner(
         store, ScriptedModel(DebateScript(names=NAMES, confidence=_swinging)), ScriptedToolkit()
     )
@@ -47,7 +47,7 @@ def test_a_full_disk_stops_the_debate_with_one_clear_error(new_store, monkeypatc
     assert store.paths.round_score(1).is_file()
     json.loads(store.paths.round_score(1).read_text())  # round 1 is whole
 
-    monkeypatch.setattr(debate_store, "write_json_atomic", real_write)  # space is back
+    monkeypatch.setattr(debate_store, "write_text_atomic", real_write)  # space is back
     resumed = DebateRunner(
         store, ScriptedModel(DebateScript(names=NAMES, confidence=_swinging)), ScriptedToolkit()
     )

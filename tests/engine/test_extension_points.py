@@ -170,7 +170,13 @@ def test_an_entry_point_skill_is_offered_and_runs_in_a_debate(tmp_path, personas
     plan_request = next(r for r in model.requests if "echo" in r.last_user_message)
     assert "- echo: echo the query back for Embry; `query`" in plan_request.last_user_message
     free = plan_request.output.model_json_schema()["$defs"]["FreeCallDraft"]
-    assert free["properties"]["skill"]["enum"] == ["dogpile", "memory", "library", "taxonomy", "echo"]
+    assert free["properties"]["skill"]["enum"] == [
+        "dogpile",
+        "memory",
+        "library",
+        "taxonomy",
+        "echo",
+    ]
     research = json.loads(store.paths.research("A", 1).read_text())
     assert [call["skill"] for call in research["calls"]] == ["dogpile", "memory", "echo"]
     assert research["calls"][2]["status"] == "ok"

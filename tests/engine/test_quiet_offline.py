@@ -47,7 +47,7 @@ def test_the_same_refusal_is_told_once_with_a_count(new_store):
     lines = [line for line in section.splitlines() if NO_KEY in line]
     assert len(lines) == 1, section
     assert f"×{times}" in lines[0] and "rounds 1, 2, 3" in lines[0]
-    assert lines[0].startswith("- Refused — nothing happened (BRAVE_API_KEY not set)")
+    assert "refused — nothing happened (BRAVE_API_KEY not set). — ×" in lines[0]
 
 
 def test_a_smoke_test_debate_says_so_and_is_not_archived(tmp_path, personas):

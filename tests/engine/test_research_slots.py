@@ -71,7 +71,9 @@ def test_a_persona_with_colleagues_must_fill_three_slots_and_has_no_room_for_mor
     with pytest.raises(ValidationError, match="ask"):
         model.model_validate(PLAN)  # a colleague exists: the ask is not optional
     with pytest.raises(ValidationError, match="free_calls"):  # a fourth call does not fit
-        model.model_validate({**PLAN, "ask": ASK, "free_calls": [{"skill": "library", "query": "x"}]})
+        model.model_validate(
+            {**PLAN, "ask": ASK, "free_calls": [{"skill": "library", "query": "x"}]}
+        )
     with pytest.raises(ValidationError, match="dogpile_query"):
         model.model_validate({**PLAN, "ask": ASK, "dogpile_query": "   "})  # a blank search
 
@@ -122,9 +124,7 @@ def test_the_reflection_carries_the_same_plan_when_there_is_a_next_round():
     with pytest.raises(ValidationError, match="next_research"):
         planning.model_validate(reflection)
     with pytest.raises(ValidationError, match="memory_query"):
-        planning.model_validate(
-            {**reflection, "next_research": {"dogpile_query": "x", "ask": ASK}}
-        )
+        planning.model_validate({**reflection, "next_research": {"dogpile_query": "x", "ask": ASK}})
     draft = planning.model_validate({**reflection, "next_research": {**PLAN, "ask": ASK}})
     assert [c.skill for c in draft.next_research.calls] == ["dogpile", "memory", "ask"]
 
@@ -204,7 +204,14 @@ def test_the_three_slots_run_every_round_for_every_persona(run_debate):
     # first; from round 2 Horus is offered too, and the script picks the first offered
     assert run.history.rounds[1].research["A"].calls[2].colleague == "brandon"
     planned = json.loads(run.store.paths.planned_research("A", 2).read_text())
-    assert set(planned) == {"why", "dogpile_query", "dogpile_sources", "memory_query", "ask", "free_calls"}
+    assert set(planned) == {
+        "why",
+        "dogpile_query",
+        "dogpile_sources",
+        "memory_query",
+        "ask",
+        "free_calls",
+    }
 
 
 def test_a_plan_missing_a_slot_is_asked_again(run_debate):
@@ -236,7 +243,10 @@ def test_a_persona_without_colleagues_researches_dogpile_memory_and_its_free_cal
     from argue.engine import create_debate
 
     loners = [personas[n].model_copy(update={"colleagues": []}) for n in ("embry", "horus")]
-    for free_skill, expected in ((None, ["dogpile", "memory"]), ("library", ["dogpile", "memory", "library"])):
+    for free_skill, expected in (
+        (None, ["dogpile", "memory"]),
+        ("library", ["dogpile", "memory", "library"]),
+    ):
         store = create_debate(
             tmp_path / f"alone-{free_skill}",
             question="Is the Collatz conjecture decidable?",

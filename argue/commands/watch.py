@@ -1,0 +1,382 @@
+"""``argue watch ID`` (also ``status ID --follow``): follow a debate that runs elsewhere.
+
+It polls the debate's folder and reads only: ``state.json`` (status, round, phase), each
+persona's records as they appear, ``failures.json``, and ``usage.jsonl`` for the cost so far.
+It never takes the lock, writes a file or signals the runner, so starting, stopping or
+Ctrl-C-ing a watcher changes nothing in the debate. It ends with one termination line when
+the debate ends (or its runner is gone), and exits with the debate's exit code.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import typer
+
+from argue.commands._debate import (
+    DEBATES_DIR_HELP,
+    EXIT_BY_STATUS,
+    _debates_dir,
+    _open,
+    command_name,
+)
+from argue.console import stdout_console
+
+if TYPE_CHECKING:
+    from argue.domain import DebateState
+    from argue.store import DebateStore
+
+PHASE_WORDS = {
+    "framing": "framing the question",
+    "research": "research and argument",
+    "argument": "argument",
+    "rebuttal": "rebuttal",
+    "reflection": "reflection and judge",
+    "scoring": "scoring",
+    "synthesis": "writing the synthesis",
+}
+# Where each phase falls in a round, to print what a look found in the debate's order.
+_STEP = {
+    "framing": 0,
+    "research": 0,
+    "argument": 0,
+    "rebuttal": 1,
+    "reflection": 2,
+    "scoring": 3,
+}
+ORPHAN_GRACE_S = 5.0
+"""How long "running" may go without a live runner (no lock, no live pid) before the debate is
+reported interrupted: a detached run takes a moment to start and take the lock."""
+
+
+def watch_command(
+    debate_id: str = typer.Argument(..., help="The debate to follow."),
+    interval: float = typer.Option(
+        1.0, "--interval", min=0.05, help="Seconds between two looks at the folder."
+    ),
+    debates_dir: Path | None = typer.Option(None, "--debates-dir", help=DEBATES_DIR_HELP),
+) -> None:
+    """Follow a running debate (started elsewhere, e.g. with --detach): phase, each persona's
+    steps, cost so far; ends with the termination line. Ctrl-C stops watching, not the debate."""
+    store = _open(_debates_dir(debates_dir), debate_id)
+    follow_and_exit(store, interval)
+
+
+def follow_and_exit(store: DebateStore, interval: float) -> None:
+    """Follow ``store`` until its debate ends, then exit with the debate's exit code."""
+    from argue.store import StoreError
+
+    try:
+        state = follow(store, _print_line, interval=interval)
+    except KeyboardInterrupt:
+        _print_line(
+            f"Stopped watching {store.debate_id}; the debate itself is not affected "
+            f"(watch again with: {command_name()} watch {store.debate_id})."
+        )
+        raise typer.Exit(130) from None
+    except StoreError as exc:
+        from argue.console import die
+
+        die(str(exc), 1)
+    raise typer.Exit(EXIT_BY_STATUS.get(state.status, 1))
+
+
+def _print_line(line: str) -> None:
+    stamp = datetime.now().strftime("%H:%M:%S")
+    stdout_console.print(f"{stamp}  {line}", markup=False, highlight=False)
+
+
+def follow(
+    store: DebateStore,
+    emit: Callable[[str], None],
+    *,
+    interval: float = 1.0,
+    sleep: Callable[[float], None] = time.sleep,
+    clock: Callable[[], float] = time.monotonic,
+    grace_s: float = ORPHAN_GRACE_S,
+) -> DebateState:
+    """Emit one line per change until the debate is no longer running; return its last state.
+
+    The state is read before the records on each look: the runner writes a record before the
+    state that follows it, so the last look shows every record before the termination line.
+    """
+    tracker = _Tracker(store)
+    emit(tracker.header())
+    for line in tracker.catch_up():
+        emit(line)
+    orphan_since: float | None = None
+    while True:
+        state = store.state()
+        for line in tracker.changes(state):
+            emit(line)
+        if state.status != "running":
+            emit(tracker.termination_line(state))
+            return state
+        if store.is_locked() or _alive(state.pid):
+            orphan_since = None
+        else:
+            orphan_since = clock() if orphan_since is None else orphan_since
+            if clock() - orphan_since >= grace_s:
+                state = state.model_copy(
+                    update={
+                        "status": "interrupted",
+                        "termination_detail": "no process is running it any more (it was "
+                        "killed or crashed); its committed rounds are kept",
+                    }
+                )
+                emit(tracker.termination_line(state))
+                return state
+        sleep(interval)
+
+
+def _alive(pid: int | None) -> bool:
+    if not pid or pid == os.getpid():
+        # Our own pid means the runner is in this process (a thread): the lock tells.
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+# ------------------------------------------------------------------ what changed
+
+
+@dataclass
+class _Tracker:
+    store: DebateStore
+    seen: set[Path] = field(default_factory=set)
+    scored: set[int] = field(default_factory=set)
+    phase: tuple[int, str] | None = None
+    failures_seen: int = 0
+    refusals: set[str] = field(default_factory=set)
+
+    def __post_init__(self) -> None:
+        self.config = self.store.config()
+        self.names = {letter: self._name(letter) for letter in self.config.personas}
+
+    def _name(self, letter: str) -> str:
+        from argue.domain import Persona
+
+        snapshot = self.store.load_if_readable(self.store.paths.persona_snapshot(letter), Persona)
+        return snapshot.display_name if snapshot else self.config.personas[letter]
+
+    # -- lines
+
+    def header(self) -> str:
+        question = " ".join(self.config.question.split())
+        if len(question) > 100:
+            question = question[:99] + "…"
+        return (
+            f"Following {self.config.id}: {question} "
+            f"({' vs '.join(self.names.values())}; {self.config.mode}; up to "
+            f"{self.config.max_rounds} round(s)). Ctrl-C stops watching, not the debate."
+        )
+
+    def termination_line(self, state: DebateState) -> str:
+        why = state.termination_detail or state.error or ""
+        status = state.status
+        if state.termination and state.termination != status:
+            status += f" ({state.termination})"
+        line = f"Termination: {status}" + (f" — {why}" if why else "")
+        line += f" · {self._spending()}"
+        if state.status == "completed":
+            line += f" · synthesis: {self.store.paths.synthesis}"
+        elif state.status in ("stopped", "budget_exhausted", "interrupted"):
+            line += f" · resume with: {command_name()} resume {self.config.id}"
+        return line
+
+    def _spending(self) -> str:
+        from argue.llm import UsageLedger
+        from argue.llm.pricing import describe_cost
+
+        total = UsageLedger(self.store.load_usage()).total()
+        return f"{_plural(total.calls, 'model call')}, {describe_cost(total)} so far"
+
+    # -- records
+
+    def catch_up(self) -> list[str]:
+        """What happened before the watch began: committed rounds in one line each; the
+        records of a round under way come through :meth:`changes`, one by one."""
+        lines = []
+        for round_no in self.store.committed_rounds():
+            for path in self._round_paths(round_no):
+                self.seen.add(path)
+            line = self._score_line(round_no)
+            if line:
+                lines.append(line)
+        return lines
+
+    def changes(self, state: DebateState) -> list[str]:
+        """New lines since the last look, in the debate's order (a phase line before the
+        records of that phase, a round's score after its records)."""
+        keyed: list[tuple[tuple[int, int, int], str]] = []
+        key = (state.round, state.phase)
+        if key != self.phase and state.status == "running":
+            self.phase = key
+            words = PHASE_WORDS.get(state.phase, state.phase)
+            if state.phase == "synthesis":
+                line = f"Writing the synthesis ({state.termination or 'ending'})…"
+                keyed.append(((self.config.max_rounds + 1, 0, 0), line))
+            elif state.round >= 1 and state.phase != "framing":
+                line = f"Round {state.round}/{self.config.max_rounds} · {words} · "
+                line += self._spending()
+                keyed.append(((state.round, _STEP.get(state.phase, 0), 0), line))
+            else:
+                keyed.append(((0, 0, 0), f"{words.capitalize()}…"))
+        keyed += self._new_failures()
+        last = max(state.round, max(self.store.committed_rounds(), default=0))
+        for round_no in range(1, min(last, self.config.max_rounds) + 1):
+            for letter in self.config.personas:
+                keyed += self._new_records(letter, round_no)
+            if round_no not in self.scored and self.store.has(
+                self.store.paths.round_score(round_no)
+            ):
+                line = self._score_line(round_no)
+                if line:
+                    keyed.append(((round_no, _STEP["scoring"], 1), f"{line} · {self._spending()}"))
+        return [line for _, line in sorted(keyed, key=lambda item: item[0])]
+
+    def _round_paths(self, round_no: int) -> list[Path]:
+        paths = self.store.paths
+        return [
+            path
+            for letter in self.config.personas
+            for path in (
+                paths.research(letter, round_no),
+                paths.argument(letter, round_no),
+                paths.rebuttal(letter, round_no),
+                paths.reflection(letter, round_no),
+            )
+        ]
+
+    def _new_records(self, letter: str, round_no: int) -> list[tuple[tuple[int, int, int], str]]:
+        from argue.domain import ArgumentRecord, RebuttalRecord, ReflectionRecord, ResearchRecord
+
+        paths = self.store.paths
+        name = self.names[letter]
+        lines = []
+        for step, path, model, describe in (
+            ("research", paths.research(letter, round_no), ResearchRecord, _describe_research),
+            ("research", paths.argument(letter, round_no), ArgumentRecord, _describe_argument),
+            ("rebuttal", paths.rebuttal(letter, round_no), RebuttalRecord, _describe_rebuttal),
+            (
+                "reflection",
+                paths.reflection(letter, round_no),
+                ReflectionRecord,
+                _describe_reflection,
+            ),
+        ):
+            if path in self.seen or not self.store.has(path):
+                continue
+            record = self.store.load_if_readable(path, model)  # type: ignore[type-var]
+            if record is None:
+                continue  # being replaced: the next look reads it
+            self.seen.add(path)
+            line = f"  [{name}] {describe(record)}"  # type: ignore[operator]
+            lines.append(((round_no, _STEP[step], 1), line))
+        return lines
+
+    def _score_line(self, round_no: int) -> str | None:
+        from argue.domain import RoundScore
+
+        self.scored.add(round_no)
+        score = self.store.load_if_readable(self.store.paths.round_score(round_no), RoundScore)
+        if score is None:
+            return None
+        parts = [
+            f"{self.names.get(letter, letter)} {s.total:.2f}/{s.max_total:.1f}"
+            for letter, s in score.personas.items()
+        ]
+        return f"Round {round_no} scored: " + ", ".join(parts)
+
+    def _new_failures(self) -> list[tuple[tuple[int, int, int], str]]:
+        from argue.domain import Failure
+        from argue.store import StoreError
+
+        try:
+            failures = self.store.load_list(self.store.paths.failures, Failure)
+        except StoreError:
+            return []
+        lines = []
+        for failure in failures[self.failures_seen :]:
+            if failure.kind == "refused":
+                if failure.reason in self.refusals:
+                    continue  # the same refusal (a missing key…) is told once
+                self.refusals.add(failure.reason)
+            who = (
+                f"[{self.names.get(failure.persona, failure.persona)}] " if failure.persona else ""
+            )
+            step = _STEP.get(failure.phase, _STEP["scoring"])
+            if failure.phase == "synthesis":
+                key = (self.config.max_rounds + 1, 0, 2)
+            else:
+                key = (failure.round, step, 2)
+            lines.append((key, f"  {who}{failure.sentence(self.config.language)}"))
+        self.failures_seen = max(self.failures_seen, len(failures))
+        return lines
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def _describe_research(record: object) -> str:
+    from argue.domain import ResearchRecord
+
+    assert isinstance(record, ResearchRecord)
+    statuses: dict[str, int] = {}
+    for call in record.calls:
+        if call.status != "ok":
+            statuses[call.status] = statuses.get(call.status, 0) + 1
+    documents = sum(1 for e in record.evidence if e.is_document)
+    line = (
+        f"research R{record.round}: {_plural(len(record.calls), 'call')}, "
+        f"{_plural(len(record.evidence), 'item')} ({documents} retrieved documents)"
+    )
+    if statuses:
+        line += " · " + ", ".join(f"{n} {status}" for status, n in sorted(statuses.items()))
+    return line
+
+
+def _describe_argument(record: object) -> str:
+    from argue.domain import ArgumentRecord
+
+    assert isinstance(record, ArgumentRecord)
+    ids = ", ".join(c.id for c in record.claims)
+    return f"argument R{record.round}: {_plural(len(record.claims), 'claim')}" + (
+        f" ({ids})" if ids else ""
+    )
+
+
+def _describe_rebuttal(record: object) -> str:
+    from argue.domain import RebuttalRecord
+
+    assert isinstance(record, RebuttalRecord)
+    counted = sum(1 for c in record.counters if c.valid_target)
+    conceded = [c.claim_id for c in record.concessions if c.valid_target]
+    line = (
+        f"rebuttal R{record.round}: {_plural(len(record.counters), 'counter')} "
+        f"({counted} on real claims), {_plural(len(record.concessions), 'concession')}"
+    )
+    if conceded:
+        line += f" (conceded {', '.join(conceded)})"
+    if record.declined_to_concede:
+        line += " · declined to concede"
+    return line
+
+
+def _describe_reflection(record: object) -> str:
+    from argue.domain import ReflectionRecord
+
+    assert isinstance(record, ReflectionRecord)
+    return f"reflection R{record.round}: confidence {record.confidence:.2f}"

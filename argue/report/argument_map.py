@@ -1,0 +1,529 @@
+"""The argument map: claims as nodes, counters and concessions as typed edges, laid out by round.
+
+Layout (no graph library): one column per persona, one band per round, top to bottom. In its
+cell a persona's claims of that round are stacked, then a small node for its rebuttal, from
+which every counter (refute / undercut / question) and concession (full / partial) of that
+rebuttal leaves as an edge to the claim it targets. A target that is no claim of the debate
+gets a dashed "no such claim" node beside the rebuttal, so every counter and concession is
+drawn, counted or not. A debate's rebuttals target the claims of the same or earlier rounds,
+so edges run sideways or upwards and the picture reads like the debate: round by round.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+from markupsafe import Markup
+
+from argue.domain import Claim
+from argue.grounding.references import ReferenceIndex
+from argue.records import DebateHistory
+from argue.records.labels import label
+from argue.report.svg import clip, el, num, persona_color, svg, text, title, wrap
+from argue.report.text import claim_anchor, node_anchor
+
+EdgeKind = Literal["refute", "undercut", "question", "concede_full", "concede_partial"]
+EDGE_KINDS: tuple[EdgeKind, ...] = (
+    "refute",
+    "undercut",
+    "question",
+    "concede_full",
+    "concede_partial",
+)
+
+# Geometry, in SVG user units (1 unit = 1 CSS px when the figure is 1200 px wide).
+WIDTH = 1200
+LEFT = 46  # round labels
+RIGHT = 14
+TOP = 66  # the legend, then the persona headers
+GUTTER = 92  # between persona columns: edges route through here
+MIN_COLUMN = 190
+NODE_H = 60
+ANCHOR_H = 24
+GHOST_H = 24
+GAP = 10
+BAND_PAD_TOP = 12
+BAND_PAD_BOTTOM = 16
+CHAR_W = 6.4  # average width of an 11.5 px sans-serif character
+
+
+@dataclass
+class Box:
+    x: float = 0.0
+    y: float = 0.0
+    w: float = 0.0
+    h: float = 0.0
+
+    @property
+    def cy(self) -> float:
+        return self.y + self.h / 2
+
+
+@dataclass
+class ClaimNode:
+    claim: Claim
+    score: float | None
+    unverified: list[str]
+    conceded_by: list[tuple[str, int, str]] = field(default_factory=list)  # letter, round, kind
+    countered_by: list[tuple[str, int, str]] = field(default_factory=list)
+    box: Box = field(default_factory=Box)
+
+
+@dataclass
+class RebuttalNode:
+    letter: str
+    round: int
+    counters: int
+    concessions: int
+    box: Box = field(default_factory=Box)
+
+    @property
+    def key(self) -> str:
+        return f"{self.letter}{self.round}"
+
+
+@dataclass
+class GhostNode:
+    """A target id that is no claim of the debate."""
+
+    target: str
+    letter: str
+    round: int
+    box: Box = field(default_factory=Box)
+
+
+@dataclass
+class Edge:
+    kind: EdgeKind
+    source: RebuttalNode
+    target: ClaimNode | GhostNode
+    counted: bool
+    text: str
+    note: str
+
+
+@dataclass
+class ArgumentMap:
+    letters: list[str]
+    names: dict[str, str]
+    rounds: list[int]
+    nodes: dict[str, ClaimNode]
+    rebuttals: list[RebuttalNode]
+    ghosts: list[GhostNode]
+    edges: list[Edge]
+    width: float = WIDTH
+    height: float = 0.0
+    column_width: float = 0.0
+    bands: dict[int, tuple[float, float]] = field(default_factory=dict)  # round -> (top, bottom)
+
+    def column_x(self, letter: str) -> float:
+        return LEFT + self.letters.index(letter) * (self.column_width + GUTTER)
+
+
+def build_map(
+    history: DebateHistory, references: ReferenceIndex, scores: dict[str, float]
+) -> ArgumentMap:
+    """Nodes and edges from the record, then their places."""
+    nodes: dict[str, ClaimNode] = {}
+    for claim in history.all_claims():
+        unverified = list(
+            dict.fromkeys(
+                claim.unverified_evidence_ids
+                + claim.unverified_references
+                + [r.text for r in references.unverified(claim.text)]
+                + [r.text for r in references.unverified(claim.warrant)]
+            )
+        )
+        nodes[claim.id] = ClaimNode(claim, scores.get(claim.id), unverified)
+    rebuttals: list[RebuttalNode] = []
+    ghosts: dict[tuple[str, str], GhostNode] = {}
+    edges: list[Edge] = []
+
+    def target_of(raw: str, source: RebuttalNode) -> ClaimNode | GhostNode:
+        claim_id = raw.strip()
+        if claim_id in nodes:
+            return nodes[claim_id]
+        key = (source.key, claim_id)
+        if key not in ghosts:
+            ghosts[key] = GhostNode(claim_id, source.letter, source.round)
+        return ghosts[key]
+
+    for record in history.ordered_rounds():
+        for letter in history.letters:
+            rebuttal = record.rebuttals.get(letter)
+            if rebuttal is None:
+                continue
+            source = RebuttalNode(
+                letter, record.round, len(rebuttal.counters), len(rebuttal.concessions)
+            )
+            rebuttals.append(source)
+            for counter in rebuttal.counters:
+                target = target_of(counter.target_claim_id, source)
+                edges.append(
+                    Edge(
+                        counter.kind,
+                        source,
+                        target,
+                        counter.valid_target,
+                        counter.text,
+                        counter.target_note,
+                    )
+                )
+                if isinstance(target, ClaimNode) and counter.valid_target:
+                    target.countered_by.append((letter, record.round, counter.kind))
+            for concession in rebuttal.concessions:
+                target = target_of(concession.claim_id, source)
+                kind: EdgeKind = (
+                    "concede_partial" if concession.kind == "partial" else "concede_full"
+                )
+                edges.append(
+                    Edge(
+                        kind,
+                        source,
+                        target,
+                        concession.valid_target,
+                        concession.text,
+                        concession.target_note,
+                    )
+                )
+                if isinstance(target, ClaimNode) and concession.valid_target:
+                    target.conceded_by.append((letter, record.round, concession.kind))
+    names = {k: history.persona_name(k) for k in history.letters}
+    rounds = [r.round for r in history.ordered_rounds()]
+    argument_map = ArgumentMap(
+        history.letters, names, rounds, nodes, rebuttals, list(ghosts.values()), edges
+    )
+    _layout(argument_map)
+    return argument_map
+
+
+def _layout(m: ArgumentMap) -> None:
+    """Columns by persona, bands by round; within a cell: claims, rebuttal, unknown targets."""
+    n = max(1, len(m.letters))
+    m.column_width = max(MIN_COLUMN, (WIDTH - LEFT - RIGHT - GUTTER * (n - 1)) / n)
+    m.width = LEFT + RIGHT + n * m.column_width + (n - 1) * GUTTER
+    y = TOP
+    for round_no in m.rounds:
+        top = y
+        bottom = y
+        for letter in m.letters:
+            x = m.column_x(letter)
+            cy = top + BAND_PAD_TOP
+            for node in m.nodes.values():
+                if node.claim.round == round_no and node.claim.persona == letter:
+                    node.box = Box(x, cy, m.column_width, NODE_H)
+                    cy += NODE_H + GAP
+            for rebuttal in m.rebuttals:
+                if rebuttal.round == round_no and rebuttal.letter == letter:
+                    # Indented towards the side its edges leave from, so they do not start
+                    # under its own claims.
+                    rebuttal.box = Box(x + 18, cy, m.column_width - 36, ANCHOR_H)
+                    cy += ANCHOR_H + GAP
+            for ghost in m.ghosts:
+                if ghost.round == round_no and ghost.letter == letter:
+                    ghost.box = Box(x + 36, cy, m.column_width - 72, GHOST_H)
+                    cy += GHOST_H + GAP
+            bottom = max(bottom, cy)
+        if bottom == top:
+            bottom = top + BAND_PAD_TOP + 18  # a round with nothing recorded yet
+        m.bands[round_no] = (top, bottom + BAND_PAD_BOTTOM - GAP)
+        y = bottom + BAND_PAD_BOTTOM
+    m.height = max(y, TOP + 40) + 6
+
+
+# ------------------------------------------------------------------------------ drawing
+
+_EDGE_STYLE: dict[str, dict[str, object]] = {
+    "refute": {"stroke": "#b3261e", "stroke_dasharray": None},
+    "undercut": {"stroke": "#b35c00", "stroke_dasharray": "7 4"},
+    "question": {"stroke": "#1f5fa8", "stroke_dasharray": "2 4"},
+    "concede_full": {"stroke": "#1e7b3c", "stroke_dasharray": None},
+    "concede_partial": {"stroke": "#1e7b3c", "stroke_dasharray": "9 3 2 3"},
+    "not_counted": {"stroke": "#8a8a8a", "stroke_dasharray": "3 3"},
+}
+
+
+def edge_words(kind: str, lang: str) -> str:
+    return label(f"edge_{kind}", lang)
+
+
+def render_map_svg(m: ArgumentMap, lang: str) -> Markup:
+    parts: list[Markup] = [_defs()]
+    parts += _frame(m, lang)
+    parts += [_edge(m, edge, i, lang) for i, edge in enumerate(m.edges)]
+    parts += [_claim_node(m, node, lang) for node in m.nodes.values()]
+    parts += [_rebuttal_node(m, r, lang) for r in m.rebuttals]
+    parts += [_ghost_node(g, lang) for g in m.ghosts]
+    if not m.nodes:
+        parts.append(text(LEFT, TOP + 30, label("nothing_yet", lang), class_="muted"))
+    return svg(m.width, m.height, label("argument_map", lang), *parts, class_="argmap")
+
+
+def _defs() -> Markup:
+    markers = [
+        el(
+            "marker",
+            {
+                "id": f"arrow-{kind}",
+                "viewBox": "0 0 10 10",
+                "refX": "9",
+                "refY": "5",
+                "markerWidth": "7",
+                "markerHeight": "7",
+                "orient": "auto-start-reverse",
+            },
+            el("path", {"d": "M0,0 L10,5 L0,10 z", "fill": str(style["stroke"])}),
+        )
+        for kind, style in _EDGE_STYLE.items()
+    ]
+    return el("defs", None, *markers)
+
+
+def _frame(m: ArgumentMap, lang: str) -> list[Markup]:
+    parts: list[Markup] = [_legend(lang)]
+    for i, letter in enumerate(m.letters):
+        x = m.column_x(letter)
+        parts.append(
+            el(
+                "rect",
+                {
+                    "x": x,
+                    "y": 30.0,
+                    "width": m.column_width,
+                    "height": 22.0,
+                    "rx": "3",
+                    "fill": persona_color(i),
+                },
+            )
+        )
+        parts.append(
+            text(
+                x + m.column_width / 2,
+                45.5,
+                f"{m.names[letter]} ({letter})",
+                class_="colhead",
+                text_anchor="middle",
+            )
+        )
+    for round_no, (top, _bottom) in m.bands.items():
+        parts.append(
+            el(
+                "line",
+                {"x1": 4.0, "x2": m.width - 4, "y1": top, "y2": top, "class": "band"},
+            )
+        )
+        parts.append(text(8, top + 20, f"{label('round', lang)[:1]}{round_no}", class_="bandlabel"))
+    return parts
+
+
+def _persona_index(m: ArgumentMap, letter: str) -> int:
+    return m.letters.index(letter) if letter in m.letters else 0
+
+
+def _claim_node(m: ArgumentMap, node: ClaimNode, lang: str) -> Markup:
+    claim, box = node.claim, node.box
+    color = persona_color(_persona_index(m, claim.persona))
+    classes = ["node", f"persona-{claim.persona}"]
+    if node.conceded_by:
+        classes.append("conceded")
+    if node.unverified:
+        classes.append("unverified")
+    name = m.names.get(claim.persona, claim.persona)
+    tooltip = f"{claim.id} · {name} · {label('round', lang)} {claim.round}: {claim.text}"
+    if node.unverified:
+        tooltip += f" — {label('unverified', lang)}: {', '.join(node.unverified)}"
+    header_y = box.y + 16
+    inner: list[Markup] = [
+        el(
+            "rect",
+            {
+                "x": box.x,
+                "y": box.y,
+                "width": box.w,
+                "height": box.h,
+                "rx": "4",
+                "class": "nodebox",
+                "stroke": color,
+            },
+        ),
+        el("rect", {"x": box.x, "y": box.y, "width": 5.0, "height": box.h, "fill": color}),
+        text(box.x + 12, header_y, claim.id, class_="nid"),
+    ]
+    badge_x = box.x + 12 + len(claim.id) * 7.4 + 8
+    score = "—" if node.score is None else f"{node.score:.2f}"
+    score_text = f"{label('score', lang)} {score}"
+    right_limit = box.x + box.w - 10 - len(score_text) * CHAR_W
+    if node.conceded_by:
+        badge_x, badge = _badge(badge_x, header_y, label("conceded_badge", lang), "b-conceded")
+        inner.append(badge)
+    if node.unverified and badge_x < right_limit - 40:
+        badge_x, badge = _badge(badge_x, header_y, label("unverified", lang), "b-unverified")
+        inner.append(badge)
+    inner.append(text(box.x + box.w - 8, header_y, score_text, class_="nscore", text_anchor="end"))
+    chars = max(12, int((box.w - 22) / CHAR_W))
+    lines = wrap(claim.text, chars, 2)
+    tspans = [
+        el("tspan", {"x": box.x + 12, "y": box.y + 34 + 15 * i}, line)
+        for i, line in enumerate(lines)
+    ]
+    if tspans:
+        inner.append(el("text", {"class": "ntext"}, *tspans))
+    link = el("a", {"href": f"#{claim_anchor(claim.id)}"}, *inner)
+    return el("g", {"id": node_anchor(claim.id), "class": " ".join(classes)}, title(tooltip), link)
+
+
+def _badge(x: float, baseline: float, word: str, css: str) -> tuple[float, Markup]:
+    w = len(word) * 6.2 + 10
+    badge = el(
+        "g",
+        {"class": f"badge {css}"},
+        el("rect", {"x": x, "y": baseline - 11.5, "width": w, "height": 15.0, "rx": "7"}),
+        text(x + w / 2, baseline, word, text_anchor="middle"),
+    )
+    return x + w + 6, badge
+
+
+def _rebuttal_node(m: ArgumentMap, r: RebuttalNode, lang: str) -> Markup:
+    box = r.box
+    color = persona_color(_persona_index(m, r.letter))
+    name = m.names.get(r.letter, r.letter)
+    words = f"{name} · {label('rebuttal', lang).lower()} {label('round', lang)[:1]}{r.round}"
+    return el(
+        "g",
+        {"id": f"rebuttal-{r.key}", "class": f"rebuttal persona-{r.letter}"},
+        title(words),
+        el(
+            "rect",
+            {
+                "x": box.x,
+                "y": box.y,
+                "width": box.w,
+                "height": box.h,
+                "rx": "12",
+                "class": "rebuttalbox",
+                "stroke": color,
+            },
+        ),
+        text(
+            box.x + box.w / 2,
+            box.y + 16,
+            clip(words, int(box.w / CHAR_W)),
+            class_="rtext",
+            text_anchor="middle",
+        ),
+    )
+
+
+def _ghost_node(g: GhostNode, lang: str) -> Markup:
+    box = g.box
+    words = f"{g.target} — {label('no_such_claim', lang)}"
+    return el(
+        "g",
+        {"class": "ghost"},
+        title(words),
+        el(
+            "rect",
+            {"x": box.x, "y": box.y, "width": box.w, "height": box.h, "rx": "3"},
+        ),
+        text(
+            box.x + box.w / 2,
+            box.y + 16,
+            clip(words, int(box.w / CHAR_W)),
+            text_anchor="middle",
+        ),
+    )
+
+
+def _edge(m: ArgumentMap, edge: Edge, index: int, lang: str) -> Markup:
+    src, dst = edge.source.box, edge.target.box
+    style_key = edge.kind if edge.counted else "not_counted"
+    style = _EDGE_STYLE[style_key]
+    # Spread the edges that arrive at one target so they do not overlap exactly.
+    arriving = [e for e in m.edges if e.target is edge.target]
+    k = arriving.index(edge)
+    spread = (k - (len(arriving) - 1) / 2) * min(8.0, (dst.h - 10) / max(1, len(arriving)))
+    ty = dst.cy + spread
+    if isinstance(edge.target, GhostNode):
+        # Straight down from the rebuttal to its unknown target, beside the column.
+        sx, sy = src.x + 14, src.y + src.h
+        tx, ty = dst.x + 14, dst.y
+        d = f"M{num(sx)},{num(sy)} L{num(tx)},{num(ty)}"
+    else:
+        if dst.x + dst.w / 2 < src.x + src.w / 2 - 1:
+            sx, tx, out = src.x, dst.x + dst.w, -1
+        elif dst.x + dst.w / 2 > src.x + src.w / 2 + 1:
+            sx, tx, out = src.x + src.w, dst.x, 1
+        else:  # the same column (a persona's own claim): loop out to the right
+            sx, tx, out = src.x + src.w, dst.x + dst.w, 0
+        sy = src.cy
+        if out == 0:
+            bulge = 36 + 6 * (k % 4)
+            c1x, c2x = sx + bulge, tx + bulge
+        else:
+            dx = max(40.0, abs(tx - sx) / 2)
+            c1x, c2x = sx + out * dx, tx - out * dx
+        d = f"M{num(sx)},{num(sy)} C{num(c1x)},{num(sy)} {num(c2x)},{num(ty)} {num(tx)},{num(ty)}"
+    name = m.names.get(edge.source.letter, edge.source.letter)
+    target_id = edge.target.claim.id if isinstance(edge.target, ClaimNode) else edge.target.target
+    tooltip = f"{name} ({label('round', lang)} {edge.source.round}) {edge_words(edge.kind, lang)} "
+    tooltip += f"{target_id}: {clip(edge.text, 240)}"
+    if not edge.counted:
+        tooltip += f" — {label('edge_not_counted', lang)}"
+        if edge.note:
+            tooltip += f" ({clip(edge.note, 160)})"
+    classes = f"edge edge-{edge.kind}" + ("" if edge.counted else " not-counted")
+    return el(
+        "g",
+        {
+            "class": classes,
+            "data-kind": edge.kind,
+            "data-from": edge.source.key,
+            "data-target": target_id,
+        },
+        title(tooltip),
+        el(
+            "path",
+            {
+                "d": d,
+                "fill": "none",
+                "stroke": style["stroke"],
+                "stroke-width": "2.2" if edge.kind.startswith("concede") else "1.6",
+                "stroke_dasharray": style["stroke_dasharray"],
+                "marker-end": f"url(#arrow-{style_key})",
+            },
+        ),
+    )
+
+
+def _legend(lang: str) -> Markup:
+    """One row above the map: each edge kind's line, then the two node markers."""
+    parts: list[Markup] = []
+    x = float(LEFT)
+    for kind in (*EDGE_KINDS, "not_counted"):
+        style = _EDGE_STYLE[kind]
+        parts.append(
+            el(
+                "line",
+                {
+                    "x1": x,
+                    "x2": x + 34,
+                    "y1": 12.0,
+                    "y2": 12.0,
+                    "stroke": style["stroke"],
+                    "stroke-width": "2.2",
+                    "stroke_dasharray": style["stroke_dasharray"],
+                    "marker-end": f"url(#arrow-{kind})",
+                },
+            )
+        )
+        words = edge_words(kind, lang)
+        parts.append(text(x + 40, 16, words, class_="lgd"))
+        x += 40 + len(words) * 6.6 + 18
+    for word, css in (
+        (label("conceded_badge", lang), "b-conceded"),
+        (label("unverified", lang), "b-unverified"),
+    ):
+        x, badge = _badge(x, 16, word, css)
+        parts.append(badge)
+    return el("g", {"class": "legend"}, *parts)

@@ -1,0 +1,174 @@
+"""The HTML report: the synthesis context plus figures, laid out by an autoescaping template.
+
+Reads records only (like :mod:`argue.render`): the caller loads the history, state, usage and
+synthesis prose and writes the file. The page is self-contained: inline CSS, inline SVG, no
+script, no font or image to fetch; the only links leaving it are retrieved documents' URLs.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any
+
+from jinja2 import Environment, PackageLoader, StrictUndefined
+from markupsafe import Markup
+
+from argue.domain import DebateState, Usage
+from argue.records import DebateHistory, SynthesisDraft
+from argue.records.labels import Labels, label
+from argue.render import synthesis_context
+from argue.report.argument_map import build_map, render_map_svg
+from argue.report.charts import Series, component_words, confidence_svg, score_components_svg
+from argue.report.svg import persona_color
+from argue.report.text import (
+    claim_anchor,
+    document_link,
+    evidence_anchor,
+    inert_html,
+    model_html,
+    model_paragraphs_html,
+    node_anchor,
+)
+
+
+@lru_cache(maxsize=1)
+def _environment() -> Environment:
+    return Environment(
+        loader=PackageLoader("argue.report", "templates"),
+        autoescape=True,
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+
+
+def render_report(
+    history: DebateHistory,
+    state: DebateState,
+    usage: list[Usage],
+    prose: SynthesisDraft | None,
+    prose_failure: str | None,
+) -> str:
+    context = report_context(history, state, usage, prose, prose_failure)
+    return _environment().get_template("report.html.j2").render(**context)
+
+
+def report_context(
+    history: DebateHistory,
+    state: DebateState,
+    usage: list[Usage],
+    prose: SynthesisDraft | None,
+    prose_failure: str | None,
+) -> dict[str, Any]:
+    """What the synthesis shows (its own context, reused as is), and the figures and claims."""
+    ctx = synthesis_context(history, state, usage, prose, prose_failure)
+    lang: str = ctx["lang"]
+    references = ctx["references"]
+    names: dict[str, str] = ctx["names"]
+    letters = history.letters
+    scores = history.claim_scores()
+
+    # Evidence ids with a row on the page (sources, model-written items): links go only there.
+    anchored: set[str] = set()
+    for row in ctx["sources"]:
+        anchored.update(row["ids"])
+    for rows in ctx["model_written"].values():
+        for row in rows:
+            anchored.update(row["ids"])
+
+    def evidence_link(evidence_id: str) -> str | None:
+        return evidence_anchor(evidence_id) if evidence_id in anchored else None
+
+    def model(value: object) -> Markup:
+        return model_html(value, references, lang, evidence_link=evidence_link)
+
+    def model_paragraphs(value: object) -> Markup:
+        return model_paragraphs_html(value, references, lang, evidence_link=evidence_link)
+
+    claims = history.claim_index()
+
+    def cid(claim_id: str) -> Markup:
+        """A claim id written by code: a link to its node when the claim exists."""
+        if claim_id in claims:
+            return Markup('<a class="cid" href="#{}">{}</a>').format(
+                node_anchor(claim_id), claim_id
+            )
+        return inert_html(claim_id)
+
+    def eid(evidence_id: str) -> Markup:
+        target = evidence_link(evidence_id)
+        if target:
+            return Markup('<a class="eid" href="#{}">{}</a>').format(target, evidence_id)
+        return inert_html(evidence_id)
+
+    argument_map = build_map(history, references, scores)
+    citing: dict[str, list[str]] = {}
+    for claim in history.all_claims():
+        for evidence_id in [*claim.verified_evidence_ids, *claim.model_written_evidence_ids]:
+            citing.setdefault(evidence_id, []).append(claim.id)
+    for rows in [ctx["sources"], *ctx["model_written"].values()]:
+        for row in rows:
+            row["cited_by"] = list(
+                dict.fromkeys(c for evidence_id in row["ids"] for c in citing.get(evidence_id, []))
+            )
+
+    rounds = history.ordered_rounds()
+    series = [
+        Series(letter, names[letter], i, history.confidences(letter))
+        for i, letter in enumerate(letters)
+    ]
+    scored = [(r.round, r.score.personas) for r in history.committed_rounds() if r.score]
+    from argue.llm import UsageLedger
+    from argue.llm.pricing import describe_cost
+
+    by_model = [
+        {"name": name, "usage": total, "cost": describe_cost(total)}
+        for name, total in UsageLedger(usage).by_model().items()
+    ]
+    title = f"{label('report_title', lang)}: {' '.join(history.config.question.split())}"
+    return {
+        **ctx,
+        "title": title,
+        "is_partial": bool(ctx["partial_reasons"]),
+        "colors": {letter: persona_color(i) for i, letter in enumerate(letters)},
+        "argument_map": render_map_svg(argument_map, lang),
+        "map_nodes": argument_map.nodes,
+        "confidence_svg": confidence_svg(series, [r.round for r in rounds], lang),
+        "scores_svg": score_components_svg(scored, letters, names, lang),
+        "scored_rounds": scored,
+        "component_words": lambda name: component_words(name, lang),
+        "claim_rounds": _claim_rounds(history),
+        "by_model": by_model,
+        "total_cost": describe_cost(ctx["usage"]),
+        "model": model,
+        "model_paragraphs": model_paragraphs,
+        "inert": inert_html,
+        "cid": cid,
+        "eid": eid,
+        "doclink": document_link,
+        "claim_anchor": claim_anchor,
+        "evidence_anchor": evidence_anchor,
+        "edge_words": lambda kind: label(f"edge_{kind}", lang),
+        "L": Labels(lang),
+    }
+
+
+def _claim_rounds(history: DebateHistory) -> list[dict[str, Any]]:
+    """Claims by round and persona, with each persona's position that round."""
+    out = []
+    for record in history.ordered_rounds():
+        cells = []
+        for letter in history.letters:
+            argument = record.arguments.get(letter)
+            if argument is None:
+                continue
+            cells.append(
+                {
+                    "letter": letter,
+                    "name": history.persona_name(letter),
+                    "position": argument.position,
+                    "claims": argument.claims,
+                }
+            )
+        out.append({"round": record.round, "cells": cells, "committed": record.committed})
+    return out

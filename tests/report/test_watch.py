@@ -1,0 +1,155 @@
+"""Following a debate that runs elsewhere (issue 10, item 2): ``argue watch ID`` and
+``argue status ID --follow`` poll the folder, print each step as it lands, end with the
+termination line, and never disturb the debate (Ctrl-C stops the watcher only)."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from argue.cli import app
+from argue.commands.watch import follow
+from argue.engine import DebateRunner
+from argue.llm import ScriptedModel
+from argue.store import DebateStore
+from tests.engine.script import DebateScript, ScriptedToolkit
+
+NAMES = {"Embry": "A", "Horus": "B"}
+
+
+def test_watch_follows_a_debate_running_in_another_thread_to_its_termination_line(new_store):
+    store = new_store("debates", rounds=2)
+    script = DebateScript(names=NAMES)
+    round_one_seen = threading.Event()
+
+    async def gated(messages, output):
+        # Round 2 waits until the watcher has reported round 1's score: what the watcher
+        # prints next can only have been seen live, not read afterwards.
+        user = next(m.content for m in messages if m.role == "user")
+        if re.search(r"Round 2\b", user):
+            await asyncio.to_thread(round_one_seen.wait, 30)
+        return script(messages, output)
+
+    runner = DebateRunner(store, ScriptedModel(gated), ScriptedToolkit())
+    outcome: list[object] = []
+    thread = threading.Thread(target=lambda: outcome.append(asyncio.run(runner.run())))
+
+    lines: list[str] = []
+
+    def emit(line: str) -> None:
+        lines.append(line)
+        if line.startswith("Round 1 scored"):
+            round_one_seen.set()
+
+    thread.start()
+    try:
+        watcher = DebateStore(store.paths.root)  # its own handle, as another process would have
+        state = follow(watcher, emit, interval=0.01)
+    finally:
+        round_one_seen.set()
+        thread.join(60)
+    assert state.status == "completed"
+    text = "\n".join(lines)
+    # Teeth: stop polling records (or stop at the first look) and the live steps are missing.
+    assert round_one_seen.is_set()
+    assert lines[0].startswith(f"Following {store.debate_id}")
+    for step in (
+        "Round 1 scored: Embry",
+        "Round 2/2 · research and argument",
+        "  [Embry] argument R2: 2 claims (A2.c1, A2.c2)",
+        "  [Horus] rebuttal R2: 2 counters (1 on real claims), 1 concession",
+        "  [Embry] reflection R2: confidence 0.70",
+        "Round 2 scored: Embry",
+        "model calls, $0.0000 so far",
+    ):
+        assert step in text, step
+    # Steps come in the debate's order: an argument before the rebuttals of its round.
+    first = next(i for i, line in enumerate(lines) if "argument R2" in line)
+    assert first < next(i for i, line in enumerate(lines) if "rebuttal R2" in line)
+    # The last line is the termination line, and the watcher read every step before it.
+    assert lines[-1].startswith("Termination: completed (max_rounds) — reached the limit")
+    assert "synthesis:" in lines[-1]
+    assert text.count("reflection R2") == 2
+
+
+def test_ctrl_c_stops_the_watcher_and_leaves_the_debate_alone(new_store):
+    store = new_store("debates", rounds=2)
+    store.update_state(status="running", round=1, phase="rebuttal", pid=os.getpid())
+    store.acquire_lock()  # "the runner": this test process holds the debate's lock
+    state_before = store.paths.state.read_bytes()
+    files_before = sorted(p.name for p in store.paths.root.rglob("*"))
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    watcher = subprocess.Popen(
+        [sys.executable, "-m", "argue", "watch", store.debate_id, "--interval", "0.05"]
+        + ["--debates-dir", str(store.paths.root.parent)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    try:
+        assert watcher.stdout is not None
+        first = watcher.stdout.readline()
+        assert "Following" in first, first + (watcher.stderr.read() if watcher.stderr else "")
+        time.sleep(0.3)  # a few looks at the folder
+        watcher.send_signal(signal.SIGINT)
+        out, err = watcher.communicate(timeout=30)
+    finally:
+        if watcher.poll() is None:
+            watcher.kill()
+        store.release_lock()
+    # Teeth: a watcher that requested a stop, took the lock or rewrote state.json fails here.
+    assert watcher.returncode == 130, err
+    assert "Stopped watching" in out and "the debate itself is not affected" in out
+    assert "Traceback" not in err
+    assert store.paths.state.read_bytes() == state_before
+    assert sorted(p.name for p in store.paths.root.rglob("*")) == files_before
+    assert not store.stop_requested()
+
+
+def test_a_debate_whose_runner_died_is_reported_interrupted(new_store):
+    store = new_store("debates", rounds=2)
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    store.update_state(status="running", round=1, phase="research", pid=dead.pid)
+    now = [0.0]
+    lines: list[str] = []
+
+    def sleep(seconds: float) -> None:
+        now[0] += seconds
+
+    state = follow(store, lines.append, interval=1.0, sleep=sleep, clock=lambda: now[0])
+    # Teeth: trust state.json's "running" alone and this never ends (the test times out).
+    assert state.status == "interrupted"
+    assert now[0] >= 5.0  # a grace period first: a detached run takes a moment to start
+    assert lines[-1].startswith("Termination: interrupted — no process is running it")
+    assert f"resume {store.debate_id}" in lines[-1]
+    assert store.state().status == "running"  # said, not written: watching changes nothing
+
+
+def test_watch_and_status_follow_on_ended_debates_exit_with_their_code(run_debate):
+    run = run_debate(rounds=1)
+    debates = str(run.store.paths.root.parent)
+    runner = CliRunner()
+    for args in (["watch", run.store.debate_id], ["status", run.store.debate_id, "--follow"]):
+        result = runner.invoke(app, [*args, "--debates-dir", debates])
+        assert result.exit_code == 0, result.output
+        assert "Round 1 scored: Embry" in result.stdout
+        assert "Termination: completed" in result.stdout.splitlines()[-1]
+
+    run.store.update_state(status="stopped", termination="stopped", termination_detail="stop")
+    result = runner.invoke(app, ["watch", run.store.debate_id, "--debates-dir", debates])
+    assert result.exit_code == 3
+    assert "Termination: stopped — stop" in result.stdout
+
+    result = runner.invoke(app, ["status", "--follow", "--debates-dir", debates])
+    assert result.exit_code == 2 and "--follow takes one debate ID" in result.stderr
