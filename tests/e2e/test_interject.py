@@ -67,13 +67,19 @@ def test_interject_names_the_round_that_really_reads_the_note(cli: Cli, fake: Fa
     )
     try:
         state = wait_for(
-            lambda: _in_phase(cli, 1, "argument"), deadline_s=90, what="round 1 arguments"
+            lambda: _in_phase(cli, 1, "research"),
+            deadline_s=90,
+            what="round 1 research and arguments",
         )
         debate_id = state["id"]
         fake.delay_s = 2.0  # round 1 must still be running when `interject` reads the state
         during_one = cli.ok("interject", debate_id, FIRST_NOTE)
         fake.delay_s = 0.3
-        wait_for(lambda: _in_phase(cli, 2, "argument"), deadline_s=90, what="round 2 arguments")
+        wait_for(
+            lambda: _in_phase(cli, 2, "research"),
+            deadline_s=90,
+            what="round 2 research and arguments",
+        )
         fake.delay_s = 2.0  # the last round must still be running
         during_last = cli.ok("interject", debate_id, LATE_NOTE)
         fake.delay_s = 0.0
