@@ -22,7 +22,6 @@ Keys never belong here: they are read from the environment only.
 
 from __future__ import annotations
 
-import os
 import tomllib
 from collections.abc import Mapping
 from pathlib import Path
@@ -132,7 +131,3 @@ def _prices(path: Path, data: dict[str, Any]) -> dict[str, dict[str, ModelPrice]
                 where = ".".join([provider, name, *(str(p) for p in first["loc"])])
                 raise ConfigError(f"{path}: prices.{where}: {first['msg']}") from None
     return table
-
-
-def environment() -> Mapping[str, str]:
-    return os.environ

@@ -35,7 +35,6 @@ DebateStatus = Literal[
     "running", "stopped", "completed", "failed", "interrupted", "budget_exhausted"
 ]
 Termination = Literal["convergence", "null_production", "max_rounds", "synthesis_ready", "stopped"]
-Phase = Literal["framing", "research", "argument", "rebuttal", "reflection", "scoring", "synthesis"]
 
 
 def utc_now() -> str:
@@ -394,7 +393,6 @@ class RoundScore(BaseModel):
     judge: JudgeVerdictRecord
     novel_claims: int
     new_verified_evidence: int
-    termination_checked: str | None = None
     committed_at: str = Field(default_factory=utc_now)
 
 

@@ -32,6 +32,8 @@ def test_help_lists_every_command():
         "status",
         "transcript",
         "synthesize",
+        "report",
+        "watch",
         "interject",
         "personas",
         "library",

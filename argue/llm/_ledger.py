@@ -15,13 +15,6 @@ class UsageLedger:
         self._records.append(usage)
         return usage
 
-    @property
-    def records(self) -> list[Usage]:
-        return list(self._records)
-
-    def __len__(self) -> int:
-        return len(self._records)
-
     def total(self) -> Usage:
         """The sum of every record; an empty ledger is zero calls."""
         if not self._records:
@@ -31,25 +24,11 @@ class UsageLedger:
             total = total + usage
         return total.model_copy(update={"purpose": None})
 
-    @property
-    def cost_usd(self) -> float:
-        return self.total().cost_usd
-
     def by_model(self) -> dict[str, Usage]:
         return self._grouped(lambda usage: f"{usage.provider}/{usage.model}")
-
-    def by_purpose(self) -> dict[str, Usage]:
-        return self._grouped(lambda usage: usage.purpose or "(unlabelled)")
 
     def _grouped(self, key: Callable[[Usage], str]) -> dict[str, Usage]:
         groups: dict[str, UsageLedger] = {}
         for usage in self._records:
             groups.setdefault(key(usage), UsageLedger()).record(usage)
         return {name: ledger.total() for name, ledger in groups.items()}
-
-    def to_json(self) -> list[dict[str, object]]:
-        return [usage.model_dump(mode="json") for usage in self._records]
-
-    @classmethod
-    def from_json(cls, data: Iterable[dict[str, object]]) -> UsageLedger:
-        return cls(Usage.model_validate(item) for item in data)

@@ -136,15 +136,11 @@ def test_ledger_totals_and_groups():
     total = ledger.total()
     assert (total.calls, total.input_tokens, total.output_tokens) == (3, 160, 15)
     assert total.cache_read_tokens == 7
-    assert total.cost_usd == pytest.approx(0.875) == ledger.cost_usd
+    assert total.cost_usd == pytest.approx(0.875)
     assert total.provider == "mixed"
-    assert ledger.by_purpose()["A/R1/argument"].cost_usd == pytest.approx(0.625)
     assert ledger.by_model()["anthropic/claude-sonnet-4-6"].calls == 2
-    assert len(ledger) == 3
 
 
-def test_empty_ledger_and_round_trip():
+def test_empty_ledger():
     assert UsageLedger().total().calls == 0
-    ledger = UsageLedger([usage("local", "gemma", input_tokens=3)])
-    again = UsageLedger.from_json(json.loads(json.dumps(ledger.to_json())))
-    assert again.records == ledger.records
+    assert UsageLedger().by_model() == {}

@@ -88,9 +88,9 @@ def test_ctrl_c_stops_the_watcher_and_leaves_the_debate_alone(new_store):
     state_before = store.paths.state.read_bytes()
     files_before = sorted(p.name for p in store.paths.root.rglob("*"))
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    command = [sys.executable, "-m", "argue", "watch", store.debate_id, "--interval", "0.05"]
     watcher = subprocess.Popen(
-        [sys.executable, "-m", "argue", "watch", store.debate_id, "--interval", "0.05"]
-        + ["--debates-dir", str(store.paths.root.parent)],
+        [*command, "--debates-dir", str(store.paths.root.parent)],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
