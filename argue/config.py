@@ -105,7 +105,7 @@ def load_settings(path: Path | None = None) -> Settings:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"])
         raise ConfigError(f"{path}: defaults.{where}: {first['msg']}") from None
-    from skills.external import load_external_skills
+    from argue.skills.external import load_external_skills
 
     try:
         external = load_external_skills(data)

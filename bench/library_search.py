@@ -18,7 +18,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from skills.library import LibraryStore
+from argue.skills.library import LibraryStore
 
 SECTIONS_PER_FILE = 500
 WORDS_PER_SECTION = 90

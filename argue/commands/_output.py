@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from argue.console import echo
 
 if TYPE_CHECKING:
-    from skills.base import SkillItem, SkillResult
+    from argue.skills.base import SkillItem, SkillResult
 
 
 def note(message: str) -> None:

@@ -11,7 +11,7 @@ from argue.commands._output import echo_json, note, show_skill_result
 from argue.console import echo
 
 if TYPE_CHECKING:
-    from skills.base import SkillItem
+    from argue.skills.base import SkillItem
 
 library_app = typer.Typer(
     help="The local library: books, papers, notes and transcripts the personas can cite.",
@@ -28,7 +28,7 @@ def add_command(
     json_output: bool = typer.Option(False, "--json", help="Print one JSON document"),
 ) -> None:
     """Ingest files into the library; a file that fails does not stop the others (exit 1)."""
-    from skills.library import LibraryError, LibraryStore
+    from argue.skills.library import LibraryError, LibraryStore
 
     outcomes: list[dict[str, Any]] = []
     with LibraryStore() as store:
@@ -65,8 +65,8 @@ def search_command(
     import asyncio
 
     from argue.console import die
-    from skills._fts import query_terms
-    from skills.library import search_library
+    from argue.skills._fts import query_terms
+    from argue.skills.library import search_library
 
     if k < 1:
         die("--k must be at least 1", 2)
@@ -86,7 +86,7 @@ def list_command(
 ) -> None:
     """Every document in the library, oldest first."""
     from argue.console import die
-    from skills.library import EMPTY_LIBRARY_NOTE, LibraryError, LibraryStore
+    from argue.skills.library import EMPTY_LIBRARY_NOTE, LibraryError, LibraryStore
 
     try:
         with LibraryStore() as store:
@@ -114,7 +114,7 @@ def remove_command(
 ) -> None:
     """Remove one document and its passages from the library."""
     from argue.console import die
-    from skills.library import LibraryError, LibraryStore
+    from argue.skills.library import LibraryError, LibraryStore
 
     try:
         with LibraryStore() as store:

@@ -10,8 +10,8 @@ from argue.commands._output import echo_json, note, show_skill_result
 from argue.console import echo
 
 if TYPE_CHECKING:
-    from skills.base import SkillItem
-    from skills.memory import MemoryRecord
+    from argue.skills.base import SkillItem
+    from argue.skills.memory import MemoryRecord
 
 memory_app = typer.Typer(
     help="Persona memories and the shared archive of finished debates.",
@@ -37,8 +37,8 @@ def recall_command(
     import asyncio
 
     from argue.console import die
-    from skills._fts import query_terms
-    from skills.memory import recall_memory
+    from argue.skills._fts import query_terms
+    from argue.skills.memory import recall_memory
 
     if k < 1:
         die("--k must be at least 1", 2)
@@ -68,7 +68,7 @@ def learn_command(
 ) -> None:
     """Store one memory and print its id."""
     from argue.console import die
-    from skills.memory import MemoryStore, MemoryStoreError
+    from argue.skills.memory import MemoryStore, MemoryStoreError
 
     if not (persona and persona.strip()) and not shared:
         die("say whose memory this is: --persona NAME, or --shared", 2)
@@ -104,7 +104,7 @@ def list_command(
 ) -> None:
     """Stored memories, newest first (all of them unless --persona)."""
     from argue.console import die
-    from skills.memory import MemoryStore, MemoryStoreError
+    from argue.skills.memory import MemoryStore, MemoryStoreError
 
     if limit < 1:
         die("--limit must be at least 1", 2)
@@ -139,7 +139,7 @@ def forget_command(
 ) -> None:
     """Delete one memory."""
     from argue.console import die
-    from skills.memory import MemoryStore, MemoryStoreError
+    from argue.skills.memory import MemoryStore, MemoryStoreError
 
     try:
         with MemoryStore() as store:

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 import typer
 
 if TYPE_CHECKING:
-    from skills.base import SkillResult
+    from argue.skills.base import SkillResult
 
 DEFAULT_SOURCES = "arxiv,github,brave,perplexity,youtube,library"
 
@@ -29,7 +29,7 @@ def research_command(
     import asyncio
 
     from argue.console import die, echo, stderr_console
-    from skills.dogpile import SOURCE_NAMES, dogpile
+    from argue.skills.dogpile import SOURCE_NAMES, dogpile
 
     if not query.strip():
         die("the query is empty", 2)

@@ -246,7 +246,7 @@ def _lineup(
 def _sources(names: list[str]) -> list[str]:
     if not names:
         return []
-    from skills.dogpile import SOURCE_NAMES
+    from argue.skills.dogpile import SOURCE_NAMES
 
     unknown = [s for s in names if s not in SOURCE_NAMES]
     if unknown:

@@ -16,7 +16,7 @@ def taxonomy_command(
 
     from argue.console import die, echo, stdout_console
     from argue.domain import BRIDGE_MEANINGS
-    from skills.taxonomy import classify
+    from argue.skills.taxonomy import classify
 
     if not text.strip():
         die("nothing to classify: the text is empty", 2)

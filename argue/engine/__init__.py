@@ -84,7 +84,7 @@ def create_debate(
 
 async def memory_writer(persona: str | None, text: str, **fields: object) -> str:
     """Store a memory through the memory skill (real SQLite under ARGUE_HOME)."""
-    from skills.memory import learn_memory
+    from argue.skills.memory import learn_memory
 
     return await learn_memory(persona, text, **fields)  # type: ignore[arg-type]
 

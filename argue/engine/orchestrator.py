@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import os
 from collections.abc import Awaitable, Callable, Mapping
+from concurrent.futures import Future, ThreadPoolExecutor
 
 from argue.domain import (
     DebateState,
@@ -74,6 +75,8 @@ class DebateRunner(DebateFraming, RoundWaves):
         self.moderator = moderator
         self._stop: StopKind | None = None
         self._verdicts: dict[int, JudgeVerdictRecord] = {}
+        self._views_worker: ThreadPoolExecutor | None = None
+        self._views_pending: Future[None] | None = None
         self._refusals: dict[str, int] = {}
         self.history = self._load_history()
 
@@ -102,6 +105,9 @@ class DebateRunner(DebateFraming, RoundWaves):
             self._fail(mask_secrets(f"unexpected {type(exc).__name__}: {exc}"))
             raise
         finally:
+            if self._views_worker is not None:
+                self._views_worker.shutdown(wait=True)
+                self._views_worker = None
             self.store.release_lock()
 
     # ------------------------------------------------------------ loop
@@ -367,11 +373,39 @@ class DebateRunner(DebateFraming, RoundWaves):
                 self.report(f"  (the same refusal happened {count} times in all: {reason})")
         self._refusals.clear()
 
+    def _start_bookkeeping(self) -> None:
+        """After a round commits: the readable views (usage.json, summary.json, transcript.md)
+        are written in a worker thread from a snapshot, while the next wave's model calls run.
+        Every later write of those views waits for it first (see ``_settle_bookkeeping``)."""
+        from concurrent.futures import ThreadPoolExecutor
+
+        from argue.engine.synthesis import score_summary
+        from argue.render import render_transcript
+
+        self._settle_bookkeeping()
+        history, usage, state = self.history.snapshot(), list(self.usage), self.store.state()
+
+        def write_views() -> None:
+            self.store.save(self.paths.usage, usage)
+            self.store.save(self.paths.summary, score_summary(history, usage))
+            self.store.save_text(self.paths.transcript, render_transcript(history, state, usage))
+
+        if self._views_worker is None:
+            self._views_worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="views")
+        self._views_pending = self._views_worker.submit(write_views)
+
+    def _settle_bookkeeping(self) -> None:
+        """Wait for the views being written in the background (their errors surface here)."""
+        pending, self._views_pending = self._views_pending, None
+        if pending is not None:
+            pending.result()
+
     def _checkpoint_usage(self) -> None:
         """Rewrite usage.json, the readable snapshot; each record was already appended to
         usage.jsonl when its answer arrived (MeteredModel), so this adds nothing to the count.
         scoring/summary.json, once a round wrote it, gets the same totals (the synthesis call
         included)."""
+        self._settle_bookkeeping()
         self.store.save(self.paths.usage, self.usage)
         if self.store.has(self.paths.summary):
             self._write_summary()
@@ -379,11 +413,13 @@ class DebateRunner(DebateFraming, RoundWaves):
     def _write_summary(self) -> None:
         from argue.engine.synthesis import score_summary
 
+        self._settle_bookkeeping()
         self.store.save(self.paths.summary, score_summary(self.history, self.usage))
 
     def _render_transcript(self) -> None:
         from argue.render import render_transcript
 
+        self._settle_bookkeeping()
         self.store.save_text(
             self.paths.transcript,
             render_transcript(self.history, self.store.state(), self.usage),

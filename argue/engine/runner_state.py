@@ -45,3 +45,6 @@ class RunnerState:
 
     def _stop_flag(self) -> bool:
         raise NotImplementedError
+
+    def _start_bookkeeping(self) -> None:
+        raise NotImplementedError

@@ -18,7 +18,7 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
-from skills.base import SkillResult
+from argue.skills.base import SkillResult
 
 if TYPE_CHECKING:
     from argue.domain import Persona
@@ -77,8 +77,8 @@ class DogpileSkill:
         as a refused source status (so it reaches the failure list), and a call whose every
         named source is refused is refused as a whole, naming the allowed sources.
         """
-        from skills.base import SourceStatus
-        from skills.dogpile import SOURCE_NAMES, aggregate_status, dogpile
+        from argue.skills.base import SourceStatus
+        from argue.skills.dogpile import SOURCE_NAMES, aggregate_status, dogpile
 
         started = time.monotonic()
         call = request.call
@@ -126,8 +126,8 @@ class AskSkill:
         )
 
     async def run(self, request: ResearchRequest, context: SkillContext) -> SkillResult:
-        from skills.ask import ask
-        from skills.memory import recall_memory
+        from argue.skills.ask import ask
+        from argue.skills.memory import recall_memory
 
         async def memory_recall(query: str, persona_name: str) -> SkillResult:
             return await recall_memory(query, persona_name, k=3)
@@ -150,7 +150,7 @@ class MemorySkill:
         return "recall what earlier debates taught you; `query`"
 
     async def run(self, request: ResearchRequest, context: SkillContext) -> SkillResult:
-        from skills.memory import recall_memory
+        from argue.skills.memory import recall_memory
 
         return await recall_memory(request.call.query, request.persona.name, k=5)
 
@@ -162,7 +162,7 @@ class LibrarySkill:
         return "search the local library of ingested books and transcripts; `query`"
 
     async def run(self, request: ResearchRequest, context: SkillContext) -> SkillResult:
-        from skills.library import search_library
+        from argue.skills.library import search_library
 
         return await search_library(request.call.query, k=5)
 
@@ -174,7 +174,7 @@ class TaxonomySkill:
         return "tag a text with the six bridges; `query` is the text"
 
     async def run(self, request: ResearchRequest, context: SkillContext) -> SkillResult:
-        from skills.taxonomy import taxonomy_skill
+        from argue.skills.taxonomy import taxonomy_skill
 
         return await taxonomy_skill(request.call.query)
 
@@ -200,7 +200,7 @@ class ExternalCommandSkill:
         return "external skill; `query`"
 
     async def run(self, request: ResearchRequest, context: SkillContext) -> SkillResult:
-        from skills.external import run_external
+        from argue.skills.external import run_external
 
         return await run_external(self.name, self.command, request.call.query)
 

@@ -16,7 +16,7 @@ from argue.domain import Persona
 from argue.engine.schemas import ResearchCallDraft
 from argue.engine.skill_registry import BUILTIN_SKILL_TABLE, Skill, SkillContext, skill_table
 from argue.llm.base import ChatModel
-from skills.base import SkillResult
+from argue.skills.base import SkillResult
 
 BUILTIN_SKILLS: tuple[str, ...] = tuple(BUILTIN_SKILL_TABLE)
 

@@ -285,9 +285,7 @@ class RoundWaves(RunnerState):
         self.history.round(round_no).score = score
         await self._remember(round_no, score)
         self.store.save(self.paths.round_score(round_no), score)  # the commit point
-        self._checkpoint_usage()
-        self._write_summary()
-        self._render_transcript()
+        self._start_bookkeeping()  # the readable views, beside the next wave
         return score
 
     async def _judge(self, round_no: int) -> JudgeVerdictRecord:

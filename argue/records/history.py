@@ -151,5 +151,27 @@ class DebateHistory:
                 )
         return reasons
 
+    def snapshot(self) -> DebateHistory:
+        """A copy whose containers the running debate will not change (records are shared:
+        code never edits a committed record), for writing views from another thread."""
+        rounds = {
+            number: RoundRecord(
+                round=record.round,
+                research=dict(record.research),
+                arguments=dict(record.arguments),
+                rebuttals=dict(record.rebuttals),
+                reflections=dict(record.reflections),
+                score=record.score,
+            )
+            for number, record in self.rounds.items()
+        }
+        return DebateHistory(
+            config=self.config,
+            personas=dict(self.personas),
+            rounds=rounds,
+            failures=list(self.failures),
+            moderator_notes=list(self.moderator_notes),
+        )
+
     def persona_name(self, letter: str) -> str:
         return self.personas[letter].display_name

@@ -27,7 +27,7 @@ from pydantic import BaseModel
 from argue.engine import schemas
 from argue.llm._structured import schema_instruction, tool_name_for
 from argue.llm.base import Message
-from skills.ask.consult import ColleagueAnswer
+from argue.skills.ask.consult import ColleagueAnswer
 from tests.engine.script import OFFERED_COLLEAGUES, DebateScript
 from tests.loopback import LoopbackServer, RecordedRequest, Reply
 

@@ -26,7 +26,7 @@ from argue.engine.schemas import (
 )
 from argue.engine.toolkit import ResearchRequest
 from argue.llm.base import Message
-from skills.base import SkillItem, SkillResult
+from argue.skills.base import SkillItem, SkillResult
 
 EVIDENCE_ID = re.compile(r"\[([A-Z]-R\d+-E\d+)\]")
 # What the plan prompt offers (argue.engine.prompts.research_slots), read as a model would.

@@ -249,7 +249,7 @@ def test_rejected_credentials_end_the_debate_at_once(run_debate):
 
 
 def test_a_refused_source_inside_a_working_dogpile_is_still_reported(run_debate):
-    from skills.base import SourceStatus
+    from argue.skills.base import SourceStatus
 
     class PartlyRefused(ScriptedToolkit):
         async def run(self, request):

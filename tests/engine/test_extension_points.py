@@ -23,13 +23,13 @@ from argue.engine.modes import MODES, resolve_mode_name
 from argue.engine.schemas import ResearchCallDraft
 from argue.engine.toolkit import BUILTIN_SKILLS, ResearchRequest
 from argue.llm import ScriptedModel
-from skills.dogpile import PACED_SOURCES, RANK_ORDER, SOURCE_NAMES, SOURCES
+from argue.skills.dogpile import PACED_SOURCES, RANK_ORDER, SOURCE_NAMES, SOURCES
 from tests.engine.script import DebateScript
 
 NAMES = {"Embry": "A", "Horus": "B"}
 
 PLUGIN_SOURCE = """
-from skills.base import SkillItem, SkillResult
+from argue.skills.base import SkillItem, SkillResult
 
 
 class EchoSkill:

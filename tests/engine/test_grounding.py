@@ -27,7 +27,7 @@ from argue.engine.schemas import (
     SynthesisDraft,
 )
 from argue.engine.toolkit import ResearchRequest
-from skills.base import SkillItem, SkillResult
+from argue.skills.base import SkillItem, SkillResult
 from tests.engine.script import DebateScript, ScriptedToolkit
 
 FAKE_URL = "https://fabricated.example.org/tao-proof"
@@ -371,7 +371,7 @@ def test_a_previous_debates_conclusion_comes_back_as_model_written_memory(
 
     from argue.engine import DebateRunner, SkillToolkit, create_debate, memory_writer
     from argue.llm import ScriptedModel
-    from skills.memory import MemoryStore
+    from argue.skills.memory import MemoryStore
 
     names = {"Embry": "A", "Horus": "B"}
     first = run_debate(script=FabricatingScript(names=names), rounds=1, memory_writer=memory_writer)

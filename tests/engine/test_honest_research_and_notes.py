@@ -25,9 +25,9 @@ from argue.engine import DebateRunner, SkillToolkit
 from argue.engine.schemas import ResearchCallDraft, ResearchPlanDraft
 from argue.engine.toolkit import ResearchRequest
 from argue.llm import ScriptedModel
-from skills.base import SkillItem, SkillResult
-from skills.dogpile.sources import arxiv, github
-from skills.dogpile.sources import library as library_source
+from argue.skills.base import SkillItem, SkillResult
+from argue.skills.dogpile.sources import arxiv, github
+from argue.skills.dogpile.sources import library as library_source
 from tests.engine.script import DebateScript, ScriptedToolkit
 
 NAMES = {"Embry": "A", "Horus": "B"}
@@ -191,7 +191,7 @@ def test_the_argument_prompt_names_failed_and_refused_searches_apart_from_empty_
 
 
 def test_a_failed_source_inside_a_working_search_is_named_in_the_prompt(run_debate):
-    from skills.base import SourceStatus
+    from argue.skills.base import SourceStatus
 
     class PartlyFailed(ScriptedToolkit):
         async def run(self, request):

@@ -15,7 +15,7 @@ from argue.domain import SMOKE_TEST_MODEL
 from argue.engine import DebateRunner, create_debate, memory_writer
 from argue.engine.toolkit import ResearchRequest
 from argue.llm import ScriptedModel
-from skills.base import SkillResult
+from argue.skills.base import SkillResult
 from tests.engine.script import DebateScript, ScriptedToolkit
 
 NAMES = {"Embry": "A", "Horus": "B"}
@@ -70,7 +70,7 @@ def test_a_smoke_test_debate_says_so_and_is_not_archived(tmp_path, personas):
         assert "**Smoke-test model." in path.read_text()
     marker = json.loads(store.paths.archive_marker().read_text())
     assert marker == {"archived": False, "reason": "smoke-test model: not archived"}
-    from skills.memory import MemoryStore
+    from argue.skills.memory import MemoryStore
 
     with MemoryStore() as memory:
         assert [r for r in memory.list(None) if r.kind == "debate"] == []

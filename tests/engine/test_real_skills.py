@@ -7,8 +7,8 @@ import json
 
 from argue.engine import DebateRunner, SkillToolkit, create_debate, memory_writer
 from argue.llm import ScriptedModel
-from skills.library import LibraryStore
-from skills.memory import MemoryStore
+from argue.skills.library import LibraryStore
+from argue.skills.memory import MemoryStore
 from tests.engine.script import DebateScript
 
 NAMES = {"Embry": "A", "Horus": "B"}

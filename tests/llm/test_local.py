@@ -40,7 +40,7 @@ def test_gemma_gets_system_text_folded_into_the_first_user_turn():
 
 def test_missing_llama_cpp_is_a_configuration_error(monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setattr(_local, "llama_cpp_installed", lambda: False)
-    with pytest.raises(ProviderNotConfigured, match=r"pip install 'argue\[local\]'"):
+    with pytest.raises(ProviderNotConfigured, match=r"pip install 'argue-debate\[local\]'"):
         LocalLlamaModel()
 
 

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-import skills.external
-from skills.external import load_external_skills, run_external
+import argue.skills.external
+from argue.skills.external import load_external_skills, run_external
 
 ECHO_SEARCH = """
 import json, sys
@@ -101,7 +101,7 @@ async def test_empty_command_is_refused() -> None:
 
 
 async def test_oversized_output_is_cut_off(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(skills.external, "MAX_STDOUT_BYTES", 1000)
+    monkeypatch.setattr(argue.skills.external, "MAX_STDOUT_BYTES", 1000)
     code = "import sys; sys.stdout.write('x' * 200000); sys.stdout.flush()"
     result = await run_external("chatty", python(code), "q")
     assert result.status == "failed"
@@ -156,7 +156,7 @@ async def test_cancelling_the_skill_kills_the_program(tmp_path):
     import os
     import sys
 
-    from skills.external import run_external
+    from argue.skills.external import run_external
 
     pid_file = tmp_path / "pid"
     script = tmp_path / "sleepy.py"

@@ -17,9 +17,9 @@ import pytest
 
 from argue.engine.scoring import cosine, tokens
 from argue.personas.keywords import match_keywords, tokenise
+from argue.skills._fts import TOKENIZER, query_terms, ranked_search
+from argue.skills.dogpile.sources.arxiv import search_terms
 from argue.text import STOPWORDS_BY_LANGUAGE, content_words, is_cjk, strip_accents, words
-from skills._fts import TOKENIZER, query_terms, ranked_search
-from skills.dogpile.sources.arxiv import search_terms
 
 # language: (sentence, an unrelated sentence, words of the sentence the engine must drop)
 TABLE: dict[str, tuple[str, str, tuple[str, ...]]] = {

@@ -107,6 +107,6 @@ async def make_argument(
 
 
 def _keyword_tags(text: str) -> list[str]:
-    from skills.taxonomy import classify
+    from argue.skills.taxonomy import classify
 
     return list(classify(text).tags)

@@ -34,7 +34,7 @@ from argue.engine.schemas import (
 )
 from argue.engine.toolkit import BUILTIN_SKILLS, ResearchRequest, ResearchToolkit
 from argue.llm.base import ChatModel
-from skills.base import SkillResult
+from argue.skills.base import SkillResult
 
 
 @records_phase_failure

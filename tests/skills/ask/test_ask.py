@@ -10,8 +10,8 @@ from argue.domain import BRIDGES, Persona
 from argue.llm import ScriptedModel
 from argue.llm.base import Message, ModelUnavailableError
 from argue.personas import PersonaCatalog, load_catalog, persona_card
-from skills.ask import ColleagueAnswer, ask
-from skills.base import SkillItem, SkillResult
+from argue.skills.ask import ColleagueAnswer, ask
+from argue.skills.base import SkillItem, SkillResult
 
 COLLATZ_QUESTION = "What is the complexity-theory angle on Collatz stopping times?"
 EMBRY_ARGUMENTS = [
@@ -233,7 +233,7 @@ async def test_an_empty_question_is_refused(catalog: PersonaCatalog) -> None:
 async def test_routing_skips_a_debating_colleague_with_nothing_published_yet():
     from argue.llm import ScriptedModel
     from argue.personas import load_catalog
-    from skills.ask import ask
+    from argue.skills.ask import ask
 
     catalog = load_catalog()
     horus = catalog.get("horus")

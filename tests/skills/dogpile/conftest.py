@@ -10,8 +10,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from skills.base import SkillItem, SkillResult
-from skills.dogpile.sources import arxiv, brave, github
+from argue.skills.base import SkillItem, SkillResult
+from argue.skills.dogpile.sources import arxiv, brave, github
 from tests.loopback import LoopbackServer, RecordedRequest, Reply
 from tests.skills.dogpile.payloads import (
     ATOM_FEED,
@@ -128,9 +128,9 @@ class FakeLibrary:
 @pytest.fixture
 def fake_library(monkeypatch: pytest.MonkeyPatch) -> FakeLibrary:
     fake = FakeLibrary()
-    module = types.ModuleType("skills.library")
+    module = types.ModuleType("argue.skills.library")
     module.search_library = fake.search_library  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "skills.library", module)
+    monkeypatch.setitem(sys.modules, "argue.skills.library", module)
     return fake
 
 

@@ -6,7 +6,7 @@ from collections.abc import Callable
 import httpx
 import pytest
 
-from skills.dogpile.sources import arxiv
+from argue.skills.dogpile.sources import arxiv
 from tests.loopback import LoopbackServer, RecordedRequest, Reply
 from tests.skills.dogpile.conftest import FakeClock
 from tests.skills.dogpile.payloads import ATOM_EMPTY_FEED, ATOM_ERROR_FEED, ATOM_FEED

@@ -5,7 +5,7 @@ import asyncio
 import httpx
 import pytest
 
-from skills.dogpile.sources import brave
+from argue.skills.dogpile.sources import brave
 from tests.loopback import LoopbackServer, Reply
 from tests.skills.dogpile.conftest import PaceClocks
 from tests.skills.dogpile.payloads import BRAVE_SEARCH

@@ -7,9 +7,9 @@ from collections.abc import Callable
 import httpx
 import pytest
 
-from skills.base import SkillItem, SkillResult
-from skills.dogpile import RANK_ORDER, SOURCE_NAMES, dogpile, merge_items, normalise_url
-from skills.dogpile.sources import arxiv, github, youtube
+from argue.skills.base import SkillItem, SkillResult
+from argue.skills.dogpile import RANK_ORDER, SOURCE_NAMES, dogpile, merge_items, normalise_url
+from argue.skills.dogpile.sources import arxiv, github, youtube
 from tests.loopback import LoopbackServer, Reply
 from tests.skills.dogpile.conftest import FakeLibrary, PaceClocks, Routes, library_item
 
@@ -184,7 +184,7 @@ async def test_every_source_failed_or_refused_is_failed(routes: Routes, monkeypa
 async def test_a_failed_source_with_the_rest_empty_is_failed_not_empty(
     routes: Routes, fake_library: FakeLibrary, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import skills.dogpile as dogpile_module
+    import argue.skills.dogpile as dogpile_module
 
     async def never_answers(query: str, *, client: httpx.AsyncClient, limit: int) -> SkillResult:
         await asyncio.Event().wait()
@@ -362,8 +362,8 @@ def test_exported_names() -> None:
 
 
 def test_passages_of_one_document_are_not_merged():
-    from skills.base import SkillItem
-    from skills.dogpile import merge_items
+    from argue.skills.base import SkillItem
+    from argue.skills.dogpile import merge_items
 
     passages = [
         SkillItem(

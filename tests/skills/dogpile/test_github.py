@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 import httpx
 import pytest
 
-from skills.dogpile.sources import github
+from argue.skills.dogpile.sources import github
 from tests.loopback import LoopbackServer, Reply
 from tests.skills.dogpile.conftest import PaceClocks
 from tests.skills.dogpile.payloads import GITHUB_SEARCH

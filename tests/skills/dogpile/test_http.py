@@ -5,7 +5,7 @@ from collections.abc import AsyncIterator
 import httpx
 import pytest
 
-from skills.dogpile.sources._http import SourceError, clean_text, fetch
+from argue.skills.dogpile.sources._http import SourceError, clean_text, fetch
 
 
 @pytest.mark.parametrize(

@@ -4,7 +4,7 @@ import sys
 
 import pytest
 
-from skills.dogpile.sources import library
+from argue.skills.dogpile.sources import library
 from tests.skills.dogpile.conftest import FakeLibrary, library_item
 
 
@@ -33,7 +33,7 @@ async def test_crash_in_library_is_failed(fake_library: FakeLibrary) -> None:
 
 
 async def test_missing_library_skill_is_failed(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(sys.modules, "skills.library", None)  # makes the import raise
+    monkeypatch.setitem(sys.modules, "argue.skills.library", None)  # makes the import raise
     result = await library.search("debate", limit=3)
     assert result.status == "failed"
     assert result.note.startswith("library: library skill unavailable (")

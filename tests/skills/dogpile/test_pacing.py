@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 import pytest
 
-from skills.dogpile.sources._pacing import RateLimiter
+from argue.skills.dogpile.sources._pacing import RateLimiter
 from tests.skills.dogpile.conftest import FakeClock
 
 

@@ -5,7 +5,7 @@ import hashlib
 import httpx
 import pytest
 
-from skills.dogpile.sources import perplexity
+from argue.skills.dogpile.sources import perplexity
 from tests.loopback import LoopbackServer, Reply
 from tests.skills.dogpile.payloads import PERPLEXITY_CITATIONS_ONLY, PERPLEXITY_COMPLETION
 

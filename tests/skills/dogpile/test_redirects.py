@@ -9,7 +9,7 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from skills.dogpile.sources import brave
+from argue.skills.dogpile.sources import brave
 from tests.loopback import LoopbackServer, Reply
 from tests.skills.dogpile.payloads import BRAVE_SEARCH
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from skills.dogpile.sources import youtube
+from argue.skills.dogpile.sources import youtube
 from tests.loopback import LoopbackServer, Reply
 from tests.skills.dogpile.payloads import YOUTUBE_QUOTA_ERROR, YOUTUBE_SEARCH
 

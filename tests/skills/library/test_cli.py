@@ -8,7 +8,7 @@ import typer
 from typer.testing import CliRunner
 
 from argue.commands.library import library_app
-from skills.library import LibraryStore
+from argue.skills.library import LibraryStore
 
 
 @pytest.fixture

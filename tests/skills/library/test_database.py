@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from skills._fts import FtsIndex
-from skills._sqlite import BUSY_TIMEOUT_MS, SQLiteStore
+from argue.skills._fts import FtsIndex
+from argue.skills._sqlite import BUSY_TIMEOUT_MS, SQLiteStore
 
 
 class NotesError(Exception):

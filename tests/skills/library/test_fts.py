@@ -4,7 +4,7 @@ import sqlite3
 
 import pytest
 
-from skills._fts import (
+from argue.skills._fts import (
     MAX_QUERY_TERMS,
     TOKENIZER,
     match_all,

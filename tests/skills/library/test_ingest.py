@@ -5,10 +5,10 @@ from pathlib import Path
 
 import pytest
 
-from skills.library.chunking import MAX_CHARS, ParsedDocument, numbered, pack_lines
-from skills.library.ingest import parse_content, read_file
-from skills.library.models import LibraryError
-from skills.library.subtitles import format_timestamp, parse_timestamp
+from argue.skills.library.chunking import MAX_CHARS, ParsedDocument, numbered, pack_lines
+from argue.skills.library.ingest import parse_content, read_file
+from argue.skills.library.models import LibraryError
+from argue.skills.library.subtitles import format_timestamp, parse_timestamp
 from tests.skills.library.builders import write_epub, write_pdf
 from tests.skills.library.conftest import filler
 

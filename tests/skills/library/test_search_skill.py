@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from skills.library import EMPTY_LIBRARY_NOTE, LibraryStore, search_library
+from argue.skills.library import EMPTY_LIBRARY_NOTE, LibraryStore, search_library
 
 
 async def test_ok_result_carries_citable_items(
@@ -85,10 +85,10 @@ async def test_bad_arguments_are_refused(tmp_path: Path) -> None:
 
 
 def test_public_surface_changes_only_on_purpose() -> None:
-    import skills.library
-    import skills.memory
+    import argue.skills.library
+    import argue.skills.memory
 
-    assert set(skills.library.__all__) == {
+    assert set(argue.skills.library.__all__) == {
         "EMPTY_LIBRARY_NOTE",
         "SUPPORTED_SUFFIXES",
         "AddResult",
@@ -98,7 +98,7 @@ def test_public_surface_changes_only_on_purpose() -> None:
         "LibraryStore",
         "search_library",
     }
-    assert set(skills.memory.__all__) == {
+    assert set(argue.skills.memory.__all__) == {
         "MemoryOrigin",
         "MemoryRecord",
         "MemoryScope",
@@ -107,6 +107,6 @@ def test_public_surface_changes_only_on_purpose() -> None:
         "learn_memory",
         "recall_memory",
     }
-    assert skills.library.SUPPORTED_SUFFIXES == (
+    assert argue.skills.library.SUPPORTED_SUFFIXES == (
         ".epub", ".markdown", ".md", ".pdf", ".srt", ".text", ".txt", ".vtt",
     )  # fmt: skip

@@ -9,10 +9,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from skills.library import LibraryError, LibraryStore
-from skills.library import store as store_module
-from skills.library.chunking import Chunk, ParsedDocument
-from skills.library.ingest import content_id
+from argue.skills.library import LibraryError, LibraryStore
+from argue.skills.library import store as store_module
+from argue.skills.library.chunking import Chunk, ParsedDocument
+from argue.skills.library.ingest import content_id
 
 
 @pytest.fixture

@@ -7,7 +7,7 @@ import typer
 from typer.testing import CliRunner
 
 from argue.commands.memory import memory_app
-from skills.memory import MemoryStore
+from argue.skills.memory import MemoryStore
 
 runner = CliRunner()
 

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from skills.base import SkillResult
-from skills.memory import (
+from argue.skills.base import SkillResult
+from argue.skills.memory import (
     MemoryStore,
     MemoryStoreError,
     learn_memory,

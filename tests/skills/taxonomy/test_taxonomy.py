@@ -5,7 +5,7 @@ from pydantic import BaseModel
 from argue.domain import BRIDGES
 from argue.llm import ScriptedModel
 from argue.llm.base import Message, ModelUnavailableError
-from skills.taxonomy import BRIDGE_KEYWORDS, classify, classify_with_model, taxonomy_skill
+from argue.skills.taxonomy import BRIDGE_KEYWORDS, classify, classify_with_model, taxonomy_skill
 
 ARGUMENT = (
     "The proof rests on a hidden assumption about the measure, and it ignores an edge case "

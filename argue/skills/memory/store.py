@@ -17,9 +17,9 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from skills._fts import FtsIndex, query_terms
-from skills._sqlite import SQLiteStore
-from skills.base import SkillItem, SkillResult
+from argue.skills._fts import FtsIndex, query_terms
+from argue.skills._sqlite import SQLiteStore
+from argue.skills.base import SkillItem, SkillResult
 
 MemoryScope = Literal["persona", "shared"]
 SCOPES: tuple[MemoryScope, ...] = ("persona", "shared")

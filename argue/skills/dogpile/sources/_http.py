@@ -18,7 +18,7 @@ from urllib.parse import urljoin, urlsplit
 
 import httpx
 
-from skills.base import SkillItem, SkillResult
+from argue.skills.base import SkillItem, SkillResult
 
 MAX_RESPONSE_BYTES = 2 * 1024 * 1024
 SNIPPET_CHARS = 500

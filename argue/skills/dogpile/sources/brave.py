@@ -11,8 +11,8 @@ from typing import Any
 
 import httpx
 
-from skills.base import SkillItem, SkillResult
-from skills.dogpile.sources._http import (
+from argue.skills.base import SkillItem, SkillResult
+from argue.skills.dogpile.sources._http import (
     TITLE_CHARS,
     clean_text,
     expect_success,
@@ -22,7 +22,7 @@ from skills.dogpile.sources._http import (
     shape_error,
     source_url,
 )
-from skills.dogpile.sources._pacing import RateLimiter
+from argue.skills.dogpile.sources._pacing import RateLimiter
 
 SOURCE = "brave"
 DEFAULT_URL = "https://api.search.brave.com/res/v1/web/search"

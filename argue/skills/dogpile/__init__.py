@@ -16,8 +16,8 @@ import httpx
 
 from argue import __version__
 from argue.grounding.urls import normalise_url
-from skills.base import SkillItem, SkillResult, SkillStatus, SourceStatus
-from skills.dogpile.sources import arxiv, brave, github, library, perplexity, youtube
+from argue.skills.base import SkillItem, SkillResult, SkillStatus, SourceStatus
+from argue.skills.dogpile.sources import arxiv, brave, github, library, perplexity, youtube
 
 __all__ = [
     "RANK_ORDER",

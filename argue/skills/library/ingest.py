@@ -6,12 +6,12 @@ import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
-from skills.library.chunking import ParsedDocument
-from skills.library.epub import parse_epub
-from skills.library.models import LibraryError
-from skills.library.pdf import parse_pdf
-from skills.library.subtitles import parse_subtitles
-from skills.library.text_formats import parse_markdown, parse_txt
+from argue.skills.library.chunking import ParsedDocument
+from argue.skills.library.epub import parse_epub
+from argue.skills.library.models import LibraryError
+from argue.skills.library.pdf import parse_pdf
+from argue.skills.library.subtitles import parse_subtitles
+from argue.skills.library.text_formats import parse_markdown, parse_txt
 
 KIND_BY_SUFFIX = {
     ".txt": "txt",

@@ -15,9 +15,8 @@ import httpx
 from defusedxml import ElementTree
 from defusedxml.common import DefusedXmlException
 
-from argue.text import STOPWORDS, words
-from skills.base import SkillItem, SkillResult
-from skills.dogpile.sources._http import (
+from argue.skills.base import SkillItem, SkillResult
+from argue.skills.dogpile.sources._http import (
     TITLE_CHARS,
     SourceError,
     clean_text,
@@ -26,7 +25,8 @@ from skills.dogpile.sources._http import (
     http_failure,
     source_url,
 )
-from skills.dogpile.sources._pacing import RateLimiter
+from argue.skills.dogpile.sources._pacing import RateLimiter
+from argue.text import STOPWORDS, words
 
 SOURCE = "arxiv"
 DEFAULT_URL = "https://export.arxiv.org/api/query"

@@ -12,8 +12,8 @@ from typing import Any
 
 import httpx
 
-from skills.base import SkillItem, SkillResult
-from skills.dogpile.sources._http import (
+from argue.skills.base import SkillItem, SkillResult
+from argue.skills.dogpile.sources._http import (
     TITLE_CHARS,
     SourceError,
     clean_text,
@@ -24,7 +24,7 @@ from skills.dogpile.sources._http import (
     shape_error,
     source_url,
 )
-from skills.dogpile.sources._pacing import RateLimiter
+from argue.skills.dogpile.sources._pacing import RateLimiter
 
 SOURCE = "github"
 DEFAULT_URL = "https://api.github.com"

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
-from skills.base import SkillItem
+from argue.skills.base import SkillItem
 
 
 class LibraryError(Exception):

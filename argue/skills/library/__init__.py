@@ -6,11 +6,11 @@ import asyncio
 import time
 from pathlib import Path
 
-from skills._fts import query_terms
-from skills.base import SkillResult
-from skills.library.ingest import SUPPORTED_SUFFIXES
-from skills.library.models import AddResult, DocumentInfo, LibraryError, LibraryHit
-from skills.library.store import LibraryStore
+from argue.skills._fts import query_terms
+from argue.skills.base import SkillResult
+from argue.skills.library.ingest import SUPPORTED_SUFFIXES
+from argue.skills.library.models import AddResult, DocumentInfo, LibraryError, LibraryHit
+from argue.skills.library.store import LibraryStore
 
 __all__ = [
     "EMPTY_LIBRARY_NOTE",

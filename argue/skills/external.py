@@ -27,7 +27,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from argue.domain import Provenance
-from skills.base import SkillItem, SkillResult
+from argue.skills.base import SkillItem, SkillResult
 
 MAX_STDOUT_BYTES = 1_000_000
 MAX_STDERR_BYTES = 64_000

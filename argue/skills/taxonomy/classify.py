@@ -14,8 +14,8 @@ from pydantic import BaseModel, Field, ValidationError
 from argue.domain import BRIDGE_MEANINGS, BRIDGES, Bridge
 from argue.llm.base import ChatModel, Message, ModelError
 from argue.personas.keywords import match_keywords, tokenise
-from skills.base import SkillItem, SkillResult
-from skills.taxonomy.vocabulary import BRIDGE_KEYWORDS
+from argue.skills.base import SkillItem, SkillResult
+from argue.skills.taxonomy.vocabulary import BRIDGE_KEYWORDS
 
 SKILL_NAME = "taxonomy"
 # Confidence from the number n of distinct keywords matched: 1 - 0.6**n (0.40, 0.64, 0.78, ...).

@@ -6,9 +6,9 @@ import html
 import re
 from dataclasses import dataclass
 
-from skills.library.chunking import Chunk, ParsedDocument
-from skills.library.models import LibraryError
-from skills.library.text_formats import decode_text
+from argue.skills.library.chunking import Chunk, ParsedDocument
+from argue.skills.library.models import LibraryError
+from argue.skills.library.text_formats import decode_text
 
 WINDOW_SECONDS = 30.0
 _TIMING = re.compile(

@@ -5,10 +5,10 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from pathlib import Path
 
-from skills._fts import FtsIndex
-from skills._sqlite import SQLiteStore
-from skills.library.ingest import parse_content, read_file
-from skills.library.models import AddResult, DocumentInfo, LibraryError, LibraryHit
+from argue.skills._fts import FtsIndex
+from argue.skills._sqlite import SQLiteStore
+from argue.skills.library.ingest import parse_content, read_file
+from argue.skills.library.models import AddResult, DocumentInfo, LibraryError, LibraryHit
 
 SCHEMA_VERSION = 1
 # bm25 column weights: chunk text counts fully, the (repeated) document title a little.

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from skills.library.chunking import (
+from argue.skills.library.chunking import (
     Chunk,
     NumberedLine,
     ParsedDocument,
@@ -12,7 +12,7 @@ from skills.library.chunking import (
     numbered,
     pack_lines,
 )
-from skills.library.models import LibraryError
+from argue.skills.library.models import LibraryError
 
 _ATX_HEADING = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$")
 _SETEXT_UNDERLINE = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")

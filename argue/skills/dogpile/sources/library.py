@@ -7,7 +7,7 @@ from pathlib import Path
 
 import httpx
 
-from skills.base import SkillResult
+from argue.skills.base import SkillResult
 
 SOURCE = "library"
 
@@ -22,7 +22,7 @@ async def search(
     """``client`` is accepted for a uniform adapter signature; the library never goes online."""
     started = time.monotonic()
     try:
-        from skills.library import search_library
+        from argue.skills.library import search_library
     except ImportError as exc:
         return SkillResult.failed(SOURCE, query, f"library: library skill unavailable ({exc})")
     try:

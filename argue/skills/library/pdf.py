@@ -6,8 +6,8 @@ import io
 import logging
 from typing import Any
 
-from skills.library.chunking import Chunk, ParsedDocument, numbered, pack_lines
-from skills.library.models import LibraryError
+from argue.skills.library.chunking import Chunk, ParsedDocument, numbered, pack_lines
+from argue.skills.library.models import LibraryError
 
 
 def parse_pdf(data: bytes, name: str, stem: str) -> ParsedDocument:

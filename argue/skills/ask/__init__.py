@@ -1,5 +1,5 @@
 """The ask skill: consult a colleague persona for an expert opinion."""
 
-from skills.ask.consult import ColleagueAnswer, MemoryRecall, answer_id, ask, consult_messages
+from argue.skills.ask.consult import ColleagueAnswer, MemoryRecall, answer_id, ask, consult_messages
 
 __all__ = ["ColleagueAnswer", "MemoryRecall", "answer_id", "ask", "consult_messages"]

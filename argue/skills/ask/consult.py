@@ -18,7 +18,7 @@ from argue.llm.base import ChatModel, Message, ModelError
 from argue.personas.card import persona_card
 from argue.personas.catalog import PersonaCatalog
 from argue.personas.routing import NoColleagueError, route_colleague
-from skills.base import SkillItem, SkillResult
+from argue.skills.base import SkillItem, SkillResult
 
 SKILL_NAME = "ask"
 MAX_ANSWER_WORDS = 200

@@ -9,8 +9,8 @@ from html.parser import HTMLParser
 from urllib.parse import unquote
 from xml.etree.ElementTree import Element, ParseError
 
-from skills.library.chunking import Chunk, ParsedDocument, numbered, pack_lines
-from skills.library.models import LibraryError
+from argue.skills.library.chunking import Chunk, ParsedDocument, numbered, pack_lines
+from argue.skills.library.models import LibraryError
 
 _CONTAINER_NS = "{urn:oasis:names:tc:opendocument:xmlns:container}"
 _OPF_NS = "{http://www.idpf.org/2007/opf}"

@@ -12,8 +12,8 @@ from typing import Any
 
 import httpx
 
-from skills.base import SkillItem, SkillResult
-from skills.dogpile.sources._http import (
+from argue.skills.base import SkillItem, SkillResult
+from argue.skills.dogpile.sources._http import (
     TITLE_CHARS,
     clean_text,
     expect_success,

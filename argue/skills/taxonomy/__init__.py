@@ -1,6 +1,6 @@
 """The taxonomy skill: tag arguments with the six bridges (precision … stealth)."""
 
-from skills.taxonomy.classify import (
+from argue.skills.taxonomy.classify import (
     BridgeTag,
     BridgeTags,
     TaxonomyResult,
@@ -8,7 +8,7 @@ from skills.taxonomy.classify import (
     classify_with_model,
     taxonomy_skill,
 )
-from skills.taxonomy.vocabulary import BRIDGE_KEYWORDS
+from argue.skills.taxonomy.vocabulary import BRIDGE_KEYWORDS
 
 __all__ = [
     "BRIDGE_KEYWORDS",

@@ -6,8 +6,8 @@ import asyncio
 from collections.abc import Sequence
 from pathlib import Path
 
-from skills.base import SkillResult
-from skills.memory.store import (
+from argue.skills.base import SkillResult
+from argue.skills.memory.store import (
     MemoryOrigin,
     MemoryRecord,
     MemoryScope,
