@@ -34,6 +34,7 @@ MODES: tuple[Mode, ...] = ("adversarial", "panel", "socratic", "devils-advocate"
 DebateStatus = Literal[
     "running", "stopped", "completed", "failed", "interrupted", "budget_exhausted"
 ]
+AnswerFormat = Literal["number", "choice", "text"]
 Termination = Literal["convergence", "null_production", "max_rounds", "synthesis_ready", "stopped"]
 
 
@@ -174,6 +175,12 @@ class DebateConfig(BaseModel):
     )
     language: Literal["en", "fr"] = Field(
         default="en", description="the language of code's own words (headings, markers)"
+    )
+    answer_format: AnswerFormat | None = Field(
+        default=None,
+        exclude_if=lambda v: v is None,
+        description="answer-seeking debate (argue eval): each reflection carries the persona's "
+        "short answer and the synthesis a final answer, of this kind; None for a debate",
     )
 
     @property
@@ -359,6 +366,11 @@ class ReflectionRecord(BaseModel):
     belief_updates: list[BeliefUpdate] = Field(default_factory=list)
     would_change_my_mind: str = ""
     position_now: str = ""
+    answer: str | None = Field(
+        default=None,
+        exclude_if=lambda v: v is None,
+        description="answer-seeking debates only: the persona's current short answer",
+    )
 
 
 class ScoreComponent(BaseModel):

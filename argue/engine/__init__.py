@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from argue.domain import DebateConfig, Mode, Persona, SeatModel
+from argue.domain import AnswerFormat, DebateConfig, Mode, Persona, SeatModel
 from argue.engine.context import DebateHistory, RoundRecord
 from argue.engine.modes import Lineup, ModeError, seat_lineup, validate_lineup
 from argue.engine.orchestrator import DebateFailed, DebateRunner, Reporter, load_history
@@ -53,6 +53,7 @@ def create_debate(
     debate_id: str | None = None,
     language: str | None = None,
     persona_models: Mapping[str, SeatModel] | None = None,
+    answer_format: AnswerFormat | None = None,
 ) -> DebateStore:
     """Write config.json, state.json and a snapshot of each persona; nothing else runs yet."""
     if not question.strip():
@@ -74,6 +75,7 @@ def create_debate(
         selection_reason=selection_reason,
         language=language or detect_language(question),
         persona_models=dict(persona_models or {}),
+        answer_format=answer_format,
     )
     return DebateStore.create(
         debates_dir,

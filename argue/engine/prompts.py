@@ -309,3 +309,20 @@ def synthesis_messages(question: str, proposition: str, material: str) -> list[M
             ),
         ),
     ]
+
+
+ANSWER_FORMS = {
+    "number": "a number only (digits, no units or words), e.g. 42",
+    "choice": "the letter of one choice only, e.g. B",
+    "text": "a short phrase only (a few words, no sentence)",
+}
+
+
+def answer_instruction(answer_format: str, field: str, what: str, question: str) -> str:
+    """Asks an answer-seeking call (argue eval) for its short answer in ``field``."""
+    form = ANSWER_FORMS.get(answer_format, ANSWER_FORMS["text"])
+    return (
+        f"The question — {question}\n— has one correct answer. Also return `{field}`: {what}, "
+        f"as {form}. "
+        "Reason in the other fields; put nothing but the answer in this one."
+    )

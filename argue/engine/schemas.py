@@ -312,25 +312,37 @@ def research_plan_model(
 
 
 @functools.lru_cache(maxsize=256)
-def reflection_model(plan: type[ResearchPlanDraft] | None) -> type[ReflectionDraft]:
+def reflection_model(
+    plan: type[ResearchPlanDraft] | None, answer: bool = False
+) -> type[ReflectionDraft]:
     """The reflection schema: with ``plan``, ``next_research`` is that plan, required; without
-    (the last round), ``next_research`` is not offered and whatever comes in it is ignored."""
+    (the last round), ``next_research`` is not offered and whatever comes in it is ignored.
+    ``answer`` (an answer-seeking debate) adds a required ``answer``: the persona's short answer."""
+    extra: dict[str, Any] = {}
+    if answer:
+        extra["answer"] = (
+            str,
+            Field(max_length=300, description="Your current short answer to the question, alone"),
+        )
     if plan is None:
         return create_model(
             "ReflectionDraft",
             __base__=ReflectionDraft,
             next_research=(SkipJsonSchema[Any], Field(default=None, exclude=True)),
+            **extra,
         )
     return create_model(
         "ReflectionDraft",
         __base__=ReflectionDraft,
         next_research=(plan, Field(description="Your research plan for the next round")),
+        **extra,
     )
 
 
 # The synthesis prose is also a record (render reads it): it lives with the records.
 from argue.records.prose import (  # noqa: E402
     AgreementDraft,
+    AnswerSynthesisDraft,
     DisagreementDraft,
     Side,
     SynthesisDraft,
@@ -338,6 +350,7 @@ from argue.records.prose import (  # noqa: E402
 
 __all__ = [
     "AgreementDraft",
+    "AnswerSynthesisDraft",
     "ArgumentDraft",
     "BeliefUpdateDraft",
     "ClaimDraft",

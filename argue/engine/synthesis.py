@@ -9,7 +9,7 @@ from argue.domain import DebateState, Usage
 from argue.engine import prompts
 from argue.engine.context import DebateHistory
 from argue.engine.digest import clip
-from argue.engine.schemas import SynthesisDraft
+from argue.engine.schemas import AnswerSynthesisDraft, SynthesisDraft
 from argue.llm.base import ChatModel, ModelAuthError, ModelError
 from argue.store import DebateStore
 
@@ -41,6 +41,7 @@ def synthesis_material(history: DebateHistory) -> str:
                 f"{letter} ({history.persona_name(letter)}): {clip(last[-1].position_now, 300)} "
                 f"(confidence {last[-1].confidence:.2f}; would change mind if: "
                 f"{clip(last[-1].would_change_my_mind, 200)})"
+                + (f" — answer: {clip(last[-1].answer, 100)}" if last[-1].answer else "")
             )
     return "\n".join(lines)
 
@@ -79,18 +80,26 @@ async def synthesis_prose(
     """The prose parts (from disk, or one model call) and, when missing, why."""
     from argue.domain import Failure
 
-    prose = store.load(store.paths.synthesis_prose, SynthesisDraft)
+    answer_format = history.config.answer_format
+    # An answer-seeking debate (argue eval) also asks for the final answer; a debate does not.
+    draft_type = AnswerSynthesisDraft if answer_format else SynthesisDraft
+    prose = store.load(store.paths.synthesis_prose, draft_type)
     prose_failure: str | None = None
     if prose is None and model is not None and history.all_claims():
         assert history.config.framing is not None
+        messages = prompts.synthesis_messages(
+            history.config.question,
+            history.config.framing.proposition,
+            synthesis_material(history),
+        )
+        if answer_format:
+            messages[-1].content += "\n\n" + prompts.answer_instruction(
+                answer_format, "final_answer", "the debate's final answer", history.config.question
+            )
         try:
             result = await model.complete(
-                prompts.synthesis_messages(
-                    history.config.question,
-                    history.config.framing.proposition,
-                    synthesis_material(history),
-                ),
-                output=SynthesisDraft,
+                messages,
+                output=draft_type,
                 max_tokens=3000,
                 purpose="synthesis",
             )

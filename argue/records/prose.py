@@ -33,3 +33,11 @@ class SynthesisDraft(BaseModel):
         default_factory=list, max_length=8
     )
     conclusion: str = Field(max_length=4000)
+
+
+class AnswerSynthesisDraft(SynthesisDraft):
+    """The synthesis of an answer-seeking debate (``argue eval``): the prose plus one answer."""
+
+    final_answer: str = Field(
+        max_length=300, description="The debate's final short answer to the question, alone"
+    )

@@ -201,7 +201,7 @@ def test_local_model_file_from_argue_local_model(tmp_path, monkeypatch: pytest.M
 
 
 def test_explicit_local_without_llama_cpp(no_llama_cpp: None):
-    with pytest.raises(ProviderNotConfigured, match=r"llama-cpp-python.*argue\[local\]"):
+    with pytest.raises(ProviderNotConfigured, match=r"llama-cpp-python.*argue-debate\[local\]"):
         resolve_model("local", env={})
 
 

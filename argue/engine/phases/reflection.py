@@ -82,10 +82,15 @@ async def make_reflection(
         round_no,
         next_round,
     )
+    answer_format = history.config.answer_format
+    if answer_format:  # an answer-seeking debate (argue eval): the persona's answer so far
+        messages[-1].content += "\n\n" + prompts.answer_instruction(
+            answer_format, "answer", "your current answer", history.config.question
+        )
     result = await complete_for(
         model,
         messages,
-        reflection_model(plan_model),
+        reflection_model(plan_model, answer=answer_format is not None),
         round_no=round_no,
         letter=letter,
         phase="reflection",
@@ -99,6 +104,7 @@ async def make_reflection(
         belief_updates=[BeliefUpdate(**u.model_dump()) for u in draft.belief_updates],
         would_change_my_mind=draft.would_change_my_mind,
         position_now=draft.position_now,
+        answer=getattr(draft, "answer", None) if answer_format else None,
     )
     # Required by the schema whenever a plan was asked for; ignored when none was.
     plan = draft.next_research if plan_model is not None else None
