@@ -17,8 +17,10 @@ from argue.commands.debates import (
     synthesize_command,
     transcript_command,
 )
+from argue.commands.eval_cmd import eval_app
 from argue.commands.library import library_app
 from argue.commands.memory import memory_app
+from argue.commands.mcp_cmd import mcp_command
 from argue.commands.personas import personas_app
 from argue.commands.report import report_command
 from argue.commands.research import research_command
@@ -68,10 +70,16 @@ app.command("transcript")(transcript_command)
 app.command("synthesize")(synthesize_command)
 app.command("report")(report_command)
 app.command("watch")(watch_command)
+app.command("mcp")(mcp_command)
 app.add_typer(personas_app, name="personas", help="List and show personas.")
 app.add_typer(config_app, name="config", help="Show the effective settings and their sources.")
 app.add_typer(library_app, name="library", help="The local library of books and transcripts.")
 app.add_typer(memory_app, name="memory", help="What personas remember from past debates.")
+app.add_typer(
+    eval_app,
+    name="eval",
+    help="Does debating pay off? Debate vs a single answer vs a cost-matched majority vote.",
+)
 app.command("research", help="Run a dogpile search and print each source's status.")(
     research_command
 )

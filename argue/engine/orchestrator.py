@@ -386,6 +386,7 @@ class DebateRunner(DebateFraming, RoundWaves):
         history, usage, state = self.history.snapshot(), list(self.usage), self.store.state()
 
         def write_views() -> None:
+            write_ledgers(self.store, history)
             self.store.save(self.paths.usage, usage)
             self.store.save(self.paths.summary, score_summary(history, usage))
             self.store.save_text(self.paths.transcript, render_transcript(history, state, usage))
@@ -406,6 +407,7 @@ class DebateRunner(DebateFraming, RoundWaves):
         scoring/summary.json, once a round wrote it, gets the same totals (the synthesis call
         included)."""
         self._settle_bookkeeping()
+        write_ledgers(self.store, self.history)
         self.store.save(self.paths.usage, self.usage)
         if self.store.has(self.paths.summary):
             self._write_summary()
@@ -427,3 +429,21 @@ class DebateRunner(DebateFraming, RoundWaves):
 
     def _load_history(self) -> DebateHistory:
         return load_history(self.store)
+
+
+def write_ledgers(store: DebateStore, history: DebateHistory) -> None:
+    """Each persona's concession ledger and confidence trajectory (views of the records)."""
+    for letter in history.letters:
+        store.save(
+            store.paths.concessions(letter),
+            [
+                c
+                for r in history.ordered_rounds()
+                if letter in r.rebuttals
+                for c in r.rebuttals[letter].concessions
+            ],
+        )
+        store.save(
+            store.paths.confidence(letter),
+            [{"round": r, "confidence": v} for r, v in history.confidences(letter)],
+        )

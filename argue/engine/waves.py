@@ -10,7 +10,6 @@ from pydantic import BaseModel
 
 from argue.domain import (
     ArgumentRecord,
-    Concession,
     Failure,
     JudgeVerdictRecord,
     RebuttalRecord,
@@ -229,14 +228,6 @@ class RoundWaves(RunnerState):
                 self.model_for(letter), self.history, self.seats[letter], round_no
             ),
         )
-        for letter in self.history.letters:
-            ledger: list[Concession] = [
-                c
-                for r in self.history.ordered_rounds()
-                if letter in r.rebuttals
-                for c in r.rebuttals[letter].concessions
-            ]
-            self.store.save(self.paths.concessions(letter), ledger)
 
     async def _reflect_and_judge(self, round_no: int) -> None:
         """Wave 3: every reflection (each also planning the next round's research) and the
@@ -259,11 +250,6 @@ class RoundWaves(RunnerState):
             ),
             self._judge_once(round_no),
         )
-        for letter in self.history.letters:
-            trajectory = [
-                {"round": r, "confidence": v} for r, v in self.history.confidences(letter)
-            ]
-            self.store.save(self.paths.confidence(letter), trajectory)
 
     async def _judge_once(self, round_no: int) -> None:
         judge = self.store.load_if_readable(self.paths.judge(round_no), JudgeVerdictRecord)

@@ -247,26 +247,61 @@ def _evidence_index(history: DebateHistory) -> dict[str, Evidence]:
     return index
 
 
+# Rendered sections of committed rounds: (debate root, round) -> (fingerprint, text).
+_ROUND_SECTIONS: dict[tuple[str, int], tuple[tuple[object, ...], str]] = {}
+_MAX_CACHED_SECTIONS = 4096
+
+
 def render_transcript(history: DebateHistory, state: DebateState, usage: list[Usage]) -> str:
+    """The transcript. Each round's section checks references against the documents retrieved
+    up to that round, so a committed round renders the same every time: it is rendered once
+    and reused (the transcript of round 50 costs one round's rendering, not fifty)."""
+    environment = _environment()
     evidence = _evidence_index(history)
-    return (
-        _environment()
-        .get_template("transcript.md.j2")
-        .render(
-            config=history.config,
-            state=state,
-            participants=_participants(history),
-            rounds=history.ordered_rounds(),
-            names={k: history.persona_name(k) for k in history.letters},
+    names = {k: history.persona_name(k) for k in history.letters}
+    labels = Labels(history.config.language)
+    round_template = environment.get_template("transcript_round.md.j2")
+    sections = []
+    for record in history.ordered_rounds():
+        failures = [f for f in history.failures if f.round == record.round]
+        fingerprint = (
+            id(environment),
+            history.config.language,
+            hash(record.model_dump_json()),
+            hash(tuple(f.model_dump_json() for f in failures)),
+        )
+        key = (history.config.id, record.round)
+        cached = _ROUND_SECTIONS.get(key)
+        if record.committed and cached is not None and cached[0] == fingerprint:
+            sections.append(cached[1])
+            continue
+        text = round_template.render(
+            r=record,
+            names=names,
             evidence=evidence,
-            failures=history.failures,
-            notes=history.moderator_notes,
-            usage=_usage_total(usage),
-            models_used=_models_used(usage),
-            references=history.reference_index(),
-            L=Labels(history.config.language),
+            failures=failures,
+            references=history.reference_index(record.round),
+            L=labels,
             lang=history.config.language,
         )
+        if record.committed:
+            if len(_ROUND_SECTIONS) >= _MAX_CACHED_SECTIONS:
+                _ROUND_SECTIONS.clear()
+            _ROUND_SECTIONS[key] = (fingerprint, text)
+        sections.append(text)
+    return environment.get_template("transcript.md.j2").render(
+        config=history.config,
+        state=state,
+        participants=_participants(history),
+        round_sections=sections,
+        names=names,
+        failures=history.failures,
+        notes=history.moderator_notes,
+        usage=_usage_total(usage),
+        models_used=_models_used(usage),
+        references=history.reference_index(),
+        L=labels,
+        lang=history.config.language,
     )
 
 

@@ -1,0 +1,200 @@
+"""What an eval asks: items from a JSONL file or the built-in arithmetic generator.
+
+Every line of a dataset is checked before any model call; a bad one is a ``DatasetError``
+naming the file and the line (the command turns it into exit 2).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+import re
+from pathlib import Path
+
+from pydantic import BaseModel, Field
+
+from argue.domain import AnswerFormat
+from argue.eval.normalize import choice_letter, normalize_number
+
+MAX_LINE_CHARS = 100_000
+MAX_ITEMS = 100_000
+LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+class DatasetError(ValueError):
+    """A dataset that cannot be evaluated; the message names the file and line."""
+
+
+class EvalItem(BaseModel):
+    id: str
+    question: str
+    answer: str = Field(description="The expected answer (a choice as its letter)")
+    choices: list[str] | None = None
+    kind: AnswerFormat
+
+    def prompt(self) -> str:
+        """The question as every arm sees it (choices listed as (A) …, (B) …)."""
+        if not self.choices:
+            return self.question
+        lines = [f"({LETTERS[i]}) {choice}" for i, choice in enumerate(self.choices)]
+        return self.question + "\n" + "\n".join(lines)
+
+    @property
+    def slug(self) -> str:
+        """A file-name-safe form of the id (the item's debate folder)."""
+        safe = re.sub(r"[^A-Za-z0-9_.-]", "_", self.id)[:60].lstrip(".") or "item"
+        if safe != self.id:
+            safe += "_" + hashlib.sha256(self.id.encode()).hexdigest()[:8]
+        return safe
+
+
+class Dataset(BaseModel):
+    name: str
+    items: list[EvalItem]
+    fingerprint: str = Field(description="sha256 of the items: same data, same eval folder")
+
+
+def _fingerprint(items: list[EvalItem]) -> str:
+    payload = json.dumps([i.model_dump(mode="json") for i in items], sort_keys=True)
+    return hashlib.sha256(payload.encode()).hexdigest()
+
+
+def load_jsonl(path: Path) -> Dataset:
+    """``{"question", "answer"}`` per line, optional ``id`` and ``choices``; blank lines skipped."""
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise DatasetError(f"{path}: cannot read the dataset ({exc.strerror or exc})") from None
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        raise DatasetError(f"{path}:{line}: not UTF-8 text") from None
+    items: list[EvalItem] = []
+    seen: dict[str, int] = {}
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        where = f"{path}:{number}"
+        if len(line) > MAX_LINE_CHARS:
+            raise DatasetError(f"{where}: line longer than {MAX_LINE_CHARS} characters")
+        item = _parse_line(line, where, default_id=f"line{number}")
+        if item.id in seen:
+            raise DatasetError(f"{where}: id {item.id!r} already used on line {seen[item.id]}")
+        seen[item.id] = number
+        items.append(item)
+        if len(items) > MAX_ITEMS:
+            raise DatasetError(f"{where}: more than {MAX_ITEMS} items")
+    if not items:
+        raise DatasetError(f"{path}: no items (expected one JSON object per line)")
+    return Dataset(name=path.stem, items=items, fingerprint=_fingerprint(items))
+
+
+def _parse_line(line: str, where: str, default_id: str) -> EvalItem:
+    try:
+        data = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise DatasetError(f"{where}: not valid JSON ({exc.msg}, column {exc.colno})") from None
+    if not isinstance(data, dict):
+        raise DatasetError(f"{where}: expected a JSON object with question and answer")
+    unknown = sorted(set(data) - {"id", "question", "answer", "choices"})
+    if unknown:
+        raise DatasetError(f"{where}: unknown field(s) {', '.join(unknown)}")
+    question = data.get("question")
+    if not isinstance(question, str) or not question.strip():
+        raise DatasetError(f"{where}: 'question' must be a non-empty string")
+    answer = data.get("answer")
+    if isinstance(answer, bool) or not isinstance(answer, str | int | float):
+        raise DatasetError(f"{where}: 'answer' must be a string or a number")
+    answer_text = str(answer).strip()
+    if not answer_text:
+        raise DatasetError(f"{where}: 'answer' is empty")
+    item_id = data.get("id", default_id)
+    if isinstance(item_id, bool) or not isinstance(item_id, str | int) or not str(item_id):
+        raise DatasetError(f"{where}: 'id' must be a non-empty string or an integer")
+    choices = data.get("choices")
+    if choices is None:
+        kind: AnswerFormat = "number" if normalize_number(answer_text) is not None else "text"
+        if isinstance(answer, str) and kind == "number" and not _plain_number(answer_text):
+            kind = "text"  # "3 apples" is a short text, not the number 3
+        return EvalItem(id=str(item_id), question=question.strip(), answer=answer_text, kind=kind)
+    if (
+        not isinstance(choices, list)
+        or not 2 <= len(choices) <= len(LETTERS)
+        or not all(isinstance(c, str) and c.strip() for c in choices)
+    ):
+        raise DatasetError(f"{where}: 'choices' must be a list of 2 to 26 non-empty strings")
+    letter = choice_letter(answer_text, choices)
+    if letter is None:
+        raise DatasetError(
+            f"{where}: 'answer' {answer_text!r} is neither a choice letter "
+            f"(A-{LETTERS[len(choices) - 1]}) nor one of the choices"
+        )
+    return EvalItem(
+        id=str(item_id),
+        question=question.strip(),
+        answer=letter,
+        choices=[c.strip() for c in choices],
+        kind="choice",
+    )
+
+
+def _plain_number(text: str) -> bool:
+    return re.fullmatch(r"[-+−]?[\d,]*\.?\d+(/\d+)?", text.replace(" ", "")) is not None
+
+
+# ------------------------------------------------------------------ arithmetic (Du et al. 2023)
+
+
+def arithmetic(n: int, seed: int = 0) -> Dataset:
+    """Du et al.'s arithmetic task: six integers in [0, 30) joined by +, − and ×, exact answers.
+
+    The same ``seed`` gives the same expressions; answers are computed by code (× before + and −).
+    """
+    if n < 1:
+        raise DatasetError("--n must be at least 1")
+    rng = random.Random(seed)
+    items = []
+    for index in range(1, n + 1):
+        numbers = [rng.randrange(0, 30) for _ in range(6)]
+        operators = [rng.choice("+-*") for _ in range(5)]
+        expression = str(numbers[0]) + "".join(
+            f"{op}{num}" for op, num in zip(operators, numbers[1:], strict=True)
+        )
+        items.append(
+            EvalItem(
+                id=f"arith-{seed}-{index:04d}",
+                question=f"What is the result of {expression}?",
+                answer=str(evaluate(expression)),
+                kind="number",
+            )
+        )
+    return Dataset(name=f"arithmetic_s{seed}", items=items, fingerprint=_fingerprint(items))
+
+
+def evaluate(expression: str) -> int:
+    """Integers with + - * and the usual precedence (no eval())."""
+    tokens = re.findall(r"\d+|[-+*]", expression)
+    total, term, sign, pending = 0, 1, 1, "*"
+    for token in tokens:
+        if token.isdigit():
+            term = term * int(token) if pending == "*" else int(token)
+        elif token == "*":
+            pending = "*"
+        else:
+            total += sign * term
+            sign, term, pending = (1 if token == "+" else -1), 1, "*"
+    return total + sign * term
+
+
+def shard(dataset: Dataset, index: int, count: int) -> list[EvalItem]:
+    """Items whose position p has p % count == index - 1 (shards 1..count cover all once)."""
+    return [item for p, item in enumerate(dataset.items) if p % count == index - 1]
+
+
+def parse_shard(text: str) -> tuple[int, int]:
+    match = re.fullmatch(r"\s*(\d+)\s*/\s*(\d+)\s*", text)
+    if not match or not 1 <= int(match.group(1)) <= int(match.group(2)):
+        raise DatasetError(f"--shard must be i/n with 1 <= i <= n, got {text!r}")
+    return int(match.group(1)), int(match.group(2))
