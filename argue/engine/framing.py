@@ -31,7 +31,7 @@ class DebateFraming(RunnerState):
                 output=FramingDraft,
                 purpose="framing",
             )
-            draft: FramingDraft = result.value  # type: ignore[assignment]
+            draft: FramingDraft = result.parsed()
             proposition = draft.proposition.strip() or config.question
             angles = {a.persona.strip().upper(): a.angle for a in draft.angles}
         except ModelAuthError:

@@ -135,7 +135,7 @@ async def _advocate_private_view(context: PreDebateContext) -> PreDebateOutcome:
         output=PrivateViewDraft,
         purpose=f"{advocate}/private-view",
     )
-    value: PrivateViewDraft = result.value  # type: ignore[assignment]
+    value: PrivateViewDraft = result.parsed()
     return PreDebateOutcome({advocate: value.view}, value.holds_proposition)
 
 

@@ -103,7 +103,7 @@ async def synthesis_prose(
                 max_tokens=3000,
                 purpose="synthesis",
             )
-            prose = result.value  # type: ignore[assignment]
+            prose = result.parsed()
             store.save(store.paths.synthesis_prose, prose)
         except ModelAuthError:
             raise  # rejected credentials end the debate, see DebateRunner.run

@@ -24,6 +24,12 @@ class Message(BaseModel):
 class ChatResult(BaseModel, Generic[T]):
     value: T | str
     text: str = Field(description="The raw text the model produced")
+
+    def parsed(self) -> T:
+        """The structured answer (a call made with ``output=``); text here is a bug."""
+        if isinstance(self.value, str):
+            raise TypeError("this call returned text, not a structured answer")
+        return self.value
     usage: Usage = Field(description="The sum of ``answers``")
     answers: list[Usage] = Field(
         default_factory=list,

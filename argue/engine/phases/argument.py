@@ -66,7 +66,7 @@ async def make_argument(
         phase="argument",
         purpose=f"{letter}/R{round_no}/argument",
     )
-    draft: ArgumentDraft = result.value  # type: ignore[assignment]
+    draft: ArgumentDraft = result.parsed()
     registry = history.evidence_registry(letter, round_no)
     references = history.reference_index(round_no)
     claims = []

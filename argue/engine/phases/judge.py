@@ -61,7 +61,7 @@ async def make_judgement(model: ChatModel, history: DebateHistory, round_no: int
             reason=f"{exc}; coherence not measured this round",
         )
         return PhaseOutcome(JudgeVerdictRecord(available=False), [failure])
-    draft: JudgeDraft = result.value  # type: ignore[assignment]
+    draft: JudgeDraft = result.parsed()
     ratings = {r.persona.strip().upper(): r for r in draft.ratings}
     verdict = JudgeVerdictRecord(
         coherence={k: ratings[k].coherence for k in history.letters if k in ratings},

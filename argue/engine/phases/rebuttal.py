@@ -65,7 +65,7 @@ async def make_rebuttal(
         phase="rebuttal",
         purpose=purpose,
     )
-    draft: RebuttalDraft = result.value  # type: ignore[assignment]
+    draft: RebuttalDraft = result.parsed()
     # Any opponent claim of this round or an earlier one is a real target.
     known = {c.id: c for c in history.all_claims() if c.round <= round_no}
     owners = {cid: c.persona for cid, c in known.items() if c.persona != letter}
@@ -88,7 +88,7 @@ async def make_rebuttal(
                 phase="rebuttal concession re-ask",
                 purpose=purpose + "-reask",
             )
-            draft = again.value  # type: ignore[assignment]
+            draft = again.parsed()
         except PhaseFailed as failed:
             reask_failures.append(failed.failure)  # the first rebuttal stands, unconceded
     registry = history.evidence_registry(letter, round_no)

@@ -96,7 +96,7 @@ async def make_reflection(
         phase="reflection",
         purpose=f"{letter}/R{round_no}/reflection",
     )
-    draft: ReflectionDraft = result.value  # type: ignore[assignment]
+    draft: ReflectionDraft = result.parsed()
     record = ReflectionRecord(
         persona=letter,
         round=round_no,
