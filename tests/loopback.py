@@ -52,6 +52,7 @@ class LoopbackServer:
         self.handler: Callable[[RecordedRequest], Reply] | None = None
         self._queue: list[Reply] = []
         self._lock = threading.Lock()
+        self.in_flight = 0  # requests received whose reply is not fully sent yet
         server = self
 
         class _Handler(BaseHTTPRequestHandler):
@@ -72,20 +73,26 @@ class LoopbackServer:
                     body=body,
                     at=time.monotonic(),
                 )
-                reply = server._next_reply(recorded)
-                if reply.delay_s:
-                    time.sleep(reply.delay_s)
-                payload, content_type = reply.encoded()
+                with server._lock:
+                    server.in_flight += 1
                 try:
-                    self.send_response(reply.status)
-                    self.send_header("Content-Type", content_type)
-                    self.send_header("Content-Length", str(len(payload)))
-                    for key, value in reply.headers.items():
-                        self.send_header(key, value)
-                    self.end_headers()
-                    self.wfile.write(payload)
-                except (BrokenPipeError, ConnectionResetError):
-                    pass
+                    reply = server._next_reply(recorded)
+                    if reply.delay_s:
+                        time.sleep(reply.delay_s)
+                    payload, content_type = reply.encoded()
+                    try:
+                        self.send_response(reply.status)
+                        self.send_header("Content-Type", content_type)
+                        self.send_header("Content-Length", str(len(payload)))
+                        for key, value in reply.headers.items():
+                            self.send_header(key, value)
+                        self.end_headers()
+                        self.wfile.write(payload)
+                    except (BrokenPipeError, ConnectionResetError):
+                        pass
+                finally:
+                    with server._lock:
+                        server.in_flight -= 1
 
             do_GET = do_POST = do_PUT = do_DELETE = _serve
 

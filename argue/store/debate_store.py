@@ -262,6 +262,17 @@ class DebateStore:
         os.ftruncate(fd, 0)
         os.write(fd, str(os.getpid()).encode())
         self._lock_handle = fd
+        self._sweep_temp_files()
+
+    def _sweep_temp_files(self) -> None:
+        """Temp files of writes a crash interrupted (``.name.XXXX.tmp``): never records, so the
+        lock holder removes them. Links are not followed; nothing outside is touched."""
+        for folder, dirs, files in os.walk(self.paths.root, followlinks=False):
+            dirs[:] = [d for d in dirs if not os.path.islink(os.path.join(folder, d))]
+            for name in files:
+                path = Path(folder) / name
+                if name.startswith(".") and name.endswith(".tmp") and not path.is_symlink():
+                    path.unlink(missing_ok=True)
 
     def release_lock(self) -> None:
         if self._lock_handle is not None:
