@@ -17,7 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.e2e.soak import run_soak  # noqa: E402
+from tests.e2e.soak import run_soak
 
 
 def main() -> None:
