@@ -19,8 +19,8 @@ from argue.commands.debates import (
 )
 from argue.commands.eval_cmd import eval_app
 from argue.commands.library import library_app
-from argue.commands.memory import memory_app
 from argue.commands.mcp_cmd import mcp_command
+from argue.commands.memory import memory_app
 from argue.commands.personas import personas_app
 from argue.commands.report import report_command
 from argue.commands.research import research_command

@@ -176,15 +176,13 @@ def arithmetic(n: int, seed: int = 0) -> Dataset:
 def evaluate(expression: str) -> int:
     """Integers with + - * and the usual precedence (no eval())."""
     tokens = re.findall(r"\d+|[-+*]", expression)
-    total, term, sign, pending = 0, 1, 1, "*"
+    total, term, sign = 0, 1, 1
     for token in tokens:
         if token.isdigit():
-            term = term * int(token) if pending == "*" else int(token)
-        elif token == "*":
-            pending = "*"
-        else:
+            term *= int(token)  # a product runs until the next + or -
+        elif token in "+-":
             total += sign * term
-            sign, term, pending = (1 if token == "+" else -1), 1, "*"
+            sign, term = (1 if token == "+" else -1), 1
     return total + sign * term
 
 

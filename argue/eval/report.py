@@ -89,22 +89,26 @@ def print_report(report: dict[str, Any]) -> None:
 
     from argue.console import stdout_console
 
-    table = Table(title=f"argue eval — {report['dataset']} — {report['model']}")
-    for column in ("arm", "n", "accuracy", "95 % CI", "calls/item", "tokens/item", "cost/item"):
-        table.add_column(column, justify="left" if column == "arm" else "right")
-    table.add_column("wall time", justify="right")
+    table = Table(
+        title=f"argue eval — {report['dataset']} — {report['model']}",
+        caption="calls, tokens and cost: mean per item; time: first start to last finish",
+    )
+    for column in ("arm", "n", "accuracy", "95 % CI", "calls", "tokens", "cost", "time"):
+        table.add_column(column, justify="left" if column == "arm" else "right", no_wrap=True)
     for arm, s in report["arms"].items():
         accuracy = f"{s['accuracy']:.1%}" if s["accuracy"] is not None else "-"
         low, high = s["ci95"]
         if s["mean_cost_usd"] is not None:
             cost = f"${s['mean_cost_usd']:.4f}"
+        elif s["mean_cost_usd_at_least"] > 0:
+            cost = f"≥${s['mean_cost_usd_at_least']:.4f}"
         else:
-            cost = f"≥${s['mean_cost_usd_at_least']:.4f} ({s['unpriced_calls']} unpriced)"
+            cost = "unknown"
         table.add_row(
             arm,
             str(s["n"]),
             accuracy,
-            f"{low:.1%}–{high:.1%}",
+            f"{low:.0%}–{high:.0%}",
             f"{s['mean_calls']:.1f}",
             f"{s['mean_tokens']:.0f}",
             cost,

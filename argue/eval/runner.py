@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Sequence
-from typing import Any
 
 from argue.eval.arms import ArmSettings, ItemResult, run_debate, run_single, run_vote
 from argue.eval.datasets import EvalItem
@@ -88,7 +87,3 @@ async def run_eval(
         await wave(["vote"])
     wanted = {item.id for item in items}
     return {key: r for key, r in done.items() if key[0] in wanted and key[1] in arms}
-
-
-def results_list(done: dict[tuple[str, str], ItemResult]) -> list[dict[str, Any]]:
-    return [r.model_dump(mode="json") for r in done.values()]

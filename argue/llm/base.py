@@ -30,6 +30,7 @@ class ChatResult(BaseModel, Generic[T]):
         if isinstance(self.value, str):
             raise TypeError("this call returned text, not a structured answer")
         return self.value
+
     usage: Usage = Field(description="The sum of ``answers``")
     answers: list[Usage] = Field(
         default_factory=list,

@@ -20,7 +20,7 @@ from argue.eval.datasets import evaluate
 from argue.llm.base import Message, ModelUnavailableError
 from tests.engine.script import DebateScript
 
-EXPRESSION = re.compile(r"\d+(?:[-+*]\d+)+")
+EXPRESSION = re.compile(r"What is (?:the result of )?(\d+(?:[-+*]\d+)+)\?")
 
 
 def right_answer(text: str) -> str:
@@ -56,9 +56,12 @@ class EvalScript(DebateScript):
             if final is None:
                 return ModelUnavailableError("scripted", "the synthesis call found no server")
             return {**value.model_dump(mode="json"), "final_answer": final}
-        if output is not None and issubclass(output, ReflectionDraft) and isinstance(value, dict):
-            if "answer" in output.model_fields:
-                value["answer"] = self.persona(self.log[-1].split(":")[0], right)
+        # Asked by the schema, or (over the wire, where only the base name travels) the prompt.
+        asked = output is not None and (
+            "answer" in output.model_fields or "return `answer`" in user
+        )
+        if asked and issubclass(output, ReflectionDraft) and isinstance(value, dict):  # type: ignore[arg-type]
+            value["answer"] = self.persona(self.log[-1].split(":")[0], right)
         return value
 
     async def timed(self, messages: list[Message], output: type[BaseModel] | None) -> object:

@@ -1,7 +1,7 @@
 """Answers are compared per kind: numbers by value, a choice by its letter, text loosely.
 
 Teeth check (done once): in argue/eval/normalize.py make ``normalize_number`` take the first
-number (``found[0]``) instead of the last; the "The answer is 1,234." and "2+2 = 4" rows fail.
+number (``found[0]``) instead of the last; the "2+2 = 4" row fails.
 """
 
 from __future__ import annotations

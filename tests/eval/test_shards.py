@@ -1,0 +1,66 @@
+"""Shards (``--shard i/n``) split one eval across machines; ``argue eval merge`` joins their
+per-item JSONL into one report, and refuses folders that are not shards of one eval.
+
+Teeth check (done once): in argue/eval/datasets.py make ``shard`` return every item;
+``test_shards_merge_into_one_report`` fails (the shards overlap).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from argue.cli import app
+from argue.llm import ScriptedModel
+from tests.eval.script import EvalScript
+
+
+@pytest.fixture
+def scripted(monkeypatch):
+    import argue.commands._debate as debate_commands
+
+    models = []
+
+    def resolve(provider, model):
+        models.append(ScriptedModel(EvalScript(names={})))
+        return models[-1]
+
+    monkeypatch.setattr(debate_commands, "_resolve", resolve)
+    return models
+
+
+def invoke(*args):
+    result = CliRunner().invoke(app, list(args))
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+def test_shards_merge_into_one_report(tmp_path, scripted):
+    common = ("eval", "--dataset", "arithmetic", "--n", "5", "--arms", "single,vote")
+    common += ("--samples", "3", "--debates-dir", str(tmp_path), "--json")
+    one = invoke(*common, "--shard", "1/2")
+    two = invoke(*common, "--shard", "2/2")
+    assert (one["arms"]["single"]["n"], two["arms"]["single"]["n"]) == (3, 2)
+    folders = [one["folder"], two["folder"]]
+    assert folders[0].endswith("_shard1of2") and folders[1].endswith("_shard2of2")
+    ids = [
+        {json.loads(x)["item"] for x in Path(f, "items.jsonl").read_text().splitlines()}
+        for f in folders
+    ]
+    assert not ids[0] & ids[1]
+    merged = invoke("eval", "merge", *folders, "--out", str(tmp_path / "all"), "--json")
+    assert merged["arms"]["single"]["n"] == 5 and merged["arms"]["vote"]["n"] == 5
+    assert merged["arms"]["single"]["accuracy"] == 1.0
+    assert len((tmp_path / "all" / "items.jsonl").read_text().splitlines()) == 10
+
+
+def test_merge_refuses_folders_of_different_evals(tmp_path, scripted):
+    base = ("eval", "--arms", "single", "--debates-dir", str(tmp_path), "--json")
+    a = invoke(*base, "--dataset", "arithmetic", "--n", "2", "--seed", "1")["folder"]
+    b = invoke(*base, "--dataset", "arithmetic", "--n", "2", "--seed", "2")["folder"]
+    result = CliRunner().invoke(app, ["eval", "merge", a, b])
+    assert result.exit_code == 2
+    assert "not shards of one eval" in result.stderr
