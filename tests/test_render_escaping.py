@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from argue.render.markdown import inline_markdown, markdown_paragraphs, safe_link
+from argue.render.inline import inline_markdown, markdown_paragraphs, safe_link
 
 
 def test_inline_text_cannot_open_blocks_or_tags():
@@ -30,7 +30,7 @@ def test_links_stay_one_autolink_and_only_for_the_web():
 
 
 def test_control_characters_never_reach_the_markdown():
-    from argue.render.markdown import inert_text, model_text
+    from argue.render.inline import inert_text, model_text
 
     hostile = "clear\x1b[2J\x1b]0;title\x07 red\x1b[31m \u202eevil\x00"
     for render in (inline_markdown, inert_text, lambda t: model_text(t, None)):

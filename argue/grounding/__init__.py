@@ -1,9 +1,9 @@
 """Grounding: find references in model free text and check them against retrieved documents."""
 
+from argue.grounding.index import ReferenceIndex
 from argue.grounding.references import (
     DocumentRef,
     Reference,
-    ReferenceIndex,
     ReferenceKind,
     Resolution,
     find_references,

@@ -11,7 +11,8 @@ import re
 from collections.abc import Iterable
 
 from argue.domain import Evidence
-from argue.grounding.references import DocumentRef, ReferenceIndex
+from argue.grounding.index import ReferenceIndex
+from argue.grounding.references import DocumentRef
 
 _AUTHOR_YEAR = re.compile(r"^(?P<authors>[^():]{2,300}) \((?P<year>\d{4})\): ")
 

@@ -20,7 +20,7 @@ from argue.domain import (
     RoundScore,
 )
 from argue.grounding.debate import reference_index
-from argue.grounding.references import ReferenceIndex
+from argue.grounding.index import ReferenceIndex
 
 
 class RoundRecord(BaseModel):

@@ -17,7 +17,7 @@ from typing import Literal
 from markupsafe import Markup
 
 from argue.domain import Claim
-from argue.grounding.references import ReferenceIndex
+from argue.grounding.index import ReferenceIndex
 from argue.records import DebateHistory
 from argue.records.labels import label
 from argue.report.svg import clip, el, num, persona_color, svg, text, title, wrap

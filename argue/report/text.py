@@ -1,6 +1,6 @@
 """Untrusted text as inert HTML: model prose with its references checked, titles, links.
 
-The HTML twin of ``model_text`` / ``inert_text`` / ``safe_link`` in :mod:`argue.render.markdown`:
+The HTML twin of ``model_text`` / ``inert_text`` / ``safe_link`` in :mod:`argue.render.inline`:
 everything is escaped; a URL, DOI or arXiv id written by a model is shown as code, never as a
 link; a reference that matches no retrieved document is followed by code's **unverified**
 marker; an existing claim id links to its node on the argument map. Only a retrieved
@@ -15,9 +15,9 @@ from urllib.parse import quote
 
 from markupsafe import Markup, escape
 
-from argue.grounding.references import ReferenceIndex
+from argue.grounding.index import ReferenceIndex
 from argue.records.labels import label
-from argue.render.markdown import one_line
+from argue.render.inline import one_line
 
 # What a browser or a reader would take for a link, beyond what the reference finder reports.
 _BARE_LINK = re.compile(

@@ -9,7 +9,7 @@
 4. a refusal kept silent — a source without its key says "refused — nothing happened".
 
 Teeth: revert any one of these (aggregate dogpile status back to "empty", drop UNVERIFIED in
-``argue.render.markdown.model_text``, let ``SkillToolkit`` substitute an allowed source, or
+``argue.render.inline.model_text``, let ``SkillToolkit`` substitute an allowed source, or
 drop refused source statuses from ``phases._research_failures``) and a test here fails.
 """
 

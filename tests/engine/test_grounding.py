@@ -7,7 +7,7 @@ carries **unverified** right after it, no model-written link is clickable, and `
 holds retrieved documents only.
 
 Teeth (repeat by hand after changing the guarantees): make ``Evidence.is_document`` return
-True, or drop ``UNVERIFIED`` from ``argue.render.markdown.model_text``, or accept self-targets
+True, or drop ``UNVERIFIED`` from ``argue.render.inline.model_text``, or accept self-targets
 in ``phases.target_note``/``make_rebuttal`` — each makes at least one test here fail.
 """
 

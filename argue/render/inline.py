@@ -1,0 +1,139 @@
+"""Untrusted text made inert for Markdown: user text (``md``), other outside text (``inert``)
+and model prose (``model``), whose references are checked against the debate's documents.
+
+Model text is data: it cannot open a block, write Markdown syntax (code's markers are bold, so
+a model cannot imitate them), or become a link; only retrieved documents' http(s) URLs are links.
+"""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import quote
+
+from jinja2 import pass_context
+from jinja2.runtime import Context
+
+from argue.grounding.index import ReferenceIndex
+from argue.records.labels import Labels, label
+
+_BLOCK_START = re.compile(r"^(\s*)([#>+*-]|\d+[.)])(?=\s|$)")
+
+
+# C0 and C1 controls (ESC starts terminal escape sequences) and bidi overrides: never in output.
+_CONTROLS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def one_line(text: object) -> str:
+    """Text as one line without control characters."""
+    return " ".join(_CONTROLS.sub("", str(text)).split())
+
+
+def inline_markdown(text: object) -> str:
+    """Model or user text as one inert line: it cannot open a heading, list, quote or tag."""
+    line = one_line(text)
+    line = line.replace("<", "&lt;")
+    return _BLOCK_START.sub(lambda m: m.group(1) + "\\" + m.group(2), line)
+
+
+def markdown_paragraphs(text: object) -> str:
+    """Longer model text (the conclusion): paragraphs kept, each line made inert."""
+    paragraphs = [p for p in re.split(r"\n\s*\n", str(text)) if p.strip()]
+    return "\n\n".join(inline_markdown(p) for p in paragraphs)
+
+
+# Model text cannot use Markdown's inline syntax either: code's markers are bold (``**evidence:**``,
+# ``**unverified**``), so a model that writes them gets visibly different, escaped text.
+_INLINE_SYNTAX = re.compile(r"([\\`*\[\]~|]|(?<![^\W_])_|_(?![^\W_]))")
+_BARE_LINK = re.compile(
+    r"(?i)\b(?:[a-z][a-z0-9+.-]{1,20}://|www\.)[^\s<>`\"']+|[\w.+-]+@[\w-]+(?:\.[\w-]+)+"
+)
+UNVERIFIED = "**unverified**"
+
+
+def _escape_inline(segment: str) -> str:
+    segment = segment.replace("<", "&lt;").replace(">", "&gt;")
+    return _INLINE_SYNTAX.sub(r"\\\1", segment)
+
+
+def _inert_segment(segment: str) -> str:
+    """Escaped text in which anything a renderer would autolink becomes a code span."""
+    out, last = [], 0
+    for match in _BARE_LINK.finditer(segment):
+        out += [_escape_inline(segment[last : match.start()]), _code_span(match.group())]
+        last = match.end()
+    out.append(_escape_inline(segment[last:]))
+    return "".join(out)
+
+
+def _code_span(text: str) -> str:
+    fence = "`" * (max((len(run) for run in re.findall(r"`+", text)), default=0) + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
+def _block_safe(line: str) -> str:
+    return _BLOCK_START.sub(lambda m: m.group(1) + "\\" + m.group(2), line)
+
+
+def inert_text(text: object) -> str:
+    """Untrusted text that is not model prose (titles, snippets, error messages): one line,
+    no Markdown syntax, no live link."""
+    return _block_safe(_inert_segment(one_line(text)))
+
+
+def model_text(text: object, references: ReferenceIndex | None, lang: str = "en") -> str:
+    """Model prose as one inert line, each reference it writes checked against the debate.
+
+    URLs, DOIs and arXiv ids become code spans (never clickable); a reference that matches no
+    retrieved document gets **unverified** right after it, and a URL/DOI/arXiv id that does
+    match names the document's evidence id.
+    """
+    line = one_line(text)
+    if references is None:
+        return _block_safe(_inert_segment(line))
+    out, last = [], 0
+    for ref, resolution in references.check(line):
+        if ref.start < last:
+            continue
+        out.append(_inert_segment(line[last : ref.start]))
+        shown = _code_span(ref.text) if ref.kind in _LINKISH else _escape_inline(ref.text)
+        if not resolution.verified:
+            shown += f" **{label('unverified', lang)}**"
+        elif ref.kind in _LINKISH and resolution.evidence_id:
+            shown += f" (= {resolution.evidence_id})"
+        out.append(shown)
+        last = ref.end
+    out.append(_inert_segment(line[last:]))
+    return _block_safe("".join(out))
+
+
+_LINKISH = frozenset({"url", "doi", "arxiv"})
+
+
+def model_paragraphs(text: object, references: ReferenceIndex | None, lang: str = "en") -> str:
+    paragraphs = [p for p in re.split(r"\n\s*\n", str(text)) if one_line(p)]
+    return "\n\n".join(model_text(p, references, lang) for p in paragraphs)
+
+
+@pass_context
+def _model_filter(context: Context, text: object) -> str:
+    return model_text(text, context.get("references"), _lang(context))
+
+
+@pass_context
+def _model_paragraphs_filter(context: Context, text: object) -> str:
+    return model_paragraphs(text, context.get("references"), _lang(context))
+
+
+def _lang(context: Context) -> str:
+    labels = context.get("L")
+    return labels.lang if isinstance(labels, Labels) else "en"
+
+
+def safe_link(url: object) -> str:
+    """A retrieved document's URL as one autolink (spaces and angle brackets percent-encoded);
+    anything but http(s) — ``javascript:``, ``file:`` — is shown as inert code instead."""
+    text = one_line(url)
+    if not re.match(r"(?i)https?://[^\s/]", text):
+        return _code_span(text)
+    return "<" + quote(text, safe=":/?#[]@!$&'()*+,;=%~") + ">"
