@@ -43,7 +43,8 @@ def add_command(
             status = "duplicate" if added.duplicate else "added"
             outcomes.append({"path": str(path), "status": status, **added.model_dump()})
             if not json_output:
-                detail = f"{added.title} ({added.kind}, {added.chunk_count} chunks)"
+                encoding = f", {added.encoding}" if added.encoding else ""
+                detail = f"{added.title} ({added.kind}{encoding}, {added.chunk_count} chunks)"
                 if added.duplicate:
                     detail += " — already in the library"
                 echo(f"{status:<10} {added.doc_id}  {detail}  {path}")
@@ -101,8 +102,8 @@ def list_command(
         return
     for doc in documents:
         echo(
-            f"{doc.doc_id}  {doc.kind:<5} {doc.chunk_count:>5} chunks  {doc.added_at}  "
-            f"{doc.title}  ({doc.path})"
+            f"{doc.doc_id}  {doc.kind:<5} {doc.encoding or '-':<10} {doc.chunk_count:>5} chunks  "
+            f"{doc.added_at}  {doc.title}  ({doc.path})"
         )
 
 

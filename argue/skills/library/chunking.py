@@ -22,6 +22,7 @@ class ParsedDocument:
     title: str
     kind: str
     chunks: list[Chunk] = field(default_factory=list)
+    encoding: str | None = None  # the charset of a text file (see decoding.py); None otherwise
 
 
 @dataclass(frozen=True)

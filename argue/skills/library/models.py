@@ -23,6 +23,11 @@ class AddResult(BaseModel):
     chunk_count: int
     duplicate: bool = Field(description="True when the same content was already in the library")
     path: str = Field(description="Path the document is known under in the library")
+    encoding: str | None = Field(
+        default=None,
+        description="Character encoding a text file was decoded from (utf-8, utf-16-le, cp1251,"
+        " shift_jis…); None for PDF and EPUB",
+    )
 
 
 class DocumentInfo(BaseModel):
@@ -33,6 +38,9 @@ class DocumentInfo(BaseModel):
     chunk_count: int
     size_bytes: int
     added_at: str
+    encoding: str | None = Field(
+        default=None, description="Decoded from; None for PDF/EPUB and documents added before"
+    )
 
 
 class LibraryHit(BaseModel):

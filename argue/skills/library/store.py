@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import sqlite3
 from datetime import UTC, datetime
 from pathlib import Path
 
-from argue.skills._fts import FtsIndex
+from argue.skills._fts import FtsIndex, cjk_terms
 from argue.skills._sqlite import SQLiteStore
 from argue.skills.library.ingest import parse_content, read_file
 from argue.skills.library.models import AddResult, DocumentInfo, LibraryError, LibraryHit
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+"""1: the first. 2: ``documents.encoding`` (the charset a text file was decoded from; NULL for
+documents added before it was recorded, and for PDF and EPUB) and the CJK companion columns of
+the index (``chunks.body_cjk``, ``chunks.title_cjk``; see ``argue.skills._fts``)."""
 # bm25 column weights: chunk text counts fully, the (repeated) document title a little.
 BM25_WEIGHTS = (1.0, 0.3)
 _INDEX = FtsIndex("chunks", ("body", "title"), BM25_WEIGHTS)
@@ -23,7 +27,8 @@ CREATE TABLE IF NOT EXISTS documents (
     path        TEXT NOT NULL,
     size_bytes  INTEGER NOT NULL,
     chunk_count INTEGER NOT NULL,
-    added_at    TEXT NOT NULL
+    added_at    TEXT NOT NULL,
+    encoding    TEXT
 );
 CREATE TABLE IF NOT EXISTS chunks (
     id       INTEGER PRIMARY KEY,
@@ -32,13 +37,28 @@ CREATE TABLE IF NOT EXISTS chunks (
     locator  TEXT NOT NULL,
     title    TEXT NOT NULL,
     body     TEXT NOT NULL,
+    body_cjk  TEXT NOT NULL DEFAULT '',
+    title_cjk TEXT NOT NULL DEFAULT '',
     UNIQUE (doc_id, chunk_no)
 );
 """ + _INDEX.schema()
 
 
+def _migrate(conn: sqlite3.Connection, found: int) -> None:
+    """Version 1 → 2: the ``encoding`` column, and every chunk indexed again with its CJK terms."""
+    columns = {row[1] for row in conn.execute("PRAGMA table_info(documents)")}
+    if "encoding" not in columns:
+        conn.execute("ALTER TABLE documents ADD COLUMN encoding TEXT")
+    _INDEX.reindex(conn)
+
+
 class LibraryStore(
-    SQLiteStore, schema=_SCHEMA, version=SCHEMA_VERSION, what="library", error=LibraryError
+    SQLiteStore,
+    schema=_SCHEMA,
+    version=SCHEMA_VERSION,
+    what="library",
+    error=LibraryError,
+    migrate=_migrate,
 ):
     """Documents added with ``add`` and searched with ``search``.
 
@@ -69,7 +89,7 @@ class LibraryStore(
             if row is None:
                 conn.execute(
                     "INSERT INTO documents (doc_id, title, kind, path, size_bytes, chunk_count,"
-                    " added_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    " added_at, encoding) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                     (
                         doc_id,
                         parsed.title,
@@ -78,13 +98,23 @@ class LibraryStore(
                         len(content.data),
                         len(parsed.chunks),
                         datetime.now(UTC).isoformat(timespec="seconds"),
+                        parsed.encoding,
                     ),
                 )
+                title_cjk = cjk_terms(parsed.title)  # the companion of the repeated title
                 conn.executemany(
-                    "INSERT INTO chunks (doc_id, chunk_no, locator, title, body)"
-                    " VALUES (?, ?, ?, ?, ?)",
+                    "INSERT INTO chunks (doc_id, chunk_no, locator, title, body, body_cjk,"
+                    " title_cjk) VALUES (?, ?, ?, ?, ?, ?, ?)",
                     [
-                        (doc_id, chunk_no, chunk.locator, parsed.title, chunk.text)
+                        (
+                            doc_id,
+                            chunk_no,
+                            chunk.locator,
+                            parsed.title,
+                            chunk.text,
+                            cjk_terms(chunk.text),
+                            title_cjk,
+                        )
                         for chunk_no, chunk in enumerate(parsed.chunks, 1)
                     ],
                 )
@@ -99,6 +129,7 @@ class LibraryStore(
             chunk_count=len(parsed.chunks),
             duplicate=False,
             path=stored_path,
+            encoding=parsed.encoding,
         )
 
     def _mark_duplicate(self, existing: DocumentInfo, path: Path) -> AddResult:
@@ -117,6 +148,7 @@ class LibraryStore(
             chunk_count=existing.chunk_count,
             duplicate=True,
             path=known_path,
+            encoding=existing.encoding,
         )
 
     def get(self, doc_id: str) -> DocumentInfo | None:
@@ -198,7 +230,9 @@ class LibraryStore(
         return hits
 
 
-_DOC_FIELDS = ("doc_id", "title", "kind", "path", "chunk_count", "size_bytes", "added_at")
+_DOC_FIELDS = (
+    "doc_id", "title", "kind", "path", "chunk_count", "size_bytes", "added_at", "encoding",
+)  # fmt: skip
 _DOC_COLUMNS = ", ".join(_DOC_FIELDS)
 
 

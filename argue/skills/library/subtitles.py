@@ -7,8 +7,8 @@ import re
 from dataclasses import dataclass
 
 from argue.skills.library.chunking import Chunk, ParsedDocument
+from argue.skills.library.decoding import decode_text
 from argue.skills.library.models import LibraryError
-from argue.skills.library.text_formats import decode_text
 
 WINDOW_SECONDS = 30.0
 _TIMING = re.compile(
@@ -25,13 +25,13 @@ class Cue:
 
 
 def parse_subtitles(data: bytes, name: str, stem: str, kind: str) -> ParsedDocument:
-    text = decode_text(data, name)
+    text, encoding = decode_text(data, name)
     if kind == "vtt" and not text.lstrip().startswith("WEBVTT"):
         raise LibraryError(f"{name}: not a WebVTT file (missing the WEBVTT header)")
     cues = _cues(text)
     if not cues:
         raise LibraryError(f"{name}: no subtitle cues found")
-    return ParsedDocument(title=stem, kind=kind, chunks=_windows(cues))
+    return ParsedDocument(title=stem, kind=kind, chunks=_windows(cues), encoding=encoding)
 
 
 def parse_timestamp(value: str) -> float:

@@ -12,34 +12,23 @@ from argue.skills.library.chunking import (
     numbered,
     pack_lines,
 )
-from argue.skills.library.models import LibraryError
+from argue.skills.library.decoding import decode_text
 
 _ATX_HEADING = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$")
 _SETEXT_UNDERLINE = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 
 
-def decode_text(data: bytes, name: str) -> str:
-    """UTF-8 (BOM tolerated), else Windows-1252; binary content is refused."""
-    if b"\x00" in data:
-        raise LibraryError(f"{name}: looks like a binary file, not text")
-    for encoding in ("utf-8-sig", "cp1252"):
-        try:
-            return data.decode(encoding)
-        except UnicodeDecodeError:
-            continue
-    raise LibraryError(f"{name}: not UTF-8 or Windows-1252 text")
-
-
 def parse_txt(data: bytes, name: str, stem: str) -> ParsedDocument:
-    text = decode_text(data, name)
+    text, encoding = decode_text(data, name)
     blocks = pack_lines(numbered(text.splitlines()))
     chunks = [Chunk(line_range(b.first_line, b.last_line), b.text) for b in blocks]
-    return ParsedDocument(title=stem, kind="txt", chunks=chunks)
+    return ParsedDocument(title=stem, kind="txt", chunks=chunks, encoding=encoding)
 
 
 def parse_markdown(data: bytes, name: str, stem: str) -> ParsedDocument:
-    lines = numbered(decode_text(data, name).splitlines())
+    text, encoding = decode_text(data, name)
+    lines = numbered(text.splitlines())
     lines, front_title = _strip_front_matter(lines)
     chunks: list[Chunk] = []
     first_h1: str | None = None
@@ -56,7 +45,9 @@ def parse_markdown(data: bytes, name: str, stem: str) -> ParsedDocument:
             else:
                 locator = f"§ {heading} ({span})"
             chunks.append(Chunk(locator, block.text))
-    return ParsedDocument(title=front_title or first_h1 or stem, kind="md", chunks=chunks)
+    return ParsedDocument(
+        title=front_title or first_h1 or stem, kind="md", chunks=chunks, encoding=encoding
+    )
 
 
 def _strip_front_matter(lines: list[NumberedLine]) -> tuple[list[NumberedLine], str | None]:

@@ -24,7 +24,9 @@ from argue.skills.base import SkillItem, SkillResult
 MemoryScope = Literal["persona", "shared"]
 SCOPES: tuple[MemoryScope, ...] = ("persona", "shared")
 SKILL = "memory"
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
+"""1: the first. 2: ``origin``. 3: the CJK companion columns of the index (``text_cjk``,
+``tags_cjk``; see ``argue.skills._fts``), filled for existing memories, which are re-indexed."""
 MemoryOrigin = Literal["model", "operator"]
 """Who wrote a memory: a model (a persona's claim, a debate's conclusion: never checked) or the
 operator (``argue memory learn``). Either way a recalled memory is never a document."""
@@ -46,10 +48,18 @@ CREATE TABLE IF NOT EXISTS memories (
     round_no   INTEGER,
     created_at TEXT NOT NULL,
     origin     TEXT NOT NULL DEFAULT 'model',
+    text_cjk   TEXT NOT NULL DEFAULT '',
+    tags_cjk   TEXT NOT NULL DEFAULT '',
     CHECK (scope = 'shared' OR persona IS NOT NULL)
 );
 CREATE INDEX IF NOT EXISTS memories_by_persona ON memories (persona, scope);
 """ + _INDEX.schema()
+
+
+def _migrate(conn: sqlite3.Connection, found: int) -> None:
+    """Versions 1 and 2 → 3: every memory indexed again with its CJK terms (``origin``, new in
+    version 2, is added by ``MemoryStore._connection``)."""
+    _INDEX.reindex(conn)
 
 
 class MemoryStoreError(Exception):
@@ -95,7 +105,12 @@ def parse_memory_id(memory_id: str) -> int | None:
 
 
 class MemoryStore(
-    SQLiteStore, schema=_SCHEMA, version=SCHEMA_VERSION, what="memory", error=MemoryStoreError
+    SQLiteStore,
+    schema=_SCHEMA,
+    version=SCHEMA_VERSION,
+    what="memory",
+    error=MemoryStoreError,
+    migrate=_migrate,
 ):
     def __init__(self, db_path: Path | None = None) -> None:
         if db_path is None:
@@ -145,20 +160,23 @@ class MemoryStore(
         if round_no is not None and round_no < 0:
             raise MemoryStoreError(f"round number must not be negative (got {round_no})")
         clean_tags = [" ".join(tag.split()) for tag in tags if tag.strip()]
+        tag_text = "\n".join(clean_tags)
         with self._using() as conn:
             cursor = conn.execute(
                 "INSERT INTO memories (persona, scope, kind, text, tags, debate_id, round_no,"
-                " created_at, origin) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " created_at, origin, text_cjk, tags_cjk)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     owner,
                     scope,
                     kind.strip() or "note",
                     body,
-                    "\n".join(clean_tags),
+                    tag_text,
                     debate_id,
                     round_no,
                     datetime.now(UTC).isoformat(timespec="seconds"),
                     origin,
+                    *_INDEX.cjk_values(body, tag_text),
                 ),
             )
         return f"mem:{cursor.lastrowid}"

@@ -30,7 +30,7 @@ def test_add_reports_each_file_and_fails_if_any_failed(
     result = runner.invoke(app, args)
     assert result.exit_code == 1
     lines = result.stdout.splitlines()
-    assert lines[0].startswith("added ") and "Variance Study (md, 3 chunks)" in lines[0]
+    assert lines[0].startswith("added ") and "Variance Study (md, utf-8, 3 chunks)" in lines[0]
     assert lines[1].startswith("added ") and "lecture (vtt" in lines[1]
     assert "error" in result.stderr and "broken.pdf: not a readable PDF" in result.stderr
     assert "1 of 3 file(s) could not be added" in result.stderr

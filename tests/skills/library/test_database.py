@@ -15,7 +15,10 @@ class NotesError(Exception):
 
 
 _INDEX = FtsIndex("notes", ("body",))
-_SCHEMA = "CREATE TABLE IF NOT EXISTS notes (id INTEGER PRIMARY KEY, body TEXT NOT NULL);\n"
+_SCHEMA = (
+    "CREATE TABLE IF NOT EXISTS notes (id INTEGER PRIMARY KEY, body TEXT NOT NULL,"
+    " body_cjk TEXT NOT NULL DEFAULT '');\n"
+)
 
 
 class NotesStore(

@@ -80,8 +80,10 @@ def test_long_markdown_section_keeps_heading_and_adds_lines(tmp_path: Path) -> N
 
 def test_windows_1252_text_is_decoded(tmp_path: Path) -> None:
     path = tmp_path / "legacy.txt"
-    path.write_bytes("Café crème à la française".encode("cp1252"))
-    assert parse(path).chunks[0].text == "Café crème à la française"
+    text = "Café crème à la française, s'il vous plaît, avec deux croissants."
+    path.write_bytes(text.encode("cp1252"))
+    doc = parse(path)
+    assert (doc.chunks[0].text, doc.encoding) == (text, "cp1252")
 
 
 # ---------------------------------------------------------------- pdf

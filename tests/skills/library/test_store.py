@@ -141,7 +141,7 @@ def test_insert_failure_rolls_back_the_whole_document(
 
     def half_valid(content: object) -> ParsedDocument:
         # the second chunk violates NOT NULL: the insert fails after the first rows went in
-        return ParsedDocument("Broken", "md", [Chunk("§ A", "fine"), Chunk("§ B", None)])  # type: ignore[arg-type]
+        return ParsedDocument("Broken", "md", [Chunk("§ A", "fine"), Chunk(None, "too")])  # type: ignore[arg-type]
 
     monkeypatch.setattr(store_module, "parse_content", half_valid)
     with pytest.raises(LibraryError, match="NOT NULL"):

@@ -250,5 +250,6 @@ def test_origin_is_stored_and_a_version_1_database_is_upgraded(tmp_path) -> None
         new_id = store.learn("embry", "The operator's note on orbits", origin="operator")
         assert store.get(new_id).origin == "operator"
         recalled = store.recall("orbits", persona="embry")
+        assert len(recalled.items) == 2  # the version-1 row is indexed by the migration too
         assert {item.provenance for item in recalled.items} == {"recall"}
         assert any("noted by the operator" in item.title for item in recalled.items)
