@@ -47,6 +47,8 @@ def isolated_env(tmp_path, monkeypatch) -> None:
     monkeypatch.setenv("ARGUE_HOME", str(home))
     # Nothing listens on port 9 (discard): Ollama auto-detection finds nothing, fast.
     monkeypatch.setenv("OLLAMA_HOST", "127.0.0.1:9")
+    # Loopback research servers are the test suite's own (argue refuses them otherwise).
+    monkeypatch.setenv("ARGUE_ALLOW_PRIVATE_ADDRESSES", "1")
 
 
 @pytest.fixture

@@ -101,6 +101,7 @@ class Cli:
             ARGUE_BRAVE_URL=DISCARD_URL,
             ARGUE_PERPLEXITY_URL=DISCARD_URL,
             ARGUE_YOUTUBE_URL=DISCARD_URL,
+            ARGUE_ALLOW_PRIVATE_ADDRESSES="1",  # the discard port and loopback servers
             OLLAMA_HOST="127.0.0.1:9",
             NO_PROXY="127.0.0.1,localhost",
             no_proxy="127.0.0.1,localhost",

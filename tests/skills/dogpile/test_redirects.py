@@ -75,3 +75,34 @@ async def test_bad_or_endless_redirects_fail_in_plain_words(
     assert result.status == "failed"
     assert note in result.note
     assert len(loopback.requests) <= 4
+
+
+async def test_private_and_metadata_addresses_are_refused_without_a_request(
+    loopback: LoopbackServer, client: httpx.AsyncClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("ARGUE_ALLOW_PRIVATE_ADDRESSES", raising=False)
+    monkeypatch.setenv("BRAVE_API_KEY", "brave-canary-key-123")
+    loopback.enqueue(Reply(json=BRAVE_SEARCH))
+    for url in (
+        f"{loopback.url}/search",
+        "http://169.254.169.254/latest/meta-data",
+        "http://10.1.2.3/x",
+    ):
+        monkeypatch.setenv("ARGUE_BRAVE_URL", url)
+        result = await brave.search("debate", client=client, limit=3)
+        assert result.status == "failed", url
+        assert "a private or local address" in result.note, result.note
+    assert loopback.requests == []
+
+
+async def test_a_redirect_to_another_host_is_refused(
+    loopback: LoopbackServer, client: httpx.AsyncClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ARGUE_BRAVE_URL", f"{loopback.url}/search")
+    monkeypatch.setenv("BRAVE_API_KEY", "brave-canary-key-123")
+    port = loopback.url.rsplit(":", 1)[1]
+    loopback.enqueue(Reply(status=302, headers={"Location": f"http://localhost:{port}/elsewhere"}))
+    result = await brave.search("debate", client=client, limit=3)
+    assert result.status == "failed"
+    assert "refused a redirect to localhost (only 127.0.0.1 is configured)" in result.note
+    assert [r.path for r in loopback.requests] == ["/search"]

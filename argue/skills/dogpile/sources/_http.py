@@ -88,7 +88,9 @@ async def fetch(
     ``X-Subscription-Token``…) is only ever sent to the origin it belongs to.
     """
     origin = _origin(url)
+    home = (urlsplit(url).hostname or "").lower()  # the configured host of this source
     for _ in range(MAX_REDIRECTS + 1):
+        await check_destination(source, url, home)
         fetched = await _fetch_once(
             client, source, method, url, params, headers, json_body, max_bytes
         )
@@ -108,6 +110,48 @@ async def fetch(
 
 
 MAX_REDIRECTS = 3
+ALLOW_PRIVATE_ENV = "ARGUE_ALLOW_PRIVATE_ADDRESSES"
+_METADATA_HOSTS = frozenset({"metadata.google.internal", "metadata"})
+
+
+async def check_destination(source: str, url: str, home: str) -> None:
+    """Fetch only http(s) URLs on the source's configured host, and never a private, loopback,
+    link-local (cloud metadata) or reserved address, unless ARGUE_ALLOW_PRIVATE_ADDRESSES=1
+    (a source the user points at a server on their own network, or the test suite)."""
+    import asyncio
+    import ipaddress
+
+    parts = urlsplit(url)
+    host = (parts.hostname or "").lower()
+    if parts.scheme not in ("http", "https") or not host:
+        raise SourceError(f"{source}: refused {parts.scheme or 'a'} URL (http or https only)")
+    if host != home:
+        raise SourceError(f"{source}: refused a redirect to {host} (only {home} is configured)")
+    if os.environ.get(ALLOW_PRIVATE_ENV) == "1":
+        return
+    if host in _METADATA_HOSTS:
+        raise SourceError(f"{source}: refused {host}: a cloud metadata address")
+    try:
+        addresses = [ipaddress.ip_address(host)]
+    except ValueError:
+        try:
+            infos = await asyncio.get_running_loop().getaddrinfo(host, parts.port or 443)
+        except OSError:
+            return  # the connection attempt reports the lookup failure in its own words
+        addresses = [ipaddress.ip_address(info[4][0].split("%")[0]) for info in infos]
+    for address in addresses:
+        if (
+            address.is_private
+            or address.is_loopback
+            or address.is_link_local
+            or address.is_reserved
+            or address.is_multicast
+            or address.is_unspecified
+        ):
+            raise SourceError(
+                f"{source}: refused {host} ({address}): a private or local address "
+                f"(set {ALLOW_PRIVATE_ENV}=1 to allow servers on your own network)"
+            )
 
 
 def _origin(url: str) -> tuple[str, str, int | None]:
