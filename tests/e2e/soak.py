@@ -84,6 +84,11 @@ def folder_problems(folder: Path) -> list[str]:
     return problems
 
 
+def _script() -> ResearchingScript:
+    """Confidences that swing every round: the debate never converges, it runs all its rounds."""
+    return ResearchingScript(names={}, confidence=lambda letter, rnd: 0.3 + 0.5 * (rnd % 2))
+
+
 def _python(cli: Cli, *args: str) -> subprocess.Popen[str]:
     return subprocess.Popen(
         [sys.executable, "-m", "argue", *args],
@@ -115,7 +120,7 @@ def run_soak(
     workdir: Path, *, rounds: int, min_kills: int, seed: int, delay_s: float = 0.05
 ) -> SoakResult:
     rng = random.Random(seed)
-    reference_fake = FakeLLM(ResearchingScript(names={})).start()
+    reference_fake = FakeLLM(_script()).start()
     try:
         reference_fake.delay_s = delay_s
         ref_cli = Cli(workdir / "reference", env_overrides=openai_env(reference_fake.url))
@@ -128,7 +133,7 @@ def run_soak(
     finally:
         reference_fake.stop()
 
-    fake = FakeLLM(ResearchingScript(names={})).start()
+    fake = FakeLLM(_script()).start()
     try:
         fake.delay_s = delay_s
         cli = Cli(workdir / "soak", env_overrides=openai_env(fake.url))
