@@ -31,7 +31,7 @@ def mcp_command(
         from mcp.server.mcpserver import MCPServer  # noqa: F401  (mcp 2.x)
     except ImportError:
         die(MISSING_SDK, 2)
-    from argue.mcp_server import serve
+    from argue.mcp.server import serve
 
     try:
         serve(debates_dir)

@@ -93,6 +93,7 @@ class DebateFraming(RunnerState):
                 letter=letter,
                 system=prompts.system_prompt(persona, self._card(persona), config, stance),
                 role_hint=role_hint(config.mode, list(config.personas).index(letter)),
+                brief=prompts.brief(config, stance),
             )
         return seats
 

@@ -5,7 +5,7 @@ harness builds it); the model is the loopback ``FakeLLM`` behind ``OPENAI_BASE_U
 is restricted to the offline library. The client is ``mcp.Client`` over ``mcp.client.stdio``'s
 ``stdio_client`` (a ``ClientSession`` underneath).
 
-Teeth (checked once): in ``argue/mcp_server.py``'s ``cli_call``, stop capturing
+Teeth (checked once): in ``argue/mcp/capture.py``'s ``cli_call``, stop capturing
 ``stderr_console`` (drop its ``begin_capture()`` and take ``printed.err`` as ``[]``): ``die()``'s
 line then goes to the server's stderr instead of the tool result, every tool error reads
 ``error: exit code 2``, and ``test_errors_are_tool_errors_with_the_cli_line`` (and the other
@@ -37,7 +37,7 @@ from mcp.client.stdio import stdio_client
 from mcp.shared.exceptions import MCPError
 from mcp.types import CallToolResult, TextContent
 
-from argue.mcp_server import TOOL_NAMES
+from argue.mcp import TOOL_NAMES
 from tests.e2e.fake_llm import FakeLLM
 from tests.e2e.harness import QUESTION, Cli, openai_env
 

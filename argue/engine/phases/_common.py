@@ -37,6 +37,7 @@ class PersonaSeat:
     letter: str
     system: str
     role_hint: str
+    brief: str = ""  # the proposition and the side, fenced, for each user message
 
 
 def model_failure(round_no: int, letter: str, phase: str, exc: ModelError) -> Failure:

@@ -56,6 +56,7 @@ async def make_argument(
         history.config.max_rounds,
         seat.role_hint,
         research=prompts.research_report(history, letter, round_no),
+        brief=seat.brief,
     )
     result = await complete_for(
         model,

@@ -54,6 +54,7 @@ async def make_rebuttal(
         table,
         round_no,
         seat.role_hint,
+        brief=seat.brief,
     )
     purpose = f"{letter}/R{round_no}/rebuttal"
     result = await complete_for(

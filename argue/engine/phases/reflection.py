@@ -81,6 +81,7 @@ async def make_reflection(
         previous,
         round_no,
         next_round,
+        brief=seat.brief,
     )
     answer_format = history.config.answer_format
     if answer_format:  # an answer-seeking debate (argue eval): the persona's answer so far

@@ -60,6 +60,7 @@ async def plan_research(
         round_no,
         history.config.max_rounds,
         slots,
+        brief=seat.brief,
     )
     result = await complete_for(
         model,
