@@ -14,7 +14,8 @@ from argue.cli import app
 def test_importing_the_cli_loads_no_sdk():
     code = (
         "import sys, argue.cli; "
-        "heavy = {'anthropic', 'openai', 'llama_cpp', 'httpx', 'jinja2', 'pypdf'}; "
+        "heavy = {'anthropic', 'openai', 'llama_cpp', 'httpx', 'jinja2', 'pypdf', "
+        "'genai_prices', 'httpx2'}; "
         "heavy &= set(sys.modules); "
         "print(sorted(heavy)); sys.exit(1 if heavy else 0)"
     )

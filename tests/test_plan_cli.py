@@ -202,3 +202,15 @@ def test_config_show_names_each_source_and_masks_keys(tmp_path, fake, monkeypatc
 def test_config_is_listed_in_the_help():
     result = _invoke("--help")
     assert " config " in result.stdout
+
+
+def test_dry_run_shows_where_each_price_comes_from(tmp_path, fake):
+    plan = _dry_run_json(tmp_path / "d", "--model", "o3")  # priced only by genai-prices
+    price = plan["estimate"]["prices"]["openai/o3"]
+    assert price["source"].startswith("genai-prices ") and price["output_per_mtok"] > 0
+    assert plan["estimate"]["cost_usd"] is not None
+
+    human = _invoke("argue", QUESTION, "--debates-dir", str(tmp_path / "d"), "--dry-run")
+    assert human.exit_code == 0, human.output
+    assert "Prices (source of each):" in human.stdout
+    assert "openai/gpt-4o-mini  $0.15 in / $0.60 out per Mtok  (built-in table)" in human.stdout

@@ -172,6 +172,8 @@ def dry_run(
                 f"{_span(step.calls_min, step.calls_max):>7} "
                 f"{_span(step.tokens_min, step.tokens_max):>17}"
             )
+    lines.append("Prices (source of each):")
+    lines += [f"  {line}" for line in estimate.describe_prices()]
     lines.append(f"Assumptions: {estimate.as_json()['assumptions']}")
     for line in lines:
         stdout_console.print(line, markup=False, highlight=False)

@@ -129,6 +129,21 @@ class DebateEstimate:
     rounds: int
     steps: list[StepEstimate] = field(default_factory=list)
     unpriced_models: list[str] = field(default_factory=list)
+    # model label -> its price per million tokens and where that price came from
+    prices: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    def describe_prices(self) -> list[str]:
+        """One line per model: "openai/o3  $2.00 in / $8.00 out per Mtok  (genai-prices 0.2.3)"."""
+        lines = []
+        for label, price in self.prices.items():
+            if price["source"] is None:
+                lines.append(f"{label}  no price")
+            else:
+                lines.append(
+                    f"{label}  ${price['input_per_mtok']:.2f} in / "
+                    f"${price['output_per_mtok']:.2f} out per Mtok  ({price['source']})"
+                )
+        return lines
 
     @property
     def calls_min(self) -> int:
@@ -177,6 +192,7 @@ class DebateEstimate:
             "cost_usd": {"min": round(low, 6), "max": round(high, 6)} if self.cost_known else None,
             "cost_usd_at_least": {"min": round(low, 6), "max": round(high, 6)},
             "unpriced_models": self.unpriced_models,
+            "prices": self.prices,
             "cost": self.describe_cost(),
             "steps": [s.as_json() for s in self.steps if s.calls_max],
             "assumptions": ASSUMPTION,
@@ -223,9 +239,21 @@ def estimate_debate(
     from argue.domain import Usage
 
     unpriced: list[str] = []
+    price_of: dict[str, dict[str, Any]] = {}
     for entry in steps.values():
         model = entry.model
-        if not prices.knows(model.provider, model.model):
+        found = prices.lookup_with_source(model.provider, model.model)
+        price_of.setdefault(
+            model.label(),
+            {"input_per_mtok": None, "output_per_mtok": None, "source": None}
+            if found is None
+            else {
+                "input_per_mtok": found[0].input,
+                "output_per_mtok": found[0].output,
+                "source": found[1],
+            },
+        )
+        if found is None:
             entry.cost_min = entry.cost_max = None
             if model.label() not in unpriced:
                 unpriced.append(model.label())
@@ -240,4 +268,4 @@ def estimate_debate(
             setattr(entry, f"cost_{bound}", prices.cost(usage))
     order = list(TYPICAL_CALLS)
     ordered = sorted(steps.values(), key=lambda entry: order.index(entry.step))
-    return DebateEstimate(rounds=rounds, steps=ordered, unpriced_models=unpriced)
+    return DebateEstimate(rounds=rounds, steps=ordered, unpriced_models=unpriced, prices=price_of)

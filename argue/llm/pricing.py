@@ -1,10 +1,13 @@
 """What a call costs: USD per million tokens, per provider and model.
 
 The table covers a handful of current Anthropic and OpenAI models; in-process llama.cpp
-(provider ``local``) bills nothing. Any other model (Ollama, an unlisted one) has no known price:
-its calls are counted as *unpriced* (``Usage.unpriced_calls``) and shown as "unknown", never as
-$0. A ``[prices]`` table in config.toml and then ``ARGUE_PRICES`` (a JSON file shaped like
-``DEFAULT_PRICES``: provider -> model -> USD per million tokens) add or override entries.
+(provider ``local``) bills nothing. A ``[prices]`` table in config.toml and then ``ARGUE_PRICES``
+(a JSON file shaped like ``DEFAULT_PRICES``: provider -> model -> USD per million tokens) add or
+override entries. A model in none of these is looked up in the maintained price library
+``genai-prices`` (its bundled data only: argue never starts its network updater), imported
+lazily. Any other model (Ollama, an unknown one) has no known price: its calls are counted as
+*unpriced* (``Usage.unpriced_calls``) and shown as "unknown", never as $0. ``price_source``
+says where each price came from (``--dry-run`` shows it).
 
 Token semantics follow Usage: ``input_tokens`` are input tokens neither read from nor written
 to the prompt cache; cache reads and writes are counted (and priced) separately.
@@ -16,6 +19,8 @@ import json
 import os
 import re
 from collections.abc import Iterable, Mapping
+from datetime import UTC, datetime
+from functools import cache
 from pathlib import Path
 
 from pydantic import BaseModel, Field, ValidationError
@@ -71,30 +76,75 @@ _FREE = ModelPrice(input=0.0, output=0.0)
 _SNAPSHOT_SUFFIX = re.compile(r"-(\d{8}|\d{4}-\d{2}-\d{2})$")
 
 
+# Where a price came from, as ``price_source`` and ``--dry-run`` name it.
+BUILT_IN = "built-in table"
+CONFIG = "config.toml [prices]"
+ENV = "ARGUE_PRICES"
+FREE = "free (runs on this machine)"
+LIBRARY_DIST = "genai-prices"
+
+
 class PriceTableError(ProviderNotConfigured):
     """``ARGUE_PRICES`` points at a file that cannot be used (the CLI exits 2 on it)."""
 
 
 class PriceTable:
-    def __init__(self, prices: Mapping[str, Mapping[str, ModelPrice]] | None = None) -> None:
-        source = DEFAULT_PRICES if prices is None else prices
-        self._prices: dict[str, dict[str, ModelPrice]] = {
-            provider: dict(models) for provider, models in source.items()
-        }
+    """Prices by provider and model. ``library=True`` (what ``load_price_table`` builds) falls
+    back to ``genai-prices`` for a model the table does not have."""
 
-    def with_overrides(self, overrides: Mapping[str, Mapping[str, ModelPrice]]) -> PriceTable:
-        merged = PriceTable(self._prices)
+    def __init__(
+        self,
+        prices: Mapping[str, Mapping[str, ModelPrice]] | None = None,
+        *,
+        library: bool = False,
+        source: str = BUILT_IN,
+    ) -> None:
+        table = DEFAULT_PRICES if prices is None else prices
+        self._prices: dict[str, dict[str, ModelPrice]] = {
+            provider: dict(models) for provider, models in table.items()
+        }
+        self._sources: dict[tuple[str, str], str] = {
+            (provider, model): source for provider, models in table.items() for model in models
+        }
+        self.library = library
+
+    def with_overrides(
+        self, overrides: Mapping[str, Mapping[str, ModelPrice]], *, source: str = ENV
+    ) -> PriceTable:
+        merged = PriceTable(self._prices, library=self.library)
+        merged._sources = dict(self._sources)
         for provider, models in overrides.items():
             merged._prices.setdefault(provider, {}).update(models)
+            merged._sources.update({(provider, model): source for model in models})
         return merged
 
-    def lookup(self, provider: str, model: str) -> ModelPrice | None:
-        """The model's own entry, else its alias's when the name is a dated snapshot."""
+    def _own(self, provider: str, model: str) -> tuple[ModelPrice, str] | None:
         models = self._prices.get(provider, {})
-        found = models.get(model) or models.get(_SNAPSHOT_SUFFIX.sub("", model))
-        if found is None and provider in FREE_PROVIDERS:
-            return _FREE
-        return found
+        for name in (model, _SNAPSHOT_SUFFIX.sub("", model)):
+            if name in models:
+                return models[name], self._sources.get((provider, name), BUILT_IN)
+        return None
+
+    def lookup_with_source(self, provider: str, model: str) -> tuple[ModelPrice, str] | None:
+        """The price and where it came from: ARGUE_PRICES / config.toml, then the built-in
+        table (a dated snapshot costs as its alias), then genai-prices."""
+        own = self._own(provider, model)
+        if own is not None:
+            return own
+        if provider in FREE_PROVIDERS:
+            return _FREE, FREE
+        if self.library:
+            return library_price(provider, model)
+        return None
+
+    def lookup(self, provider: str, model: str) -> ModelPrice | None:
+        found = self.lookup_with_source(provider, model)
+        return found[0] if found else None
+
+    def price_source(self, provider: str, model: str) -> str | None:
+        """ "built-in table", "ARGUE_PRICES", "genai-prices 0.2.3"…; None without a price."""
+        found = self.lookup_with_source(provider, model)
+        return found[1] if found else None
 
     def knows(self, provider: str, model: str) -> bool:
         return self.lookup(provider, model) is not None
@@ -117,6 +167,42 @@ class PriceTable:
             + usage.cache_read_tokens * price.cache_read
             + usage.cache_write_tokens * price.cache_write
         ) / PER_MILLION
+
+
+@cache
+def library_price(provider: str, model: str) -> tuple[ModelPrice, str] | None:
+    """The price ``genai-prices`` ships for ``provider``/``model`` today, from the data bundled
+    in the package (no network: its updater is never started), or None.
+
+    A model priced in tiers (long prompts cost more) gets its base tier.
+    """
+    try:
+        from importlib.metadata import version
+
+        from genai_prices.data_snapshot import get_snapshot
+    except ImportError:  # an install without the library: simply fewer prices
+        return None
+    try:
+        _, info = get_snapshot().find_provider_model(model, None, provider, None)
+        found = info.get_prices(datetime.now(UTC))
+    except LookupError:
+        return None
+
+    def usd(key: str) -> float | None:
+        value = getattr(found, key, None)
+        value = getattr(value, "base", value)  # TieredPrices: the base tier
+        return None if value is None else float(value)
+
+    input_price, output_price = usd("input_mtok"), usd("output_mtok")
+    if input_price is None or output_price is None:
+        return None  # priced per request, per image…: not something argue can count
+    price = ModelPrice(
+        input=input_price,
+        output=output_price,
+        cache_read=usd("cache_read_mtok") or 0.0,
+        cache_write=usd("cache_write_mtok") or 0.0,
+    )
+    return price, f"{LIBRARY_DIST} {version(LIBRARY_DIST)}"
 
 
 def load_price_overrides(path: Path) -> dict[str, dict[str, ModelPrice]]:
@@ -150,14 +236,16 @@ def load_price_table(
     config: Mapping[str, Mapping[str, ModelPrice]] | None = None,
 ) -> PriceTable:
     """The built-in table, with config.toml's ``[prices]`` (``config``) and then
-    ``ARGUE_PRICES`` applied when set."""
+    ``ARGUE_PRICES`` applied when set; genai-prices for the models none of them has."""
     source = os.environ if env is None else env
-    table = PriceTable()
+    table = PriceTable(library=True)
     if config:
-        table = table.with_overrides(config)
+        table = table.with_overrides(config, source=CONFIG)
     override_path = source.get("ARGUE_PRICES")
     if override_path:
-        table = table.with_overrides(load_price_overrides(Path(override_path).expanduser()))
+        table = table.with_overrides(
+            load_price_overrides(Path(override_path).expanduser()), source=ENV
+        )
     return table
 
 

@@ -24,7 +24,9 @@ import shlex
 import signal
 import time
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Annotated, Any, Literal
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, ValidationError
 
 from argue.domain import Provenance
 from argue.skills.base import SkillItem, SkillResult
@@ -33,21 +35,60 @@ MAX_STDOUT_BYTES = 1_000_000
 MAX_STDERR_BYTES = 64_000
 _READ_CHUNK = 65_536
 _NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]*$")
-_OPTIONAL_TEXT_FIELDS = ("url", "snippet", "locator", "id")
-
-
 _MODEL_WRITTEN = ("testimony", "recall", "label")
 
 
-def _provenance(raw: dict[str, Any], fields: dict[str, str], number: int) -> Provenance:
-    declared = raw.get("provenance")
-    if declared is not None and declared not in ("document", *_MODEL_WRITTEN):
-        raise ValueError(
-            f"item {number}: 'provenance' must be one of document, {', '.join(_MODEL_WRITTEN)}"
-        )
-    if declared in _MODEL_WRITTEN:
-        return declared  # type: ignore[return-value]
-    return "document" if fields.get("url") or fields.get("locator") else "testimony"
+def _non_blank(value: str) -> str:
+    if not value.strip():
+        raise ValueError("blank")
+    return value.strip()
+
+
+class _Item(BaseModel):
+    """One item the program printed; strict: ``5`` is not a string, ``true`` not a number."""
+
+    model_config = ConfigDict(strict=True, extra="ignore")
+
+    title: Annotated[str, AfterValidator(_non_blank)]
+    url: str | None = None
+    snippet: str | None = None
+    locator: str | None = None
+    id: str | None = None
+    score: float | None = None
+    provenance: Literal["document", "testimony", "recall", "label"] | None = None
+
+
+class _Output(BaseModel):
+    model_config = ConfigDict(strict=True, extra="ignore")
+
+    items: list[_Item]
+    note: str = ""
+
+
+# What each field must be, in the words of the error shown to the user.
+_REQUIREMENTS = {
+    "title": "must be a non-empty string",
+    "url": "must be a string",
+    "snippet": "must be a string",
+    "locator": "must be a string",
+    "id": "must be a string",
+    "score": "must be a number",
+    "provenance": f"must be one of document, {', '.join(_MODEL_WRITTEN)}",
+}
+
+
+def _shape_problem(error: ValidationError) -> str:
+    """The first problem pydantic found, as one line naming the item and the field."""
+    loc = error.errors(include_url=False)[0]["loc"]
+    if loc[0] == "items" and len(loc) == 1:
+        return "'items' must be a list"
+    if loc[0] == "note":
+        return "'note' must be a string"
+    number = int(loc[1]) + 1
+    if len(loc) == 2:
+        return f"item {number} must be an object"
+    field = str(loc[2])
+    return f"item {number}: '{field}' {_REQUIREMENTS.get(field, 'is not valid')}"
 
 
 class _OutputTooLarge(Exception):
@@ -116,43 +157,30 @@ def _parse_items(name: str, payload: object) -> tuple[list[SkillItem], str]:
     """Items and the program's own note; ValueError names what is wrong with the shape."""
     if not isinstance(payload, dict):
         raise ValueError(f"expected a JSON object, got {type(payload).__name__}")
-    raw_items = payload.get("items")
-    if not isinstance(raw_items, list):
-        raise ValueError("'items' must be a list")
-    note = payload.get("note", "")
-    if not isinstance(note, str):
-        raise ValueError("'note' must be a string")
-    items: list[SkillItem] = []
-    for number, raw in enumerate(raw_items, start=1):
-        if not isinstance(raw, dict):
-            raise ValueError(f"item {number} must be an object")
-        title = raw.get("title")
-        if not isinstance(title, str) or not title.strip():
-            raise ValueError(f"item {number}: 'title' must be a non-empty string")
-        fields: dict[str, str] = {}
-        for field in _OPTIONAL_TEXT_FIELDS:
-            value = raw.get(field)
-            if value is None:
-                continue
-            if not isinstance(value, str):
-                raise ValueError(f"item {number}: '{field}' must be a string")
-            fields[field] = value
-        score = raw.get("score")
-        if score is not None and (isinstance(score, bool) or not isinstance(score, int | float)):
-            raise ValueError(f"item {number}: 'score' must be a number")
-        items.append(
-            SkillItem(
-                id=fields.get("id") or f"ext:{name}:{number}",
-                title=title.strip(),
-                url=fields.get("url"),
-                locator=fields.get("locator"),
-                snippet=fields.get("snippet", ""),
-                source=f"ext:{name}",
-                score=float(score) if score is not None else None,
-                provenance=_provenance(raw, fields, number),
-            )
+    try:
+        output = _Output.model_validate(payload)
+    except ValidationError as error:
+        raise ValueError(_shape_problem(error)) from None
+    items = [
+        SkillItem(
+            id=raw.id or f"ext:{name}:{number}",
+            title=raw.title,
+            url=raw.url,
+            locator=raw.locator,
+            snippet=raw.snippet or "",
+            source=f"ext:{name}",
+            score=raw.score,
+            provenance=_provenance(raw),
         )
-    return items, note
+        for number, raw in enumerate(output.items, start=1)
+    ]
+    return items, output.note
+
+
+def _provenance(raw: _Item) -> Provenance:
+    if raw.provenance in _MODEL_WRITTEN:
+        return raw.provenance  # type: ignore[return-value]
+    return "document" if raw.url or raw.locator else "testimony"
 
 
 async def run_external(

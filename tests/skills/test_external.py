@@ -81,6 +81,16 @@ async def test_timeout_kills_the_process(tmp_path: Path) -> None:
             'print(\'{"items": [{"title": "t", "url": 5}]}\')',
             "wrong output shape: item 1: 'url' must be a string",
         ),
+        (
+            'print(\'{"items": [{"title": "t"}, {"title": "u", "score": true}]}\')',
+            "wrong output shape: item 2: 'score' must be a number",
+        ),
+        (
+            'print(\'{"items": [{"title": "t", "provenance": "gossip"}]}\')',
+            "wrong output shape: item 1: 'provenance' must be one of document, testimony",
+        ),
+        ('print(\'{"items": ["t"]}\')', "wrong output shape: item 1 must be an object"),
+        ('print(\'{"items": [], "note": 3}\')', "wrong output shape: 'note' must be a string"),
     ],
 )
 async def test_bad_output_is_failed_with_the_reason(code: str, reason: str) -> None:

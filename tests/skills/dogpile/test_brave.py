@@ -57,20 +57,33 @@ async def test_no_web_section_is_empty(
 
 
 @pytest.mark.parametrize(
-    "payload",
+    ("payload", "detail"),
     [
-        {"results": []},
-        {"type": "search", "web": {"results": "x"}},
-        {"type": "search", "web": {"results": [{"title": "no url"}]}},
-        {"type": "search", "web": {"results": [{"url": "javascript:alert(1)"}]}},
+        ({"results": []}, "web: Field required (and 'type' is not \"search\")"),
+        ({"type": "search", "web": {"results": "x"}}, "web.results: Input should be a valid list"),
+        (
+            {"type": "search", "web": {"results": [{"title": "no url"}]}},
+            "web.results.0.url: Field required",
+        ),
+        (
+            {"type": "search", "web": {"results": [{"url": "javascript:alert(1)"}]}},
+            "web.results.0.url: not an http(s) URL",
+        ),
+        (
+            {"type": "search", "web": {"results": [{"url": ["https://x"]}]}},
+            "web.results.0.url: Input should be a valid string",
+        ),
     ],
 )
 async def test_wrong_shape_is_failed(
-    brave_server: LoopbackServer, client: httpx.AsyncClient, payload: object
+    brave_server: LoopbackServer,
+    client: httpx.AsyncClient,
+    payload: object,
+    detail: str,
 ) -> None:
     brave_server.enqueue(Reply(json=payload))
     result = await brave.search("debate", client=client, limit=3)
-    assert (result.status, result.note) == ("failed", "brave: unexpected response shape")
+    assert (result.status, result.note) == ("failed", f"brave: unexpected response shape: {detail}")
 
 
 async def test_rate_limit_is_failed(

@@ -87,15 +87,37 @@ async def test_server_error_is_failed(
 
 
 @pytest.mark.parametrize(
-    "payload",
-    [{"items": "nope"}, {"total_count": 0}, {"items": [{"full_name": "no-url"}]}, [1, 2]],
+    ("payload", "detail"),
+    [
+        ({"items": "nope"}, "items: Input should be a valid list"),
+        ({"total_count": 0}, "items: Field required"),
+        (
+            {"items": [{"full_name": "no-url"}]},
+            "items.0.full_name: expected owner/name (and 1 more)",
+        ),
+        ([1, 2], "response: expected a JSON object, got array"),
+        (
+            {"items": [{"full_name": "a/b", "html_url": 7}]},
+            "items.0.html_url: Input should be a valid string",
+        ),
+        (
+            {"items": [{"full_name": "a/b", "html_url": "https://github.com/a/b"}, "x"]},
+            "items.1: expected a JSON object, got string",
+        ),
+    ],
 )
 async def test_wrong_shape_is_failed(
-    github_server: LoopbackServer, client: httpx.AsyncClient, payload: object
+    github_server: LoopbackServer,
+    client: httpx.AsyncClient,
+    payload: object,
+    detail: str,
 ) -> None:
     github_server.enqueue(Reply(json=payload))
     result = await github.search("debate", client=client, limit=3)
-    assert (result.status, result.note) == ("failed", "github: unexpected response shape")
+    assert (result.status, result.note) == (
+        "failed",
+        f"github: unexpected response shape: {detail}",
+    )
 
 
 async def test_invalid_json_is_failed(

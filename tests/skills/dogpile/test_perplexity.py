@@ -80,21 +80,40 @@ async def test_limit_keeps_the_answer_first(
 
 
 @pytest.mark.parametrize(
-    "payload",
+    ("payload", "detail"),
     [
-        {"error": {"message": "bad"}},
-        {"choices": []},
-        {"choices": [{"message": {"content": None}}]},
-        {"choices": [{"message": {"content": "ok"}}], "citations": "https://x"},
-        {"choices": [{"message": {"content": "ok"}}], "search_results": [{"title": "no url"}]},
+        ({"error": {"message": "bad"}}, "choices: Field required"),
+        ({"choices": []}, "choices: List should have at least 1 item after validation, not 0"),
+        (
+            {"choices": [{"message": {"content": None}}]},
+            "choices.0.message.content: Input should be a valid string",
+        ),
+        (
+            {"choices": [{"message": {"content": "ok"}}], "citations": "https://x"},
+            "citations: Input should be a valid list",
+        ),
+        (
+            {"choices": [{"message": {"content": "ok"}}], "citations": ["https://x", "ftp://y"]},
+            "citations.1: not an http(s) URL",
+        ),
+        (
+            {"choices": [{"message": {"content": "ok"}}], "search_results": [{"title": "no url"}]},
+            "search_results.0.url: Field required",
+        ),
     ],
 )
 async def test_wrong_shape_is_failed(
-    perplexity_server: LoopbackServer, client: httpx.AsyncClient, payload: object
+    perplexity_server: LoopbackServer,
+    client: httpx.AsyncClient,
+    payload: object,
+    detail: str,
 ) -> None:
     perplexity_server.enqueue(Reply(json=payload))
     result = await perplexity.search("q", client=client, limit=3)
-    assert (result.status, result.note) == ("failed", "perplexity: unexpected response shape")
+    assert (result.status, result.note) == (
+        "failed",
+        f"perplexity: unexpected response shape: {detail}",
+    )
 
 
 async def test_rejected_key_is_failed(

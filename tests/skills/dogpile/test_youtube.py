@@ -60,19 +60,35 @@ async def test_quota_error_names_the_reason(
 
 
 @pytest.mark.parametrize(
-    "payload",
+    ("payload", "detail"),
     [
-        {"kind": "youtube#searchListResponse"},
-        {"items": [{"id": {"kind": "youtube#channel", "channelId": "UC1"}, "snippet": {}}]},
-        {"items": [{"id": {"videoId": "../../evil"}, "snippet": {"title": "x"}}]},
+        ({"kind": "youtube#searchListResponse"}, "items: Field required"),
+        (
+            {"items": [{"id": {"kind": "youtube#channel", "channelId": "UC1"}, "snippet": {}}]},
+            "items.0.id.videoId: Field required",
+        ),
+        (
+            {"items": [{"id": {"videoId": "../../evil"}, "snippet": {"title": "x"}}]},
+            "items.0.id.videoId: not a YouTube video id",
+        ),
+        (
+            {"items": [{"id": {"videoId": "dQw4w9WgXcQ"}, "snippet": None}]},
+            "items.0.snippet: expected a JSON object, got null",
+        ),
     ],
 )
 async def test_wrong_shape_is_failed(
-    youtube_server: LoopbackServer, client: httpx.AsyncClient, payload: object
+    youtube_server: LoopbackServer,
+    client: httpx.AsyncClient,
+    payload: object,
+    detail: str,
 ) -> None:
     youtube_server.enqueue(Reply(json=payload))
     result = await youtube.search("debate", client=client, limit=3)
-    assert (result.status, result.note) == ("failed", "youtube: unexpected response shape")
+    assert (result.status, result.note) == (
+        "failed",
+        f"youtube: unexpected response shape: {detail}",
+    )
 
 
 async def test_connection_failure_does_not_leak_the_key(

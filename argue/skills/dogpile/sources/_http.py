@@ -249,10 +249,6 @@ def parse_json(source: str, fetched: Fetched) -> Any:
         raise SourceError(f"{source}: response from {fetched.host} is not valid JSON") from exc
 
 
-def shape_error(source: str) -> SourceError:
-    return SourceError(f"{source}: unexpected response shape")
-
-
 async def guarded(
     source: str, query: str, search: Callable[[], Awaitable[list[SkillItem]]]
 ) -> SkillResult:

@@ -19,10 +19,10 @@ from argue.skills.dogpile.sources._http import (
     fetch,
     guarded,
     parse_json,
-    shape_error,
     source_url,
 )
 from argue.skills.dogpile.sources._pacing import RateLimiter
+from argue.skills.dogpile.sources._shapes import BraveSearch, parse_shape, shape_error
 
 SOURCE = "brave"
 DEFAULT_URL = "https://api.search.brave.com/res/v1/web/search"
@@ -61,30 +61,19 @@ async def search(
 
 
 def parse_web_results(payload: Any) -> list[SkillItem]:
-    if not isinstance(payload, dict):
-        raise shape_error(SOURCE)
-    web = payload.get("web")
-    if web is None:
+    shape = parse_shape(SOURCE, BraveSearch, payload)
+    if shape.web is None:
         # Brave leaves out the "web" section when nothing matched.
-        if payload.get("type") == "search":
+        if shape.type == "search":
             return []
-        raise shape_error(SOURCE)
-    if not isinstance(web, dict) or not isinstance(web.get("results"), list):
-        raise shape_error(SOURCE)
-    items: list[SkillItem] = []
-    for result in web["results"]:
-        if not isinstance(result, dict):
-            raise shape_error(SOURCE)
-        url = result.get("url")
-        if not isinstance(url, str) or not url.startswith(("http://", "https://")):
-            raise shape_error(SOURCE)
-        items.append(
-            SkillItem(
-                id=f"brave:{url}",
-                title=clean_text(result.get("title"), TITLE_CHARS, html=True) or url,
-                url=url,
-                snippet=clean_text(result.get("description"), html=True),
-                source=SOURCE,
-            )
+        raise shape_error(SOURCE, "web: Field required (and 'type' is not \"search\")")
+    return [
+        SkillItem(
+            id=f"brave:{result.url}",
+            title=clean_text(result.title, TITLE_CHARS, html=True) or result.url,
+            url=result.url,
+            snippet=clean_text(result.description, html=True),
+            source=SOURCE,
         )
-    return items
+        for result in shape.web.results
+    ]

@@ -21,10 +21,10 @@ from argue.skills.dogpile.sources._http import (
     guarded,
     http_failure,
     parse_json,
-    shape_error,
     source_url,
 )
 from argue.skills.dogpile.sources._pacing import RateLimiter
+from argue.skills.dogpile.sources._shapes import GitHubRepo, GitHubSearch, parse_shape
 
 SOURCE = "github"
 DEFAULT_URL = "https://api.github.com"
@@ -81,39 +81,26 @@ def _rate_limit_reset(headers: httpx.Headers) -> str | None:
 
 
 def parse_repositories(payload: Any) -> list[SkillItem]:
-    if not isinstance(payload, dict) or not isinstance(payload.get("items"), list):
-        raise shape_error(SOURCE)
-    items: list[SkillItem] = []
-    for repo in payload["items"]:
-        if not isinstance(repo, dict):
-            raise shape_error(SOURCE)
-        full_name = repo.get("full_name")
-        html_url = repo.get("html_url")
-        if not isinstance(full_name, str) or "/" not in full_name or not isinstance(html_url, str):
-            raise shape_error(SOURCE)
-        items.append(
-            SkillItem(
-                id=f"github:{clean_text(full_name, TITLE_CHARS)}",
-                title=clean_text(full_name, TITLE_CHARS),
-                url=html_url,
-                snippet=_snippet(repo),
-                source=SOURCE,
-            )
+    return [
+        SkillItem(
+            id=f"github:{clean_text(repo.full_name, TITLE_CHARS)}",
+            title=clean_text(repo.full_name, TITLE_CHARS),
+            url=repo.html_url,
+            snippet=_snippet(repo),
+            source=SOURCE,
         )
-    return items
+        for repo in parse_shape(SOURCE, GitHubSearch, payload).items
+    ]
 
 
-def _snippet(repo: dict[str, Any]) -> str:
+def _snippet(repo: GitHubRepo) -> str:
     facts = []
-    stars = repo.get("stargazers_count")
-    if isinstance(stars, int):
-        facts.append(f"{stars} stars")
-    language = repo.get("language")
-    if isinstance(language, str) and language:
-        facts.append(language)
-    pushed = repo.get("pushed_at")
-    if isinstance(pushed, str) and len(pushed) >= 10:
-        facts.append(f"last push {pushed[:10]}")
-    description = clean_text(repo.get("description"))
+    if repo.stargazers_count is not None:
+        facts.append(f"{repo.stargazers_count} stars")
+    if repo.language:
+        facts.append(repo.language)
+    if repo.pushed_at and len(repo.pushed_at) >= 10:
+        facts.append(f"last push {repo.pushed_at[:10]}")
+    description = clean_text(repo.description)
     tail = f" ({', '.join(facts)})" if facts else ""
     return clean_text(description + tail) if description or tail else ""

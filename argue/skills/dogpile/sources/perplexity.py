@@ -20,8 +20,12 @@ from argue.skills.dogpile.sources._http import (
     fetch,
     guarded,
     parse_json,
-    shape_error,
     source_url,
+)
+from argue.skills.dogpile.sources._shapes import (
+    PerplexityCompletion,
+    PerplexitySearchResult,
+    parse_shape,
 )
 
 SOURCE = "perplexity"
@@ -59,12 +63,8 @@ async def search(query: str, *, client: httpx.AsyncClient, limit: int) -> SkillR
 
 def parse_completion(query: str, payload: Any) -> list[SkillItem]:
     """Answer first, then its sources: ``limit`` keeps the answer and trims sources."""
-    try:
-        answer = payload["choices"][0]["message"]["content"]
-    except (KeyError, IndexError, TypeError) as exc:
-        raise shape_error(SOURCE) from exc
-    if not isinstance(answer, str):
-        raise shape_error(SOURCE)
+    shape = parse_shape(SOURCE, PerplexityCompletion, payload)
+    answer = shape.choices[0].message.content
     items: list[SkillItem] = []
     answer_text = clean_text(answer, ANSWER_CHARS)
     if answer_text:
@@ -78,30 +78,23 @@ def parse_completion(query: str, payload: Any) -> list[SkillItem]:
                 provenance="testimony",  # an answer engine's prose, not a document
             )
         )
-    search_results = payload.get("search_results")
-    citations = payload.get("citations")
-    if search_results:
-        items.extend(_from_search_results(search_results))
-    elif citations:
-        items.extend(_from_citations(citations))
+    if shape.search_results:
+        items.extend(_from_search_results(shape.search_results))
+    elif shape.citations:
+        items.extend(_from_citations(shape.citations))
     return items
 
 
-def _from_search_results(results: Any) -> list[SkillItem]:
-    if not isinstance(results, list):
-        raise shape_error(SOURCE)
+def _from_search_results(results: list[PerplexitySearchResult]) -> list[SkillItem]:
     items = []
     for result in results:
-        url = result.get("url") if isinstance(result, dict) else None
-        if not _is_web_url(url):
-            raise shape_error(SOURCE)
-        date = clean_text(result.get("date"), 20)
-        snippet = clean_text(result.get("snippet"), html=True)
+        date = clean_text(result.date, 20)
+        snippet = clean_text(result.snippet, html=True)
         items.append(
             SkillItem(
-                id=f"perplexity:{url}",
-                title=clean_text(result.get("title"), TITLE_CHARS, html=True) or url,
-                url=url,
+                id=f"perplexity:{result.url}",
+                title=clean_text(result.title, TITLE_CHARS, html=True) or result.url,
+                url=result.url,
                 snippet=clean_text(f"({date}) {snippet}") if date else snippet,
                 source=SOURCE,
             )
@@ -109,9 +102,7 @@ def _from_search_results(results: Any) -> list[SkillItem]:
     return items
 
 
-def _from_citations(citations: Any) -> list[SkillItem]:
-    if not isinstance(citations, list) or not all(_is_web_url(url) for url in citations):
-        raise shape_error(SOURCE)
+def _from_citations(citations: list[str]) -> list[SkillItem]:
     return [
         SkillItem(
             id=f"perplexity:{url}",
@@ -122,7 +113,3 @@ def _from_citations(citations: Any) -> list[SkillItem]:
         )
         for number, url in enumerate(citations, start=1)
     ]
-
-
-def _is_web_url(value: Any) -> bool:
-    return isinstance(value, str) and value.startswith(("http://", "https://"))

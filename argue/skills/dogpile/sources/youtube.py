@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 from typing import Any
 
 import httpx
@@ -18,14 +17,13 @@ from argue.skills.dogpile.sources._http import (
     guarded,
     http_failure,
     parse_json,
-    shape_error,
     source_url,
 )
+from argue.skills.dogpile.sources._shapes import YouTubeSearch, parse_shape
 
 SOURCE = "youtube"
 DEFAULT_URL = "https://www.googleapis.com/youtube/v3"
 MAX_RESULTS = 50  # the API's own cap on ``maxResults``
-_VIDEO_ID = re.compile(r"^[A-Za-z0-9_-]{6,20}$")
 
 
 async def search(query: str, *, client: httpx.AsyncClient, limit: int) -> SkillResult:
@@ -65,32 +63,22 @@ def _error_reason(fetched: Fetched) -> str:
 
 
 def parse_videos(payload: Any) -> list[SkillItem]:
-    if not isinstance(payload, dict) or not isinstance(payload.get("items"), list):
-        raise shape_error(SOURCE)
     items: list[SkillItem] = []
-    for video in payload["items"]:
-        if not isinstance(video, dict):
-            raise shape_error(SOURCE)
-        video_ref = video.get("id")
-        snippet = video.get("snippet")
-        video_id = video_ref.get("videoId") if isinstance(video_ref, dict) else None
-        if not isinstance(video_id, str) or not isinstance(snippet, dict):
-            raise shape_error(SOURCE)
-        if not _VIDEO_ID.match(video_id):
-            raise shape_error(SOURCE)
+    for video in parse_shape(SOURCE, YouTubeSearch, payload).items:
+        video_id, snippet = video.id.videoId, video.snippet
         # The API sends titles and descriptions HTML-escaped ("&#39;", "&lt;").
-        channel = clean_text(snippet.get("channelTitle"), 80, html=True)
-        published = snippet.get("publishedAt")
+        channel = clean_text(snippet.channelTitle, 80, html=True)
+        published = snippet.publishedAt
         byline = " ".join(
             part
-            for part in (channel, f"({published[:10]})" if isinstance(published, str) else "")
+            for part in (channel, f"({published[:10]})" if published is not None else "")
             if part
         )
-        description = clean_text(snippet.get("description"), html=True)
+        description = clean_text(snippet.description, html=True)
         items.append(
             SkillItem(
                 id=f"youtube:{video_id}",
-                title=clean_text(snippet.get("title"), TITLE_CHARS, html=True) or video_id,
+                title=clean_text(snippet.title, TITLE_CHARS, html=True) or video_id,
                 url=f"https://www.youtube.com/watch?v={video_id}",
                 snippet=clean_text(f"{byline}: {description}" if byline else description),
                 source=SOURCE,
