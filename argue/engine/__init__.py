@@ -12,6 +12,7 @@ from argue.engine.orchestrator import DebateFailed, DebateRunner, Reporter, load
 from argue.engine.scoring import WEIGHTS
 from argue.engine.synthesis import write_synthesis
 from argue.engine.toolkit import ResearchRequest, ResearchToolkit, SkillToolkit
+from argue.llm.base import ChatModel
 from argue.records.labels import detect_language
 from argue.store import DebateStore, new_debate_id, persona_letter
 
@@ -93,7 +94,7 @@ async def memory_writer(persona: str | None, text: str, **fields: object) -> str
 
 async def resynthesize(
     store: DebateStore,
-    model: object | None,
+    model: ChatModel | None,
     report: Reporter = lambda _: None,
 ) -> str:
     """Rewrite synthesis.md under the runner lock (a partial one for an unfinished debate).
@@ -108,9 +109,7 @@ async def resynthesize(
     try:
         usage = store.load_usage()
         metered = (
-            MeteredModel(model, usage, record=store.append_usage)  # type: ignore[arg-type]
-            if model is not None
-            else None
+            MeteredModel(model, usage, record=store.append_usage) if model is not None else None
         )
         history = load_history(store)
         text = await write_synthesis(store, history, metered, usage, report)

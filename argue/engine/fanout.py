@@ -8,15 +8,16 @@ marked failed.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable
+from collections.abc import Coroutine
+from typing import Any
 
 
-async def fan_out(*jobs: Awaitable[None]) -> None:
+async def fan_out(*jobs: Coroutine[Any, Any, None]) -> None:
     """Run ``jobs`` concurrently; the first error cancels the others and is raised as itself."""
     try:
         async with asyncio.TaskGroup() as group:
             for job in jobs:
-                group.create_task(job)  # type: ignore[arg-type]
+                group.create_task(job)
     except BaseExceptionGroup as errors:
         raise _first(errors) from None
 

@@ -25,10 +25,13 @@ def check_termination(
     if converged:
         return TerminationDecision("convergence", converged)
     if round_no >= 2:
-        last_two = [history.rounds.get(round_no), history.rounds.get(round_no - 1)]
-        if all(r and r.score for r in last_two) and all(
-            r.score.novel_claims == 0 and r.score.new_verified_evidence == 0  # type: ignore[union-attr]
-            for r in last_two
+        scores = [
+            record.score
+            for record in (history.rounds.get(round_no), history.rounds.get(round_no - 1))
+            if record is not None and record.score is not None
+        ]
+        if len(scores) == 2 and all(
+            s.novel_claims == 0 and s.new_verified_evidence == 0 for s in scores
         ):
             return TerminationDecision(
                 "null_production",

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import time
 from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel
 
@@ -32,9 +34,9 @@ class RoundWaves(RunnerState):
         self,
         round_no: int,
         phase: str,
-        path_of: Callable[[str, int], object],
+        path_of: Callable[[str, int], Path],
         model_type: type[BaseModel],
-        produce: Callable[[str], Awaitable[PhaseOutcome]],
+        produce: Callable[[str], Awaitable[PhaseOutcome[Any]]],
         letters: list[str] | None = None,
     ) -> None:
         """Load what is on disk; produce the rest concurrently; save each result at once."""
@@ -58,14 +60,14 @@ class RoundWaves(RunnerState):
         letter: str,
         round_no: int,
         phase: str,
-        path_of: Callable[[str, int], object],
+        path_of: Callable[[str, int], Path],
         model_type: type[BaseModel],
-        produce: Callable[[str], Awaitable[PhaseOutcome]],
+        produce: Callable[[str], Awaitable[PhaseOutcome[Any]]],
     ) -> None:
         """One persona's record of one phase: from disk if it is there, else produced and saved
         at once (a record on disk is never produced again: resume repeats no model call)."""
         target = getattr(self.history.round(round_no), _BUCKET[phase])
-        existing = self.store.load_if_readable(path_of(letter, round_no), model_type)  # type: ignore[arg-type]
+        existing = self.store.load_if_readable(path_of(letter, round_no), model_type)
         if existing is not None:
             target[letter] = existing
             return
@@ -73,7 +75,7 @@ class RoundWaves(RunnerState):
         outcome = await produce(letter)
         if outcome.record is not None:
             target[letter] = outcome.record
-            self.store.save(path_of(letter, round_no), outcome.record)  # type: ignore[arg-type]
+            self.store.save(path_of(letter, round_no), outcome.record)
             self.report(
                 f"  [{self.history.persona_name(letter)}] {phase}: "
                 f"{_summary(outcome.record)} ({time.monotonic() - started:.0f} s)"
@@ -110,7 +112,8 @@ class RoundWaves(RunnerState):
                 round_no,
                 first_evidence=len(research.evidence) + 1,
             )
-            again: ResearchRecord = outcome.record  # type: ignore[assignment]
+            again = outcome.record
+            assert again is not None  # run_research always returns its record
             for index, call in zip(failed, again.calls, strict=True):
                 research.calls[index] = call
             research.evidence.extend(again.evidence)
@@ -179,8 +182,8 @@ class RoundWaves(RunnerState):
             if changed:
                 self.store.save(self.paths.argument(letter, round_no), argument)
 
-    def _researcher(self, round_no: int) -> Callable[[str], Awaitable[PhaseOutcome]]:
-        async def produce(letter: str) -> PhaseOutcome:
+    def _researcher(self, round_no: int) -> Callable[[str], Awaitable[PhaseOutcome[Any]]]:
+        async def produce(letter: str) -> PhaseOutcome[ResearchRecord]:
             plan_path = self.paths.research_plan(letter, round_no)
             plan = self.store.load_if_readable(
                 self.paths.planned_research(letter, round_no), ResearchPlanDraft
@@ -196,7 +199,7 @@ class RoundWaves(RunnerState):
                         ),
                         planned.failures,
                     )
-                plan = planned.record  # type: ignore[assignment]
+                plan = planned.record
                 self.store.save(plan_path, plan)
             for call in plan.calls[: phases.RESEARCH_BUDGET]:
                 target = f" {call.colleague}" if call.colleague else ""
@@ -204,7 +207,8 @@ class RoundWaves(RunnerState):
                     f'[{self.history.persona_name(letter)}] /{call.skill}{target} "{call.query}"'
                 )
             outcome = await phases.run_research(plan, self.history, letter, self.toolkit, round_no)
-            research: ResearchRecord = outcome.record  # type: ignore[assignment]
+            research = outcome.record
+            assert research is not None  # run_research always returns its record
             consults = [c for c in research.calls if c.skill == "ask"]
             if consults:
                 self.store.save(
@@ -233,7 +237,7 @@ class RoundWaves(RunnerState):
         """Wave 3: every reflection (each also planning the next round's research) and the
         judge, which needs only the arguments and rebuttals, all at once."""
 
-        async def reflect(letter: str) -> PhaseOutcome:
+        async def reflect(letter: str) -> PhaseOutcome[ReflectionRecord]:
             outcome = await phases.make_reflection(
                 self.model_for(letter), self.history, self.seats[letter], round_no, self.toolkit
             )
@@ -277,7 +281,8 @@ class RoundWaves(RunnerState):
     async def _judge(self, round_no: int) -> JudgeVerdictRecord:
         outcome = await phases.make_judgement(self.model, self.history, round_no)
         self._record_failures(outcome.failures)
-        return outcome.record  # type: ignore[return-value]
+        assert outcome.record is not None  # a failed judge call is a record too (unavailable)
+        return outcome.record
 
     async def _remember(self, round_no: int, score: RoundScore) -> None:
         """Store well-scored claims in each persona's memory (once per round, marker-guarded)."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import ParamSpec, TypeVar
+from typing import Generic, ParamSpec, TypeVar
 
 from pydantic import BaseModel
 
@@ -23,9 +23,15 @@ T = TypeVar("T", bound=BaseModel)
 MAX_EVIDENCE_PER_CALL = 8
 
 
+R = TypeVar("R")
+
+
 @dataclass
-class PhaseOutcome:
-    record: object | None
+class PhaseOutcome(Generic[R]):
+    """What one persona's phase produced (``record``, None when the call failed) and the
+    failures met on the way."""
+
+    record: R | None
     failures: list[Failure] = field(default_factory=list)
     next_plan: ResearchPlanDraft | None = None  # a reflection's plan for the next round
 
@@ -79,10 +85,10 @@ async def complete_for(
 
 
 def records_phase_failure(
-    produce: Callable[P, Awaitable[PhaseOutcome]],
-) -> Callable[P, Awaitable[PhaseOutcome]]:
+    produce: Callable[P, Awaitable[PhaseOutcome[R]]],
+) -> Callable[P, Awaitable[PhaseOutcome[R]]]:
     @functools.wraps(produce)
-    async def wrapper(*args: P.args, **kwargs: P.kwargs) -> PhaseOutcome:
+    async def wrapper(*args: P.args, **kwargs: P.kwargs) -> PhaseOutcome[R]:
         try:
             return await produce(*args, **kwargs)
         except PhaseFailed as failed:

@@ -45,7 +45,7 @@ def argument_evidence(history: DebateHistory, letter: str, round_no: int) -> lis
 @records_phase_failure
 async def make_argument(
     model: ChatModel, history: DebateHistory, seat: PersonaSeat, round_no: int
-) -> PhaseOutcome:
+) -> PhaseOutcome[ArgumentRecord]:
     letter = seat.letter
     table = prompts.evidence_table(argument_evidence(history, letter, round_no))
     messages = prompts.argument_messages(

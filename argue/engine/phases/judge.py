@@ -17,7 +17,9 @@ from argue.engine.schemas import (
 from argue.llm.base import ChatModel, ModelAuthError, ModelError
 
 
-async def make_judgement(model: ChatModel, history: DebateHistory, round_no: int) -> PhaseOutcome:
+async def make_judgement(
+    model: ChatModel, history: DebateHistory, round_no: int
+) -> PhaseOutcome[JudgeVerdictRecord]:
     """One judge call per round: coherence per persona and whether a synthesis is ready.
 
     It reads the round's arguments and rebuttals only, so it runs beside the reflections. A

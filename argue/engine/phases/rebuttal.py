@@ -26,7 +26,7 @@ from argue.llm.base import ChatModel, Message
 @records_phase_failure
 async def make_rebuttal(
     model: ChatModel, history: DebateHistory, seat: PersonaSeat, round_no: int
-) -> PhaseOutcome:
+) -> PhaseOutcome[RebuttalRecord]:
     letter = seat.letter
     current = history.round(round_no)
     names = {k: history.persona_name(k) for k in history.letters}

@@ -33,7 +33,7 @@ async def make_reflection(
     seat: PersonaSeat,
     round_no: int,
     toolkit: ResearchToolkit | None = None,
-) -> PhaseOutcome:
+) -> PhaseOutcome[ReflectionRecord]:
     """The reflection; before the last round it also plans the next round's research (one call
     instead of a planning wave at the start of the next round)."""
     letter = seat.letter

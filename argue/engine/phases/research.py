@@ -44,7 +44,7 @@ async def plan_research(
     seat: PersonaSeat,
     toolkit: ResearchToolkit,
     round_no: int,
-) -> PhaseOutcome:
+) -> PhaseOutcome[ResearchPlanDraft]:
     letter = seat.letter
     previous = history.rounds.get(round_no - 1)
     opponents_latest = prompts.claims_table(
@@ -71,7 +71,7 @@ async def plan_research(
         phase="research plan",
         purpose=f"{letter}/R{round_no}/research-plan",
     )
-    return PhaseOutcome(result.value)
+    return PhaseOutcome(result.parsed())
 
 
 def plan_schema(
@@ -128,7 +128,7 @@ async def run_research(
     round_no: int,
     *,
     first_evidence: int = 1,
-) -> PhaseOutcome:
+) -> PhaseOutcome[ResearchRecord]:
     """Enforce the budget, run the calls concurrently, number the evidence A-R2-E1…
 
     A plan with slots fits the budget by construction; the cap is for calls given as they are
@@ -218,7 +218,7 @@ def _research_failures(
             round=round_no,
             persona=letter,
             phase="research",
-            kind=kind,  # type: ignore[arg-type]
+            kind="refused" if kind == "refused" else "failed",
             what=what,
             reason=note or "no reason given",
         )
