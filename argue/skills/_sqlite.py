@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -46,7 +47,7 @@ def open_database(
                 f"this version of argue reads up to {version}"
             )
         if found < version:
-            conn.execute("PRAGMA journal_mode = WAL")
+            _set_wal(conn)
             conn.execute("BEGIN IMMEDIATE")
             try:
                 found = conn.execute("PRAGMA user_version").fetchone()[0]
@@ -66,6 +67,20 @@ def open_database(
         conn.close()
         raise
     return conn
+
+
+def _set_wal(conn: sqlite3.Connection) -> None:
+    """Switch to WAL; changing the journal mode does not wait on the busy timeout, so while
+    another connection creates the same new database it is retried until that timeout."""
+    deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
+    while True:
+        try:
+            conn.execute("PRAGMA journal_mode = WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.02)
 
 
 def _run_script(conn: sqlite3.Connection, script: str) -> None:
