@@ -17,6 +17,10 @@ config.toml (all keys optional)::
     [prices.ollama]                 # USD per million tokens; ARGUE_PRICES (a JSON file) wins
     "llama3.2" = { input = 0.0, output = 0.0 }
 
+    [providers.openai]              # limits per provider (argue.llm._server_limits)
+    request_timeout_s = 900
+    slots = 1
+
 Keys never belong here: they are read from the environment only.
 """
 
@@ -30,6 +34,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from argue.domain import Mode
+from argue.llm._server_limits import ServerLimits
 from argue.llm.pricing import ModelPrice
 from argue.paths import config_file_path
 
@@ -55,6 +60,9 @@ class Settings(BaseModel):
     external_skills: dict[str, list[str]] = Field(default_factory=dict)
     prices: dict[str, dict[str, ModelPrice]] = Field(
         default_factory=dict, description="[prices.<provider>] model = {input, output, …}"
+    )
+    providers: dict[str, ServerLimits] = Field(
+        default_factory=dict, description="[providers.<provider>] timeouts, attempts, slots"
     )
 
     def provider(self, flag: str | None, env: Mapping[str, str]) -> str | None:
@@ -96,7 +104,7 @@ def load_settings(path: Path | None = None) -> Settings:
         data: dict[str, Any] = tomllib.loads(path.read_text(encoding="utf-8"))
     except (tomllib.TOMLDecodeError, OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: {exc}") from None
-    unknown = sorted(set(data) - {"defaults", "skills", "prices"})
+    unknown = sorted(set(data) - {"defaults", "skills", "prices", "providers"})
     if unknown:
         raise ConfigError(f"{path}: unknown section(s) {', '.join(unknown)}")
     try:
@@ -111,7 +119,33 @@ def load_settings(path: Path | None = None) -> Settings:
         external = load_external_skills(data)
     except ValueError as exc:
         raise ConfigError(f"{path}: {exc}") from None
-    return Settings(defaults=defaults, external_skills=external, prices=_prices(path, data))
+    return Settings(
+        defaults=defaults,
+        external_skills=external,
+        prices=_prices(path, data),
+        providers=_providers(path, data),
+    )
+
+
+def _providers(path: Path, data: dict[str, Any]) -> dict[str, ServerLimits]:
+    raw = data.get("providers", {})
+    if not isinstance(raw, dict):
+        raise ConfigError(f"{path}: providers: expected a table of [providers.<name>] tables")
+    from argue.llm import PROVIDER_NAMES
+
+    limits: dict[str, ServerLimits] = {}
+    for name, entry in raw.items():
+        if name not in PROVIDER_NAMES:
+            raise ConfigError(
+                f"{path}: providers.{name}: unknown provider (one of {', '.join(PROVIDER_NAMES)})"
+            )
+        try:
+            limits[name] = ServerLimits.model_validate(entry)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join([name, *(str(p) for p in first["loc"])])
+            raise ConfigError(f"{path}: providers.{where}: {first['msg']}") from None
+    return limits
 
 
 def _prices(path: Path, data: dict[str, Any]) -> dict[str, dict[str, ModelPrice]]:

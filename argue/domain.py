@@ -191,6 +191,11 @@ class DebateConfig(BaseModel):
         )
 
 
+FailureCause = Literal["rejected", "unavailable", "cut_off", "invalid_output"]
+"""Why a model call failed: the server refused the request (never retried), the server did not
+answer, the answer was cut off by a limit, or the answer did not match what was asked."""
+
+
 class Failure(BaseModel):
     """A skill or model call that did not deliver, in the fixed vocabulary."""
 
@@ -200,11 +205,22 @@ class Failure(BaseModel):
     kind: Literal["refused", "failed"]
     what: str = Field(description="e.g. 'dogpile \"collatz\"' or 'argument model call'")
     reason: str
+    cause: FailureCause | None = Field(
+        default=None,
+        exclude_if=lambda v: v is None,
+        description="for a failed model call, what went wrong in plain words; None where the "
+        "effect is really unknown (a call that may have run)",
+    )
 
     def sentence(self, lang: str = "en") -> str:
         from argue.records.labels import label
 
-        words = label("refused_sentence" if self.kind == "refused" else "failed_sentence", lang)
+        if self.kind == "refused":
+            words = label("refused_sentence", lang)
+        elif self.cause is not None:
+            words = label(f"cause_{self.cause}", lang)
+        else:
+            words = label("failed_sentence", lang)
         return f"{self.what}: {words} ({self.reason})."
 
 

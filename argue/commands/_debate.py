@@ -13,7 +13,7 @@ from argue.console import die, stderr_console
 if TYPE_CHECKING:
     from argue.config import Settings
     from argue.domain import DebateState
-    from argue.llm import ChatModel, PriceTable
+    from argue.llm import ChatModel, PriceTable, ServerLimits
     from argue.store import DebateStore
 
 EXIT_BY_STATUS = {
@@ -66,11 +66,19 @@ def _report(message: str) -> None:
     stderr_console.print(message, markup=False, highlight=False)
 
 
-def _resolve(provider: str | None, model: str | None) -> ChatModel:
+def _resolve(
+    provider: str | None, model: str | None, limits: ServerLimits | None = None
+) -> ChatModel:
     from argue.llm import ProviderNotConfigured, resolve_model
 
     try:
-        return resolve_model(provider, model, prices=_price_table())
+        return resolve_model(
+            provider,
+            model,
+            prices=_price_table(),
+            limits=limits,
+            configured_limits=_settings().providers,
+        )
     except ProviderNotConfigured as exc:
         die(str(exc), 2)
 

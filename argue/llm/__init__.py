@@ -4,6 +4,7 @@ Heavy SDKs (anthropic, openai, llama_cpp) are imported inside the adapters, neve
 """
 
 from argue.llm._anthropic import AnthropicModel
+from argue.llm._dialects import DIALECTS, Dialect, DialectMemory
 from argue.llm._ledger import UsageLedger
 from argue.llm._local import LocalLlamaModel
 from argue.llm._openai_compat import OpenAICompatModel
@@ -12,6 +13,7 @@ from argue.llm._resolve import DEFAULT_MODELS, PROVIDER_NAMES, resolve_model
 from argue.llm._retry import RetryPolicy
 from argue.llm._scripted import ScriptedModel, ScriptedRequest, ScriptExhausted
 from argue.llm._secrets import SECRET_ENV_VARS, mask_secrets
+from argue.llm._server_limits import ServerLimits
 from argue.llm.base import (
     ChatModel,
     ChatResult,
@@ -33,12 +35,15 @@ from argue.llm.pricing import (
 
 __all__ = [
     "DEFAULT_MODELS",
+    "DIALECTS",
     "PROVIDER_NAMES",
     "SECRET_ENV_VARS",
     "AnthropicModel",
     "AnthropicProvider",
     "ChatModel",
     "ChatResult",
+    "Dialect",
+    "DialectMemory",
     "LocalLlamaModel",
     "Message",
     "ModelAuthError",
@@ -56,6 +61,7 @@ __all__ = [
     "ScriptExhausted",
     "ScriptedModel",
     "ScriptedRequest",
+    "ServerLimits",
     "UsageLedger",
     "estimate_cost",
     "load_price_table",

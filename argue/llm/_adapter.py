@@ -18,7 +18,7 @@ import json
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from types import ModuleType
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Any, Generic, NoReturn, Protocol, TypeVar
 
 from pydantic import BaseModel
 
@@ -109,6 +109,8 @@ class Adapter(abc.ABC):
         reply = await self._send(conversation, call)
         if not reply.truncated:
             return reply
+        if reply.context_cut is not None:
+            self._raise_cut_off(reply, call, reply.context_cut.describe())
         limit, retried = call.max_tokens, False
         if larger_budget(limit) > limit:
             try:
@@ -131,17 +133,30 @@ class Adapter(abc.ABC):
                     text=again.text,
                     usage=reply.usage + again.usage,
                     truncated=again.truncated,
+                    context_cut=again.context_cut,
                     answers=[*reply.answers, *again.answers],
                 )
                 limit, retried = larger_budget(limit), True
                 if not reply.truncated:
                     return reply
+                if reply.context_cut is not None:
+                    self._raise_cut_off(
+                        reply,
+                        call,
+                        f"cut off at {call.max_tokens} tokens (the output limit), then, on one "
+                        f"retry with a larger limit, {reply.context_cut.describe()}",
+                    )
         message = f"the answer was cut off at {call.max_tokens} tokens (the output limit)"
         if retried:
             message += f" and again at {limit} on one retry with a larger limit"
+        self._raise_cut_off(reply, call, message)
+
+    def _raise_cut_off(self, reply: RawReply, call: CallSettings, message: str) -> NoReturn:
         if not reply.text.strip():
             message += "; no answer text came back (reasoning may have used the whole budget)"
-        failure = masked_error(ModelOutputError, self.provider, message, secrets=self._secrets())
+        failure = masked_error(
+            ModelOutputError, self.provider, message, secrets=self._secrets(), cause="cut_off"
+        )
         # The tokens were spent even though the answer is unusable: keep the bill with the error.
         bill(failure, reply.answers, call.purpose)
         failure.raw_text = reply.text  # type: ignore[attr-defined]
@@ -231,6 +246,14 @@ class SDKAdapter(Adapter, Generic[ConnectionT, ClientT, ResponseT]):
             except TransportFailure as failure:
                 if failure.kind == "unreadable":  # a 2xx came back: the server answered
                     unreadable.append(failure)
+                if failure.kind == "dropped" and carries_schema(request):
+                    # llama.cpp servers have died compiling a large schema into a grammar:
+                    # sending it again would kill the server again. A rejection, not an outage.
+                    failure.deterministic = True
+                    failure.detail += (
+                        " on a request carrying a JSON schema (the server may have failed on "
+                        "the schema's grammar)"
+                    )
                 raise
 
         async with provider_slots(self.provider, self.max_concurrency):
@@ -275,6 +298,10 @@ class SDKAdapter(Adapter, Generic[ConnectionT, ClientT, ResponseT]):
         except sdk.APITimeoutError:
             raise TransportFailure("timeout", detail=f"no answer within {timeout_s:g} s") from None
         except sdk.APIConnectionError as error:
+            if _dropped_mid_request(error):
+                raise TransportFailure(
+                    "dropped", detail="the server closed the connection without answering"
+                ) from None
             raise TransportFailure(
                 "connection", detail=f"connection failed ({error.__cause__ or error})"
             ) from None
@@ -284,6 +311,24 @@ class SDKAdapter(Adapter, Generic[ConnectionT, ClientT, ResponseT]):
             raise TransportFailure(
                 "unreadable", detail=f"HTTP 200, body is not valid JSON ({error.msg})"
             ) from None
+
+
+def carries_schema(request: dict[str, Any]) -> bool:
+    response_format = request.get("response_format")
+    return isinstance(response_format, dict) and response_format.get("type") != "text"
+
+
+def _dropped_mid_request(error: BaseException) -> bool:
+    """A connection the server closed after taking the request (httpx's RemoteProtocolError:
+    "Server disconnected without sending a response"), not one it never accepted."""
+    seen: BaseException | None = error
+    for _ in range(6):
+        if seen is None:
+            return False
+        if type(seen).__name__ == "RemoteProtocolError":
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
 
 
 def unreadable_body(response: object, expected: str, missing: str) -> TransportFailure:

@@ -31,9 +31,10 @@ from typing import TYPE_CHECKING, Any
 from argue.concurrency import run_in_daemon_thread
 from argue.domain import SMOKE_TEST_MODEL, Usage
 from argue.llm._adapter import Adapter, CallSettings, alternating_turns
+from argue.llm._dialects import compact_schema
 from argue.llm._providers import llama_cpp_installed
 from argue.llm._secrets import masked_error
-from argue.llm._structured import RawReply, output_schema, schema_instruction
+from argue.llm._structured import ContextCut, RawReply, schema_instruction
 from argue.llm.base import (
     Message,
     ModelRequestError,
@@ -256,7 +257,7 @@ class LocalLlamaModel(Adapter):
             if output is not None:
                 kwargs["response_format"] = {
                     "type": "json_object",
-                    "schema": grammar_safe_schema(output_schema(output)),
+                    "schema": compact_schema(output),
                 }
             started = self._clock()
             try:
@@ -264,7 +265,8 @@ class LocalLlamaModel(Adapter):
             except ValueError as error:  # e.g. the prompt does not fit the context window
                 raise masked_error(ModelRequestError, self.provider, str(error)) from None
             latency_s = self._clock() - started
-        text = response["choices"][0]["message"]["content"] or ""  # type: ignore[index]
+        choice = response["choices"][0]  # type: ignore[index]
+        text = choice["message"]["content"] or ""
         reported = response.get("usage") or {}  # type: ignore[union-attr]
         usage = Usage(
             provider=self.provider,
@@ -273,7 +275,16 @@ class LocalLlamaModel(Adapter):
             output_tokens=int(reported.get("completion_tokens", 0)),
             latency_s=latency_s,
         )
-        return RawReply(text=text, usage=usage)
+        truncated = choice.get("finish_reason") == "length"
+        context_cut = None
+        if truncated and usage.output_tokens < call.max_tokens:
+            context_cut = ContextCut(
+                prompt_tokens=usage.input_tokens,
+                output_tokens=usage.output_tokens,
+                output_limit=call.max_tokens,
+                context_window=self._n_ctx,
+            )
+        return RawReply(text=text, usage=usage, truncated=truncated, context_cut=context_cut)
 
     def _loaded(self) -> Llama:
         """Load the model on first use (caller holds ``self._lock``)."""
@@ -383,23 +394,3 @@ def _chat_messages(messages: list[Message], *, fold_system: bool) -> list[dict[s
         else:
             turns.insert(0, {"role": "user", "content": system_text})
     return turns
-
-
-MAX_GRAMMAR_STRING = 400
-
-
-def grammar_safe_schema(schema: Any) -> Any:
-    """Tighten long ``maxLength`` bounds before llama.cpp turns the schema into a grammar.
-
-    llama.cpp expands ``maxLength: n`` into n nested optional rules; a few thousand levels
-    overflow its parser's stack (a segfault). Shorter strings still validate against the
-    pydantic model, so tightening the bound is always safe.
-    """
-    if isinstance(schema, dict):
-        tightened = {key: grammar_safe_schema(value) for key, value in schema.items()}
-        if isinstance(tightened.get("maxLength"), int):
-            tightened["maxLength"] = min(tightened["maxLength"], MAX_GRAMMAR_STRING)
-        return tightened
-    if isinstance(schema, list):
-        return [grammar_safe_schema(item) for item in schema]
-    return schema

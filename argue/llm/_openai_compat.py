@@ -1,9 +1,11 @@
 """Wire adapter for OpenAI-style ``chat.completions`` (AsyncOpenAI).
 
-One adapter serves OpenAI, Ollama, vLLM, the llama.cpp server and LM Studio; the provider object
-says where. Structured output asks for ``response_format: json_schema``; a server that rejects
-it (HTTP 400 naming response_format/json_schema) gets ``json_object`` with the schema in the
-system prompt instead, and this adapter instance remembers to use that from then on.
+One adapter serves OpenAI, Ollama, vLLM, the llama.cpp servers and LM Studio; the provider
+object says where. Structured output is negotiated (``argue.llm._dialects``): the adapter starts
+with the dialect remembered for this server and model (else ``json_schema``), and a deterministic
+rejection of it (a 4xx, or a 5xx whose body names response_format / the schema / the grammar, or
+a connection the server dropped on a request carrying a schema) steps down to the next dialect,
+remembered from then on. Each step is kept in ``dialect_notes`` in plain words.
 
 OpenAI's reasoning models (gpt-5*, o-series) want ``max_completion_tokens``, refuse any
 temperature but the default, and get ``reasoning_effort`` ("low" unless told otherwise, so the
@@ -23,15 +25,18 @@ from pydantic import BaseModel
 
 from argue.domain import Usage
 from argue.llm._adapter import CallSettings, SDKAdapter, unreadable_body
+from argue.llm._dialects import (
+    DIALECT_WORDS,
+    Dialect,
+    DialectMemory,
+    compact_schema,
+    names_structured_output,
+    next_dialect,
+)
 from argue.llm._providers import OpenAICompatProvider
 from argue.llm._retry import RetryPolicy, Sleep
 from argue.llm._secrets import masked_error
-from argue.llm._structured import (
-    RawReply,
-    output_schema,
-    schema_instruction,
-    tool_name_for,
-)
+from argue.llm._structured import ContextCut, RawReply, schema_instruction, tool_name_for
 from argue.llm.base import Message, ModelOutputError, ModelRequestError, bill
 from argue.llm.pricing import PriceTable
 
@@ -40,7 +45,6 @@ if TYPE_CHECKING:
     from openai.types.chat import ChatCompletion
 
 
-_SCHEMA_REJECTION_MARKERS = ("response_format", "json_schema")
 _REASONING_MODEL_PREFIXES = ("gpt-5", "o1", "o3", "o4")
 DEFAULT_REASONING_EFFORT = "low"
 
@@ -61,9 +65,20 @@ class OpenAICompatModel(SDKAdapter[OpenAICompatProvider, "AsyncOpenAI", "ChatCom
         prices: PriceTable | None = None,
         clock: Callable[[], float] = time.monotonic,
         reasoning_effort: str | None = DEFAULT_REASONING_EFFORT,
+        dialects: DialectMemory | None = None,
+        dialect: Dialect | None = None,
     ) -> None:
         super().__init__(model, provider, retry, max_concurrency, sleep, prices, clock)
-        self.uses_json_object_fallback = False
+        self._dialect_memory = dialects or DialectMemory(None)
+        self.dialect_forced = dialect is not None
+        remembered = None if dialect else self._dialect_memory.get(provider.base_url, model)
+        self.dialect: Dialect = dialect or (remembered.dialect if remembered else "json_schema")
+        self.dialect_notes: list[str] = []
+        if remembered is not None and remembered.dialect != "json_schema":
+            self.dialect_notes.append(
+                f"structured output: {DIALECT_WORDS[self.dialect]}, remembered for this server "
+                f"({remembered.reason})"
+            )
         self._reasoning_effort = reasoning_effort
         # OpenAI's own API wants max_completion_tokens (reasoning models reject max_tokens);
         # compatible servers (Ollama, vLLM, llama.cpp, LM Studio) know max_tokens.
@@ -84,21 +99,39 @@ class OpenAICompatModel(SDKAdapter[OpenAICompatProvider, "AsyncOpenAI", "ChatCom
         self.sends_temperature = False
         self.sends_reasoning_effort = self._reasoning_effort is not None
 
+    @property
+    def uses_json_object_fallback(self) -> bool:
+        return self.dialect != "json_schema"
+
     async def _send(self, messages: list[Message], call: CallSettings) -> RawReply:
-        """Send; on a 400 about a parameter this server or model refuses, adapt and resend."""
+        """Send; on a rejection of a parameter or dialect this server refuses, adapt and resend.
+
+        The answer is checked against the model by the caller, whatever the dialect."""
         while True:
             request = self._build_request(messages, call.output, call.max_tokens, call.temperature)
             try:
-                return await self._send_request(request)
+                reply = await self._send_request(request, call.max_tokens)
             except ModelRequestError as error:
                 if not self._adapt_to_rejection(error, request):
                     raise
+            else:
+                if call.output is not None and not self.dialect_forced:
+                    self._dialect_memory.remember(
+                        self._connection.base_url,
+                        self.model,
+                        self.dialect,
+                        self.dialect_notes[-1] if self.dialect_notes else "accepted",
+                    )
+                return reply
 
     def _adapt_to_rejection(self, error: ModelRequestError, request: dict[str, Any]) -> bool:
-        """Whether a 400 named something this instance can stop sending (each at most once)."""
+        """Whether a rejection named something this instance can stop sending (each at most
+        once): a parameter (400) or the structured-output dialect (any deterministic one)."""
+        message = str(error).lower()
+        if "response_format" in request and self._step_down_dialect(error, message):
+            return True
         if error.status_code != 400:
             return False
-        message = str(error).lower()
         if "max_tokens" in request and "max_completion_tokens" in message:
             # OpenAI behind another base URL: "Unsupported parameter: 'max_tokens' ...".
             self.uses_max_completion_tokens = True
@@ -111,11 +144,22 @@ class OpenAICompatModel(SDKAdapter[OpenAICompatProvider, "AsyncOpenAI", "ChatCom
         if "reasoning_effort" in request and "reasoning_effort" in message:
             self.sends_reasoning_effort = False
             return True
-        response_format = request.get("response_format") or {}
-        if response_format.get("type") == "json_schema" and _rejects_json_schema(message):
-            self.uses_json_object_fallback = True
-            return True
         return False
+
+    def _step_down_dialect(self, error: ModelRequestError, message: str) -> bool:
+        """The next dialect, when this rejection is about the structured-output request."""
+        if self.dialect_forced or not names_structured_output(message):
+            return False
+        following = next_dialect(self.dialect)
+        if following is None:
+            return False
+        status = f"HTTP {error.status_code}" if error.status_code else "a dropped connection"
+        self.dialect_notes.append(
+            f"the server rejected {DIALECT_WORDS[self.dialect]} ({status}); "
+            f"argue now asks with {DIALECT_WORDS[following]}"
+        )
+        self.dialect = following
+        return True
 
     def _build_request(
         self,
@@ -124,7 +168,7 @@ class OpenAICompatModel(SDKAdapter[OpenAICompatProvider, "AsyncOpenAI", "ChatCom
         max_tokens: int,
         temperature: float | None,
     ) -> dict[str, Any]:
-        if output is not None and self.uses_json_object_fallback:
+        if output is not None and self.dialect in ("json_object", "text"):
             messages = [Message(role="system", content=schema_instruction(output)), *messages]
         request: dict[str, Any] = {
             "model": self.model,
@@ -139,20 +183,24 @@ class OpenAICompatModel(SDKAdapter[OpenAICompatProvider, "AsyncOpenAI", "ChatCom
             request["temperature"] = temperature
         if self.sends_reasoning_effort:
             request["reasoning_effort"] = self._reasoning_effort
-        if output is not None and self.uses_json_object_fallback:
-            request["response_format"] = {"type": "json_object"}
-        elif output is not None:
+        if output is None or self.dialect == "text":
+            return request
+        if self.dialect == "json_schema":
             request["response_format"] = {
                 "type": "json_schema",
                 "json_schema": {
                     "name": tool_name_for(output),
-                    "schema": output_schema(output),
+                    "schema": compact_schema(output),
                     "strict": False,
                 },
             }
+        elif self.dialect == "json_object_schema":
+            request["response_format"] = {"type": "json_object", "schema": compact_schema(output)}
+        else:
+            request["response_format"] = {"type": "json_object"}
         return request
 
-    async def _send_request(self, request: dict[str, Any]) -> RawReply:
+    async def _send_request(self, request: dict[str, Any], max_tokens: int) -> RawReply:
         response, latency_s = await self._call(request)
         choice = response.choices[0]
         usage = self._usage(response, latency_s)
@@ -161,7 +209,16 @@ class OpenAICompatModel(SDKAdapter[OpenAICompatProvider, "AsyncOpenAI", "ChatCom
         except ModelOutputError as error:
             bill(error, [usage])  # a refusal is an answer: it was billed
             raise
-        return RawReply(text=text, usage=usage, truncated=choice.finish_reason == "length")
+        truncated = choice.finish_reason == "length"
+        context_cut = None
+        if truncated and response.usage is not None and usage.output_tokens < 0.9 * max_tokens:
+            # Stopped for length before the output limit: the context window was full.
+            context_cut = ContextCut(
+                prompt_tokens=usage.input_tokens + usage.cache_read_tokens,
+                output_tokens=usage.output_tokens,
+                output_limit=max_tokens,
+            )
+        return RawReply(text=text, usage=usage, truncated=truncated, context_cut=context_cut)
 
     async def _attempt(self, client: AsyncOpenAI, request: dict[str, Any]) -> ChatCompletion:
         import openai
@@ -204,8 +261,3 @@ class OpenAICompatModel(SDKAdapter[OpenAICompatProvider, "AsyncOpenAI", "ChatCom
             latency_s=latency_s,
         )
         return self._prices.price(usage, tokens_known=reported is not None)
-
-
-def _rejects_json_schema(message: str) -> bool:
-    lowered = message.lower()
-    return any(marker in lowered for marker in _SCHEMA_REJECTION_MARKERS)

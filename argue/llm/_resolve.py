@@ -13,7 +13,9 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from argue.llm import _providers
+from argue.llm._dialects import DialectMemory, DialectSettingError, forced_dialect
 from argue.llm._retry import RetryPolicy, Sleep
+from argue.llm._server_limits import ServerLimits, limits_from_env
 from argue.llm.base import ChatModel, ProviderNotConfigured
 from argue.llm.pricing import PriceTable, load_price_table
 
@@ -40,19 +42,33 @@ def resolve_model(
     retry: RetryPolicy | None = None,
     sleep: Sleep | None = None,
     prices: PriceTable | None = None,
+    limits: ServerLimits | None = None,
+    configured_limits: Mapping[str, ServerLimits] | None = None,
+    dialects: DialectMemory | None = None,
 ) -> ChatModel:
     """Build the ChatModel the settings point at; ProviderNotConfigured says what is missing.
 
-    ``prices`` defaults to the built-in table with ``ARGUE_PRICES`` applied."""
+    ``prices`` defaults to the built-in table with ``ARGUE_PRICES`` applied. Limits: ``limits``
+    (flags) over the ``ARGUE_*`` variables over ``configured_limits[provider]`` (config.toml)
+    over the defaults for a hosted or self-hosted server; ``retry`` and ``max_concurrency``,
+    when given, replace them (tests). ``dialects`` defaults to ``$ARGUE_HOME/dialects.json``."""
     env = os.environ if env is None else env
     name = (provider or env.get("ARGUE_PROVIDER") or "").strip().lower()
     model = model or env.get("ARGUE_MODEL") or None
+    _max_concurrency_from_env(env)  # its own message for a bad value
+    try:
+        forced_dialect(env)
+    except DialectSettingError as error:
+        raise ProviderNotConfigured(str(error)) from None
     builder = _ModelBuilder(
         env=env,
-        max_concurrency=max_concurrency or _max_concurrency_from_env(env),
-        retry=retry or RetryPolicy(),
+        limits=(limits or ServerLimits()).over(limits_from_env(env)),
+        configured_limits=configured_limits or {},
+        max_concurrency=max_concurrency,
+        retry=retry,
         sleep=sleep or asyncio.sleep,
         prices=prices if prices is not None else load_price_table(env),
+        dialects=dialects,
     )
     if name:
         if name not in PROVIDER_NAMES:
@@ -110,26 +126,45 @@ class _ModelBuilder:
         self,
         *,
         env: Mapping[str, str],
-        max_concurrency: int,
-        retry: RetryPolicy,
+        limits: ServerLimits,
+        configured_limits: Mapping[str, ServerLimits],
+        max_concurrency: int | None,
+        retry: RetryPolicy | None,
         sleep: Sleep,
         prices: PriceTable,
+        dialects: DialectMemory | None,
     ) -> None:
         self.env = env
+        self.limits = limits
+        self.configured_limits = configured_limits
         self.max_concurrency = max_concurrency
         self.retry = retry
         self.sleep = sleep
         self.prices = prices
+        self.dialects = dialects
+
+    def limits_for(self, provider: str) -> ServerLimits:
+        return self.limits.over(self.configured_limits.get(provider))
+
+    def policy(self, provider: str, self_hosted: bool) -> tuple[RetryPolicy, int]:
+        """The retry policy and the slots for ``provider``."""
+        limits = self.limits_for(provider)
+        retry = self.retry or limits.retry_policy(self_hosted)
+        return retry, self.max_concurrency or limits.slots or DEFAULT_MAX_CONCURRENCY
 
     def build(self, name: str, model: str | None) -> ChatModel:
         if name == "anthropic":
             from argue.llm._anthropic import AnthropicModel
 
+            connection = _providers.AnthropicProvider.from_env(self.env)
+            retry, slots = self.policy(
+                "anthropic", connection.base_url != _providers.ANTHROPIC_DEFAULT_BASE_URL
+            )
             return AnthropicModel(
                 model or DEFAULT_MODELS["anthropic"],
-                provider=_providers.AnthropicProvider.from_env(self.env),
-                retry=self.retry,
-                max_concurrency=self.max_concurrency,
+                provider=connection,
+                retry=retry,
+                max_concurrency=slots,
                 sleep=self.sleep,
                 prices=self.prices,
             )
@@ -159,15 +194,19 @@ class _ModelBuilder:
         )
 
     def _openai_compat(self, provider: _providers.OpenAICompatProvider, model: str) -> ChatModel:
+        from argue.llm._dialects import default_dialect_memory
         from argue.llm._openai_compat import OpenAICompatModel
 
+        retry, slots = self.policy(provider.name, not provider.official_openai)
         return OpenAICompatModel(
             model,
             provider=provider,
-            retry=self.retry,
-            max_concurrency=self.max_concurrency,
+            retry=retry,
+            max_concurrency=slots,
             sleep=self.sleep,
             prices=self.prices,
+            dialects=self.dialects or default_dialect_memory(),
+            dialect=self.limits_for(provider.name).dialect,
         )
 
     def _local(self, model: str | None) -> ChatModel:

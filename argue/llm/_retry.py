@@ -60,13 +60,38 @@ class RetryPolicy:
     initial_backoff_s: float = 1.0
     max_backoff_s: float = 30.0
     jitter_s: float = 1.0
+    # A self-hosted server keeps computing a request argue stopped waiting for: sending it again
+    # only queues a second copy behind the first (one slot: the wait doubles). Off for those.
+    retry_timeouts: bool = True
 
     def backoff_s(self, failed_attempts: int) -> float:
         base = self.initial_backoff_s * 2 ** (failed_attempts - 1)
         return min(base + random.uniform(0.0, self.jitter_s), self.max_backoff_s)
 
 
-FailureKind = Literal["status", "timeout", "connection", "unreadable"]
+FailureKind = Literal["status", "timeout", "connection", "dropped", "unreadable"]
+# Words in a 5xx body that say the server refused this request, not that it is down: such a
+# rejection is deterministic (llama-cpp-python answers 500 to a response_format it does not know).
+_REQUEST_MARKERS = (
+    "response_format",
+    "json_schema",
+    "json_object",
+    "grammar",
+    "validation error",
+    "validationerror",
+    "unsupported",
+    "not supported",
+    "invalid request",
+    "invalid_request",
+    "unrecognized",
+    "extra inputs",
+)
+DETERMINISTIC_STATUSES = frozenset({400, 404, 405, 413, 415, 422})
+
+
+def names_the_request(detail: str) -> bool:
+    lowered = detail.lower()
+    return any(marker in lowered for marker in _REQUEST_MARKERS)
 
 
 class TransportFailure(Exception):
@@ -80,6 +105,7 @@ class TransportFailure(Exception):
         detail: str = "",
         retry_after_s: float | None = None,
         quota_exhausted: bool = False,
+        deterministic: bool = False,
     ) -> None:
         super().__init__(detail)
         self.kind = kind
@@ -87,10 +113,18 @@ class TransportFailure(Exception):
         self.detail = detail
         self.retry_after_s = retry_after_s
         self.quota_exhausted = quota_exhausted
+        # The same request would fail the same way: a rejection, not an outage.
+        self.deterministic = deterministic or (
+            kind == "status"
+            and status is not None
+            and (status in DETERMINISTIC_STATUSES or (status >= 500 and names_the_request(detail)))
+        )
 
     @property
     def retryable(self) -> bool:
-        if self.kind in ("timeout", "connection"):
+        if self.deterministic:
+            return False
+        if self.kind in ("timeout", "connection", "dropped"):
             return True
         if self.kind == "unreadable" or self.status is None or self.quota_exhausted:
             return False
@@ -185,11 +219,20 @@ def final_error(
         return masked_error(
             ModelRequestError, provider, message, status_code=status, secrets=secrets
         )
+    if failure.kind == "dropped" and failure.deterministic:
+        message = f"{endpoint} closed the connection without answering: {failure.detail}"
+        return masked_error(ModelRequestError, provider, message, secrets=secrets)
     if failure.kind == "status" and not failure.retryable:
-        message = f"HTTP {status} from {endpoint}: request rejected: {failure.detail}"
+        message = (
+            f"HTTP {status} from {endpoint}: request rejected (not retried: the same request "
+            f"would be rejected again): {failure.detail}"
+        )
         return masked_error(
             ModelRequestError, provider, message, status_code=status, secrets=secrets
         )
+    if failure.kind == "timeout" and attempts == 1:
+        message = f"{endpoint}: {failure.describe()}"
+        return masked_error(ModelUnavailableError, provider, message, secrets=secrets)
     if failure.kind == "unreadable":
         message = f"unreadable response from {endpoint}: {failure.detail}"
         return masked_error(ModelUnavailableError, provider, message, secrets=secrets)
@@ -266,10 +309,15 @@ async def call_with_retries(
             told_to_wait_too_long = failure
         return True
 
+    def worth_retrying(exc: BaseException) -> bool:
+        if not isinstance(exc, TransportFailure) or not exc.retryable:
+            return False
+        return exc.kind != "timeout" or policy.retry_timeouts
+
     retrying = AsyncRetrying(
         stop=stop,
         wait=wait,
-        retry=retry_if_exception(lambda exc: isinstance(exc, TransportFailure) and exc.retryable),
+        retry=retry_if_exception(worth_retrying),
         sleep=sleep,
         reraise=True,
     )
@@ -280,6 +328,11 @@ async def call_with_retries(
                 attempts += 1
                 return await attempt(max(0.0, min(policy.request_timeout_s, budget_left())))
     except TransportFailure as failure:
+        if failure.kind == "timeout" and not policy.retry_timeouts:
+            failure.detail += (
+                "; not sent again, since the server may still be computing it "
+                "(ARGUE_REQUEST_TIMEOUT_S gives a slow server longer)"
+            )
         if failure is told_to_wait_too_long:
             raise rate_limited_error(
                 failure,

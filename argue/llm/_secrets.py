@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import TypeVar
 
+from argue.domain import FailureCause
 from argue.llm.base import ModelError
 from argue.redact import MASK, MIN_SECRET_LENGTH, SECRET_ENV_VARS, redact
 
@@ -27,6 +28,9 @@ def masked_error(
     *,
     status_code: int | None = None,
     secrets: Iterable[str | None] = (),
+    cause: FailureCause | None = None,
 ) -> E:
     """Build a ModelError whose message has passed through ``mask_secrets``."""
-    return error_type(provider, mask_secrets(message, extra=secrets), status_code=status_code)
+    return error_type(
+        provider, mask_secrets(message, extra=secrets), status_code=status_code, cause=cause
+    )

@@ -25,14 +25,35 @@ ERROR_LIMIT = 1200
 _FENCE = re.compile(r"^```[a-zA-Z0-9_-]*\s*\n?(.*?)\n?```$", re.DOTALL)
 
 
+@dataclass(frozen=True)
+class ContextCut:
+    """A reply stopped for length before the output limit: the context window was full."""
+
+    prompt_tokens: int
+    output_tokens: int
+    output_limit: int
+    context_window: int | None = None
+
+    def describe(self) -> str:
+        window = f" of a {self.context_window}-token window" if self.context_window else ""
+        return (
+            f"the answer was cut off by the context window{window} after "
+            f"{self.output_tokens} output tokens (the prompt took {self.prompt_tokens} tokens), "
+            f"not by the {self.output_limit}-token output limit; not sent again, since a larger "
+            "output limit cannot help (shorten the prompt or use a model with a larger context)"
+        )
+
+
 @dataclass
 class RawReply:
-    """One model call's text and accounting, before any parsing; ``truncated`` when the output
-    limit cut it off (finish_reason "length", stop_reason "max_tokens")."""
+    """One model call's text and accounting, before any parsing; ``truncated`` when a length
+    limit cut it off (finish_reason "length", stop_reason "max_tokens"), with ``context_cut``
+    set when that limit was the context window rather than the output limit."""
 
     text: str
     usage: Usage
     truncated: bool = False
+    context_cut: ContextCut | None = None
     # One Usage per answer the provider sent (more than one when a cut-off reply was resent);
     # ``usage`` is their sum. Empty means the one answer ``usage``.
     answers: list[Usage] = field(default_factory=list)
@@ -51,9 +72,11 @@ def output_schema(output: type[BaseModel]) -> dict[str, Any]:
 
 def schema_instruction(output: type[BaseModel]) -> str:
     """Prompt text for back-ends that cannot enforce a schema on the wire."""
+    from argue.llm._dialects import compact_schema
+
     return (
         "Reply with one JSON object only (no prose, no code fences) that validates against "
-        f"this JSON schema:\n{json.dumps(output_schema(output))}"
+        f"this JSON schema:\n{json.dumps(compact_schema(output))}"
     )
 
 
@@ -75,23 +98,67 @@ def extract_json_text(text: str) -> str:
     return stripped
 
 
-def parse_output(text: str, output: type[T]) -> T:
+_TRAILING_COMMA = re.compile(r",(\s*[}\]])")
+# Bound errors a value can be repaired from without guessing: clamp to the inclusive bound.
+_CLAMPABLE = {"less_than_equal": "le", "greater_than_equal": "ge"}
+
+
+def parse_output(text: str, output: type[T], repairs: list[str] | None = None) -> T:
     """Validate ``text`` into ``output``; raises pydantic's ValidationError (bad JSON included).
 
-    Raw control characters (a literal newline inside a string) are tolerated: small local
-    models emit them, and the meaning is unambiguous.
+    Repairs whose meaning is unambiguous are made and, when ``repairs`` is given, described
+    there: raw control characters inside strings (small local models emit them), trailing
+    commas, and numbers past an inclusive bound (a grammar cannot enforce ``confidence <= 1``;
+    1.3 becomes 1.0). Anything else is left for the re-ask.
     """
     candidate = extract_json_text(text)
     try:
         return output.model_validate_json(candidate)
     except ValidationError as error:
-        if not any(detail["type"] == "json_invalid" for detail in error.errors()):
-            raise
+        first_error = error
+    try:
+        data = json.loads(candidate, strict=False)
+    except json.JSONDecodeError:
         try:
-            data = json.loads(candidate, strict=False)
+            data = json.loads(_TRAILING_COMMA.sub(r"\1", candidate), strict=False)
         except json.JSONDecodeError:
-            raise error from None
+            raise first_error from None
+    try:
         return output.model_validate(data)
+    except ValidationError as error:
+        clamped = _clamped(data, error)
+        if clamped is None:
+            raise
+        value = output.model_validate(clamped[0])  # still invalid: raises for the re-ask
+        if repairs is not None:
+            repairs.extend(clamped[1])
+        return value
+
+
+def _clamped(data: Any, error: ValidationError) -> tuple[Any, list[str]] | None:
+    """``data`` with every out-of-range number set to the bound it passed, and what was done;
+    None when some error is not such a number."""
+    data = json.loads(json.dumps(data))  # a copy to change
+    done: list[str] = []
+    for item in error.errors(include_url=False):
+        bound_key = _CLAMPABLE.get(item["type"])
+        bound = (item.get("ctx") or {}).get(bound_key) if bound_key else None
+        value = item.get("input")
+        if bound is None or isinstance(value, bool) or not isinstance(value, int | float):
+            return None
+        parent: Any = data
+        *path, last = item["loc"]
+        try:
+            for part in path:
+                parent = parent[part]
+            if parent[last] != value:
+                return None
+            parent[last] = bound
+        except (KeyError, IndexError, TypeError):
+            return None
+        where = ".".join(str(part) for part in item["loc"])
+        done.append(f"{where}: {value} is out of range, clamped to {bound}")
+    return (data, done) if done else None
 
 
 def describe_validation_error(error: ValidationError) -> str:
@@ -155,8 +222,9 @@ async def complete_structured(
             usage=with_purpose(first.usage, purpose),
             answers=first_answers,
         )
+    repairs: list[str] = []
     try:
-        value = parse_output(first.text, output)
+        value = parse_output(first.text, output, repairs)
     except ValidationError as error:
         first_error = describe_validation_error(error)
     else:
@@ -165,6 +233,7 @@ async def complete_structured(
             text=first.text,
             usage=with_purpose(first.usage, purpose),
             answers=first_answers,
+            repairs=repairs,
         )
 
     try:
@@ -175,7 +244,7 @@ async def complete_structured(
     usage = with_purpose(first.usage + second.usage, purpose)
     answers = [*first_answers, *answers_with_purpose(second.answers, purpose)]
     try:
-        value = parse_output(second.text, output)
+        value = parse_output(second.text, output, repairs)
     except ValidationError as error:
         failure = masked_error(
             ModelOutputError,
@@ -188,4 +257,6 @@ async def complete_structured(
         bill(failure, answers, purpose)
         failure.raw_text = second.text  # type: ignore[attr-defined]
         raise failure from None
-    return ChatResult[output](value=value, text=second.text, usage=usage, answers=answers)
+    return ChatResult[output](
+        value=value, text=second.text, usage=usage, answers=answers, repairs=repairs
+    )

@@ -11,7 +11,7 @@ from typing import Generic, Literal, Protocol, TypeVar, runtime_checkable
 
 from pydantic import BaseModel, Field
 
-from argue.domain import Usage
+from argue.domain import FailureCause, Usage
 
 T = TypeVar("T", bound=BaseModel)
 
@@ -36,6 +36,11 @@ class ChatResult(BaseModel, Generic[T]):
         default_factory=list,
         description="One Usage per answer the provider sent for this call (a re-ask, or a "
         "resend after a cut-off reply, is an answer of its own): each was billed",
+    )
+    repairs: list[str] = Field(
+        default_factory=list,
+        description="What code changed in the answer to make it valid (e.g. a confidence of "
+        "1.3 clamped to 1.0), in plain words; to be recorded with what the answer produced",
     )
 
 
@@ -64,28 +69,50 @@ def bill(error: BaseException, earlier: list[Usage], purpose: str | None = None)
 
 
 class ModelError(Exception):
-    """A model call that did not produce a usable answer. The message names the provider."""
+    """A model call that did not produce a usable answer. The message names the provider;
+    ``cause`` says in plain words what kind of failure it was (``argue.domain.FailureCause``)."""
 
-    def __init__(self, provider: str, message: str, *, status_code: int | None = None) -> None:
+    cause: FailureCause | None = None
+
+    def __init__(
+        self,
+        provider: str,
+        message: str,
+        *,
+        status_code: int | None = None,
+        cause: FailureCause | None = None,
+    ) -> None:
         self.provider = provider
         self.status_code = status_code
+        if cause is not None:
+            self.cause = cause
         super().__init__(f"{provider}: {message}")
 
 
 class ModelAuthError(ModelError):
     """401/403: credentials rejected. Never retried."""
 
+    cause: FailureCause | None = "rejected"
+
 
 class ModelRequestError(ModelError):
-    """400/404/422 or an exhausted quota: the request itself is wrong. Never retried."""
+    """A deterministic rejection (400/404/405/415/422, a 5xx whose body names the request, an
+    exhausted quota): the request itself is wrong for this server. Never retried."""
+
+    cause: FailureCause | None = "rejected"
 
 
 class ModelUnavailableError(ModelError):
     """Retries exhausted (429/5xx/timeouts/connection errors) or the server is unreachable."""
 
+    cause: FailureCause | None = "unavailable"
+
 
 class ModelOutputError(ModelError):
-    """Structured output still invalid after one re-ask carrying the validation error."""
+    """Structured output still invalid after one re-ask, or an answer cut off by a limit
+    (``cause`` "cut_off")."""
+
+    cause: FailureCause | None = "invalid_output"
 
 
 class ProviderNotConfigured(Exception):

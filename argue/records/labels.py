@@ -178,6 +178,22 @@ _LABELS: dict[str, tuple[str, str]] = {
     # failure sentences
     "refused_sentence": ("refused — nothing happened", "refusé — rien ne s'est passé"),
     "failed_sentence": ("failed — effect unknown", "échoué — effet inconnu"),
+    "cause_rejected": (
+        "rejected — the server refused this request",
+        "rejeté — le serveur a refusé cette requête",
+    ),
+    "cause_unavailable": (
+        "unavailable — the server did not answer",
+        "indisponible — le serveur n'a pas répondu",
+    ),
+    "cause_cut_off": (
+        "cut off — the answer was incomplete",
+        "tronqué — la réponse était incomplète",
+    ),
+    "cause_invalid_output": (
+        "invalid output — the answer did not match what was asked",
+        "sortie invalide — la réponse ne correspondait pas à la demande",
+    ),
     # partial reasons
     "partial_status": (
         "the debate is {status}, not completed",

@@ -81,16 +81,20 @@ async def test_real_completion_with_the_default_gemma_is_schema_valid(
     assert capfd.readouterr().err.splitlines() == [DEFAULT_MODEL_NOTICE]
 
 
-def test_grammar_safe_schema_caps_long_strings_only():
-    from argue.engine.schemas import SynthesisDraft
-    from argue.llm._local import MAX_GRAMMAR_STRING, grammar_safe_schema
-    from argue.llm._structured import output_schema
+def test_compact_schema_caps_long_strings_inlines_defs_and_keeps_the_root_title():
+    from pydantic import BaseModel, Field
 
-    schema = grammar_safe_schema(output_schema(SynthesisDraft))
+    from argue.engine.schemas import SynthesisDraft
+    from argue.llm._dialects import MAX_GRAMMAR_STRING, compact_schema
+
+    schema = compact_schema(SynthesisDraft)
     text = json.dumps(schema)
     assert '"maxLength": 4000' not in text
     assert f'"maxLength": {MAX_GRAMMAR_STRING}' in text
-    assert grammar_safe_schema({"maxLength": 20, "type": "string"}) == {
-        "maxLength": 20,
-        "type": "string",
-    }
+    assert "$ref" not in text and "$defs" not in text
+    assert schema["title"] == "SynthesisDraft"
+
+    class Short(BaseModel):
+        word: str = Field(max_length=20)
+
+    assert compact_schema(Short)["properties"]["word"] == {"maxLength": 20, "type": "string"}

@@ -16,6 +16,7 @@ from argue.llm import (
     OpenAICompatProvider,
     RetryPolicy,
 )
+from argue.llm._dialects import compact_schema
 from tests.llm.wire import (
     FAST_RETRY,
     INVALID_VERDICT,
@@ -90,7 +91,7 @@ async def test_structured_output_round_trip(gpt: OpenAICompatModel, loopback: Lo
     ]
     assert body["response_format"] == {
         "type": "json_schema",
-        "json_schema": {"name": "Verdict", "schema": Verdict.model_json_schema(), "strict": False},
+        "json_schema": {"name": "Verdict", "schema": compact_schema(Verdict), "strict": False},
     }
     # A loopback base URL is "a compatible server", which knows max_tokens.
     assert body["max_tokens"] == 400
@@ -258,7 +259,7 @@ async def test_insufficient_quota_is_not_retried(gpt: OpenAICompatModel, loopbac
     assert len(loopback.requests) == 1
 
 
-async def test_json_schema_rejection_falls_back_to_json_object_and_remembers(
+async def test_json_schema_rejection_falls_back_to_json_object_with_schema_and_remembers(
     loopback: LoopbackServer, sleeps: SleepRecorder
 ):
     model = make_model(loopback, sleeps, name="ollama", model="llama3.2")
@@ -281,11 +282,13 @@ async def test_json_schema_rejection_falls_back_to_json_object_and_remembers(
     assert len(bodies) == 3  # the rejected try happens once, not on every call
     assert bodies[0]["response_format"]["type"] == "json_schema"
     for body in bodies[1:]:
-        assert body["response_format"] == {"type": "json_object"}
-        system = body["messages"][0]
-        assert system["role"] == "system" and "JSON schema" in system["content"]
-        assert '"stance"' in system["content"]
-    assert model.uses_json_object_fallback
+        # llama-cpp-python's dialect: the schema travels in response_format.schema.
+        assert body["response_format"] == {"type": "json_object", "schema": compact_schema(Verdict)}
+    assert model.uses_json_object_fallback and model.dialect == "json_object_schema"
+    assert model.dialect_notes == [
+        "the server rejected response_format json_schema (HTTP 400); argue now asks with "
+        "response_format json_object with the schema in response_format.schema"
+    ]
 
 
 async def test_other_400s_do_not_trigger_the_fallback(
@@ -431,7 +434,10 @@ async def test_a_reply_cut_off_by_the_limit_is_sent_again_with_twice_the_limit(
 async def test_cut_off_twice_is_an_output_error_that_says_so(
     gpt: OpenAICompatModel, loopback: LoopbackServer
 ):
-    loopback.enqueue(openai_reply("", finish_reason="length", completion_tokens=400))
+    loopback.enqueue(
+        openai_reply("", finish_reason="length", completion_tokens=400),
+        openai_reply("", finish_reason="length", completion_tokens=800),
+    )
 
     with pytest.raises(ModelOutputError) as caught:
         await gpt.complete(MESSAGES, output=Verdict, max_tokens=400, purpose="A/R1/argument")
@@ -451,7 +457,9 @@ async def test_a_cut_off_text_answer_is_retried_too(
     gpt: OpenAICompatModel, loopback: LoopbackServer
 ):
     loopback.enqueue(
-        openai_reply("Congestion pricing works because", finish_reason="length"),
+        openai_reply(
+            "Congestion pricing works because", finish_reason="length", completion_tokens=1000
+        ),
         openai_reply("Congestion pricing works because road space is scarce."),
     )
 
@@ -465,7 +473,7 @@ async def test_the_larger_limit_is_capped_and_a_model_refusing_it_reports_the_cu
     gpt: OpenAICompatModel, loopback: LoopbackServer
 ):
     loopback.enqueue(
-        openai_reply("", finish_reason="length"),
+        openai_reply("", finish_reason="length", completion_tokens=9000),
         openai_error(
             400,
             "max_tokens is too large: 16384. This model supports at most 10000 completion "

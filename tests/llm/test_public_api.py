@@ -9,6 +9,10 @@ import argue.llm
 
 EXPECTED_EXPORTS = {
     "DEFAULT_MODELS",
+    "DIALECTS",
+    "Dialect",
+    "DialectMemory",
+    "ServerLimits",
     "PROVIDER_NAMES",
     "SECRET_ENV_VARS",
     "AnthropicModel",
