@@ -113,6 +113,16 @@ class OpenAICompatModel(SDKAdapter[OpenAICompatProvider, "AsyncOpenAI", "ChatCom
                 reply = await self._send_request(request, call.max_tokens)
             except ModelRequestError as error:
                 if not self._adapt_to_rejection(error, request):
+                    if self.dialect_forced and names_structured_output(str(error)):
+                        raise masked_error(
+                            ModelRequestError,
+                            self.provider,
+                            f"{str(error).removeprefix(f'{self.provider}: ')} (argue did not "
+                            f"try another way: ARGUE_STRUCTURED_OUTPUT forces {self.dialect}; "
+                            "set it to auto)",
+                            status_code=error.status_code,
+                            secrets=self._secrets(),
+                        ) from None
                     raise
             else:
                 if call.output is not None and not self.dialect_forced:

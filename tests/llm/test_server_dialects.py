@@ -203,6 +203,19 @@ async def test_a_forced_dialect_is_used_from_the_first_call_and_never_changed(
     assert [kind_of(r) for r in loopback.requests] == ["json_object"]
 
 
+async def test_a_forced_dialect_the_server_rejects_says_how_to_let_argue_negotiate(
+    loopback: LoopbackServer,
+):
+    loopback.handler = server_accepting("text", rejection=openai_error(400, "bad response_format"))
+    model = model_for(loopback.url, dialect="json_schema")
+
+    with pytest.raises(ModelRequestError, match="forces json_schema; set it to auto"):
+        await model.complete(MESSAGES, output=Verdict)
+    await model.aclose()
+
+    assert len(loopback.requests) == 1
+
+
 async def test_an_outage_5xx_is_still_retried(loopback: LoopbackServer):
     loopback.enqueue(
         Reply(status=503, json={"error": {"message": "Service Unavailable"}}),

