@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import urllib.error
 import urllib.request
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -116,15 +117,33 @@ def ollama_host_url(env: Mapping[str, str]) -> str:
     return f"{parts.scheme}://{host}:{parts.port or default_port}{parts.path}"
 
 
-def probe_ollama(host_url: str, timeout_s: float = 0.3) -> list[str] | None:
-    """Model names an Ollama server lists at ``/api/tags``, or None when nothing answers."""
+def probe_ollama(
+    host_url: str, timeout_s: float = 0.3, problems: list[str] | None = None
+) -> list[str] | None:
+    """Model names an Ollama server lists at ``/api/tags``, or None when none does; what went
+    wrong is appended to ``problems`` in plain words (nothing listening, or a server that
+    answered but is not Ollama)."""
     opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+    url = f"{host_url}/api/tags"
     try:
-        with opener.open(f"{host_url}/api/tags", timeout=timeout_s) as response:
+        with opener.open(url, timeout=timeout_s) as response:
             payload = json.loads(response.read().decode("utf-8"))
-    except (OSError, ValueError):
+    except urllib.error.HTTPError as error:
+        if problems is not None:
+            problems.append(
+                f"a server answered HTTP {error.code} at {url}, so it is not Ollama (for another "
+                "OpenAI-style server use ARGUE_PROVIDER=openai with OPENAI_BASE_URL)"
+            )
+        return None
+    except (OSError, ValueError) as error:
+        if problems is not None:
+            reason = getattr(error, "reason", None) or error
+            what = "not JSON" if isinstance(error, ValueError) else f"nothing answered ({reason})"
+            problems.append(f"{what} at {url} (start `ollama serve` or set OLLAMA_HOST)")
         return None
     if not isinstance(payload, dict) or not isinstance(payload.get("models"), list):
+        if problems is not None:
+            problems.append(f"{url} answered without a model list, so it is not Ollama")
         return None
     names = []
     for entry in payload["models"]:

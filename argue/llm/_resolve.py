@@ -175,12 +175,10 @@ class _ModelBuilder:
             )
         if name == "ollama":
             host_url = _providers.ollama_host_url(self.env)
-            listed = _providers.probe_ollama(host_url, EXPLICIT_PROBE_TIMEOUT_S)
+            problems: list[str] = []
+            listed = _providers.probe_ollama(host_url, EXPLICIT_PROBE_TIMEOUT_S, problems)
             if listed is None:
-                raise ProviderNotConfigured(
-                    f"provider 'ollama': nothing answered at {host_url}/api/tags "
-                    "(start `ollama serve` or set OLLAMA_HOST)"
-                )
+                raise ProviderNotConfigured(f"provider 'ollama': {'; '.join(problems)}")
             return self.ollama(host_url, listed, model)
         return self._local(model)
 

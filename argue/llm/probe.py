@@ -24,7 +24,6 @@ from pydantic import BaseModel
 
 from argue.llm._anthropic import AnthropicModel
 from argue.llm._dialects import (
-    DIALECT_ENV,
     DIALECT_WORDS,
     DIALECTS,
     Dialect,
@@ -34,7 +33,7 @@ from argue.llm._dialects import (
 from argue.llm._local import LocalLlamaModel
 from argue.llm._openai_compat import OpenAICompatModel
 from argue.llm._retry import AUTH_STATUSES, RetryPolicy, error_detail, one_line
-from argue.llm.base import ChatModel, Message, ModelAuthError, ModelError
+from argue.llm.base import ChatModel, Message, ModelError
 
 Status = Literal[
     "ok", "rejected", "invalid_output", "unavailable", "unreachable", "no_content", "not_told",
@@ -82,23 +81,13 @@ class ProbeReport:
     provider: str
     model: str
     endpoint: str  # a base URL, or the model file of the local provider
+    key_env: str = ""  # the variable holding the key, when the provider takes one
     checks: list[Check] = field(default_factory=list)
-    structured: str | None = None  # how a debate will ask for structured output
-    problem: str | None = None
-    fix: str | None = None
+    structured: str | None = None  # how a debate will ask for structured output (None: no way)
+    forced: Dialect | None = None  # the dialect a setting forces, if one does
+    served: list[str] = field(default_factory=list)  # the model ids the server lists
     remembered: Dialect | None = None
     notes: list[str] = field(default_factory=list)
-
-    @property
-    def ready(self) -> bool:
-        return self.problem is None and self.structured is not None
-
-    def verdict(self) -> str:
-        if self.ready:
-            return (
-                f"ready: a debate can run with {self.provider} {self.model} using {self.structured}"
-            )
-        return f"not ready: {self.problem} — fix: {self.fix}"
 
     def check(self, name: str) -> Check | None:
         return next((c for c in self.checks if c.name == name), None)
@@ -201,9 +190,8 @@ async def _reachable(
         return Check("reachable", "unreachable", f"cannot connect to {url} ({reason})"), None
     latency = round(time.monotonic() - started, 3)
     code = response.status_code
-    payload: Any = None
     try:
-        payload = response.json()
+        payload: Any = response.json()
     except ValueError:
         payload = None
     if code in AUTH_STATUSES:
@@ -444,8 +432,6 @@ async def _ask(
             status = "invalid_output"
         else:
             status = "unavailable" if error.cause == "unavailable" else "rejected"
-        if isinstance(error, ModelAuthError):
-            status = "rejected"
     except Exception as error:  # a diagnostic reports what it found, a bug included
         status, said = "unavailable", one_line(f"unexpected {type(error).__name__}: {error}", 300)
     else:

@@ -175,8 +175,19 @@ def test_a_slow_ollama_probe_counts_as_absent(loopback: LoopbackServer, no_llama
 
 
 def test_explicit_ollama_that_does_not_answer():
-    with pytest.raises(ProviderNotConfigured, match=r"nothing answered at http://127\.0\.0\.1:9"):
+    with pytest.raises(
+        ProviderNotConfigured, match=r"nothing answered \(.*\) at http://127\.0\.0\.1:9"
+    ):
         resolve_model("ollama", env={"OLLAMA_HOST": NOBODY})
+
+
+def test_explicit_ollama_pointed_at_another_server_says_it_answered(loopback: LoopbackServer):
+    loopback.enqueue(Reply(status=404, json={"detail": "Not Found"}))
+    with pytest.raises(ProviderNotConfigured) as caught:
+        resolve_model("ollama", env={"OLLAMA_HOST": loopback.url})
+    message = str(caught.value)
+    assert "answered HTTP 404" in message and "not Ollama" in message
+    assert "nothing answered" not in message
 
 
 def test_local_is_the_last_resort_when_llama_cpp_is_installed(monkeypatch: pytest.MonkeyPatch):
