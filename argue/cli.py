@@ -17,6 +17,7 @@ from argue.commands.debates import (
     synthesize_command,
     transcript_command,
 )
+from argue.commands.doctor import doctor_command
 from argue.commands.eval_cmd import eval_app
 from argue.commands.library import library_app
 from argue.commands.mcp_cmd import mcp_command
@@ -71,6 +72,7 @@ app.command("synthesize")(synthesize_command)
 app.command("report")(report_command)
 app.command("watch")(watch_command)
 app.command("mcp")(mcp_command)
+app.command("doctor")(doctor_command)
 app.add_typer(personas_app, name="personas", help="List and show personas.")
 app.add_typer(config_app, name="config", help="Show the effective settings and their sources.")
 app.add_typer(library_app, name="library", help="The local library of books and transcripts.")

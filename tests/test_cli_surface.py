@@ -36,6 +36,7 @@ def test_help_lists_every_command():
         "report",
         "watch",
         "interject",
+        "doctor",
         "personas",
         "library",
         "memory",

@@ -67,10 +67,12 @@ class OpenAICompatModel(SDKAdapter[OpenAICompatProvider, "AsyncOpenAI", "ChatCom
         reasoning_effort: str | None = DEFAULT_REASONING_EFFORT,
         dialects: DialectMemory | None = None,
         dialect: Dialect | None = None,
+        dialect_setting: str = "",
     ) -> None:
         super().__init__(model, provider, retry, max_concurrency, sleep, prices, clock)
         self._dialect_memory = dialects or DialectMemory(None)
         self.dialect_forced = dialect is not None
+        self._dialect_setting = dialect_setting  # the setting that forced it, to name in errors
         remembered = None if dialect else self._dialect_memory.get(provider.base_url, model)
         self.dialect: Dialect = dialect or (remembered.dialect if remembered else "json_schema")
         self.dialect_notes: list[str] = []
@@ -113,12 +115,12 @@ class OpenAICompatModel(SDKAdapter[OpenAICompatProvider, "AsyncOpenAI", "ChatCom
                 reply = await self._send_request(request, call.max_tokens)
             except ModelRequestError as error:
                 if not self._adapt_to_rejection(error, request):
-                    if self.dialect_forced and names_structured_output(str(error)):
+                    if self._dialect_setting and names_structured_output(str(error)):
                         raise masked_error(
                             ModelRequestError,
                             self.provider,
                             f"{str(error).removeprefix(f'{self.provider}: ')} (argue did not "
-                            f"try another way: ARGUE_STRUCTURED_OUTPUT forces {self.dialect}; "
+                            f"try another way: {self._dialect_setting} forces {self.dialect}; "
                             "set it to auto)",
                             status_code=error.status_code,
                             secrets=self._secrets(),

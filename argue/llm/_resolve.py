@@ -205,6 +205,9 @@ class _ModelBuilder:
             prices=self.prices,
             dialects=self.dialects or default_dialect_memory(),
             dialect=self.limits_for(provider.name).dialect,
+            dialect_setting=(
+                f"ARGUE_STRUCTURED_OUTPUT (or [providers.{provider.name}] structured_output)"
+            ),
         )
 
     def _local(self, model: str | None) -> ChatModel:

@@ -1,14 +1,11 @@
 """Tiny calls that say whether a configured model can run a debate (``argue doctor``).
 
-Each probe is one short request, bounded by ``timeout_s`` and sent once (no retries), so a
-server that is down, refuses the model or rejects a structured-output dialect says so at once,
-in its own words. OpenAI-style servers (OpenAI, Ollama, vLLM, llama.cpp, LM Studio): reachable
-(``GET {base_url}/models``), model accepted (a tiny text call), each structured-output dialect
-(a fresh model forced to it), streaming, and the context length where the server tells it
-(vLLM's ``max_model_len``, llama-server's ``/props``, Ollama's ``/api/show``). The first dialect
-that works is remembered for the server and model, so debates start there. Anthropic:
-reachable, model accepted, its native structured output. In-process llama.cpp: the model file,
-and only when asked (loading is slow) a tiny call.
+Each probe is one short request, sent once and bounded by ``timeout_s``: a server that is down,
+refuses the model or rejects a structured-output dialect says so at once, in its own words.
+OpenAI-style servers: reachable, model accepted, each dialect (a model forced to it), streaming,
+context length where the server tells; the first dialect that works is remembered, so debates
+start there. Anthropic: reachable, model accepted, native structured output. In-process
+llama.cpp: the model file, and only when asked (loading is slow) a tiny call.
 """
 
 from __future__ import annotations
@@ -31,21 +28,20 @@ from argue.llm._dialects import (
     default_dialect_memory,
 )
 from argue.llm._local import LocalLlamaModel
-from argue.llm._openai_compat import OpenAICompatModel
+from argue.llm._openai_compat import OpenAICompatModel, is_reasoning_model
 from argue.llm._retry import AUTH_STATUSES, RetryPolicy, error_detail, one_line
 from argue.llm.base import ChatModel, Message, ModelError
 
-Status = Literal[
-    "ok", "rejected", "invalid_output", "unavailable", "unreachable", "no_content", "not_told",
-    "skipped",
-]  # fmt: skip
+Status = Literal["ok", "rejected", "invalid_output", "unavailable", "unreachable", "no_content",
+                 "not_told", "skipped"]  # fmt: skip
 TEXT_TOKENS = 16
-STRUCTURED_TOKENS = 256
+STRUCTURED_TOKENS = 64  # '{"answer": "yes"}' with room for a fence; a reasoning model gets more
+REASONING_TOKENS = 1024
 GRAMMAR = "grammar (in-process)"
 ASK_TEXT = [Message(role="user", content="Reply with the single word: ok")]
 ASK_STRUCTURED = [Message(role="user", content="Is water wet? Answer yes or no.")]
 _ANTHROPIC_MODES = {
-    "json_schema": "structured outputs (output_config, native)",
+    "json_schema": "output_config json_schema (native)",
     "tool": "tool use (native)",
     "prompt": "the schema in the prompt",
 }
@@ -71,9 +67,7 @@ class Check:
         return self.status == "ok"
 
     def as_json(self) -> dict[str, Any]:
-        return {k: v for k, v in asdict(self).items() if k != "dialect"} | {
-            "kind": "dialect" if self.dialect else "check"
-        }
+        return {**asdict(self), "kind": "dialect" if self.dialect else "check"}
 
 
 @dataclass
@@ -94,9 +88,8 @@ class ProbeReport:
 
 
 def probe_policy(timeout_s: float) -> RetryPolicy:
-    return RetryPolicy(
-        max_attempts=1, max_total_s=timeout_s, request_timeout_s=timeout_s, retry_timeouts=False
-    )
+    """One attempt, bounded by ``timeout_s``: a probe is never retried."""
+    return RetryPolicy(max_attempts=1, max_total_s=timeout_s + 1, request_timeout_s=timeout_s)
 
 
 async def probe_model(
@@ -187,6 +180,8 @@ async def _reachable(
         return Check("reachable", "unreachable", said), None
     except httpx.HTTPError as error:
         reason = one_line(str(error), 160) or type(error).__name__
+        if _refused(error):
+            reason = "connection refused: nothing listens there"
         return Check("reachable", "unreachable", f"cannot connect to {url} ({reason})"), None
     latency = round(time.monotonic() - started, 3)
     code = response.status_code
@@ -204,6 +199,14 @@ async def _reachable(
         detail = f"HTTP {code} from {url} (the server answers; no model list there)"
         payload = None
     return Check("reachable", "ok", detail, latency, http_status=code), payload
+
+
+def _refused(error: BaseException | None) -> bool:
+    for _ in range(6):
+        if error is None or isinstance(error, ConnectionRefusedError):
+            return error is not None
+        error = error.__cause__ or error.__context__
+    return False
 
 
 def _model_ids(listing: Any) -> list[str]:
@@ -318,11 +321,9 @@ def _positive_int(value: object) -> bool:
 
 
 def _num_ctx(parameters: object) -> int | None:
-    for line in parameters.splitlines() if isinstance(parameters, str) else ():
-        words = line.split()
-        if len(words) == 2 and words[0] == "num_ctx" and words[1].isdigit():
-            return int(words[1])
-    return None
+    lines = parameters.splitlines() if isinstance(parameters, str) else []
+    found = [w[1] for w in map(str.split, lines) if len(w) == 2 and w[0] == "num_ctx"]
+    return int(found[0]) if found and found[0].isdigit() else None
 
 
 async def _probe_anthropic(model: AnthropicModel, timeout_s: float) -> ProbeReport:
@@ -366,7 +367,7 @@ async def _probe_local(model: LocalLlamaModel, timeout_s: float, call_local: boo
         engine = f"in-process llama-cpp-python {version('llama_cpp_python')}"
     except PackageNotFoundError:
         engine = "in-process llama-cpp-python"
-    report.checks.append(Check("reachable", "ok", engine))
+    report.checks.append(Check("engine", "ok", engine))
     if path is not None:
         size = path.stat().st_size / 1e6
         file_check = Check("model file", "ok", f"{path} ({size:.0f} MB)")
@@ -392,9 +393,9 @@ async def _probe_local(model: LocalLlamaModel, timeout_s: float, call_local: boo
         report.checks.append(Check(GRAMMAR, "ok", said, dialect=True))
         report.structured = GRAMMAR
         return report
-    bound = timeout_s  # loading a model counts: a large file needs a larger --timeout
-    report.checks.append(await _ask("model accepted", model, None, bound))
-    structured = await _ask(GRAMMAR, model, DoctorAnswer, bound, dialect=True)
+    # Loading the model counts against the timeout: a large file needs a larger --timeout.
+    report.checks.append(await _ask("model accepted", model, None, timeout_s))
+    structured = await _ask(GRAMMAR, model, DoctorAnswer, timeout_s, dialect=True)
     report.checks.append(structured)
     report.structured = GRAMMAR if structured.ok else None
     return report
@@ -414,6 +415,7 @@ async def _ask(
     """One tiny call as a row: ok, or the failure's kind in the adapter's own words."""
     started = time.monotonic()
     tokens = TEXT_TOKENS if output is None else STRUCTURED_TOKENS
+    tokens = REASONING_TOKENS if output and is_reasoning_model(model.model) else tokens
     messages = ASK_TEXT if output is None else ASK_STRUCTURED
     code: int | None = None
     try:
@@ -425,7 +427,8 @@ async def _ask(
         said = f"no answer within {timeout_s:g} s"
     except ModelError as error:
         code = error.status_code
-        said = one_line(str(error).removeprefix(f"{error.provider}: "), 300)
+        said = str(error).removeprefix(f"{error.provider}: ")
+        said = one_line(said, 300)  # (the probe forced the dialect, not the setting)
         if error.cause == "cut_off" and output is None:
             status, said = "ok", "answered (cut off at the tiny output limit)"
         elif error.cause in ("invalid_output", "cut_off"):

@@ -152,3 +152,25 @@ def test_a_one_round_debate_completes_against_llama_cpp_python_server(
     assert remembered[f"{llama_server.base_url} {MODEL_NAME}"]["dialect"] == "json_object_schema"
     # A rejection is not an outage: the refused dialect was not retried call after call.
     assert llama_server.log().count("500 Internal Server Error") <= 2
+
+
+def test_doctor_prints_the_capability_table_for_it(llama_server: LlamaServer, tmp_path: Path):
+    cli = Cli(tmp_path)
+    env = {
+        "ARGUE_PROVIDER": "openai",
+        "OPENAI_BASE_URL": llama_server.base_url,
+        "ARGUE_MODEL": MODEL_NAME,
+    }
+    result = cli.run("doctor", "--json", "--no-sources", "--timeout", "120", timeout=600, **env)
+
+    assert result.returncode == 0, result.describe()
+    report = result.last_json()
+    assert report["ready"] is True
+    dialects = {c["name"]: c["status"] for c in report["checks"] if c["kind"] == "dialect"}
+    assert dialects["json_schema"] == "rejected"
+    assert dialects["json_object_schema"] == "ok"
+    assert report["structured_output"].startswith("json_object_schema")
+
+    table = cli.run("doctor", "--no-sources", "--timeout", "120", timeout=600, **env)
+    assert table.returncode == 0, table.describe()
+    assert "json_object_schema" in table.stdout and "ready" in table.stdout

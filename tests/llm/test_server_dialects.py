@@ -208,6 +208,7 @@ async def test_a_forced_dialect_the_server_rejects_says_how_to_let_argue_negotia
 ):
     loopback.handler = server_accepting("text", rejection=openai_error(400, "bad response_format"))
     model = model_for(loopback.url, dialect="json_schema")
+    model._dialect_setting = "ARGUE_STRUCTURED_OUTPUT"
 
     with pytest.raises(ModelRequestError, match="forces json_schema; set it to auto"):
         await model.complete(MESSAGES, output=Verdict)
