@@ -17,13 +17,21 @@ from argue.engine.runner_state import DebateFailed, RunnerState
 from argue.engine.schemas import FramingDraft
 from argue.llm.base import ModelAuthError, ModelError
 
+FRAMING_CALL = "framing model call"
+
 
 class DebateFraming(RunnerState):
     # ------------------------------------------------------------ framing
 
     async def _frame(self) -> None:
+        """The proposition (the question itself if the framing call fails), the mode's own
+        step, each persona's side. Run again on resume while the framing call has failed and
+        no round has used its fallback (see ``_framing_to_ask_again``)."""
         config = self.store.config()
         self.store.update_state(phase="framing")
+        fallback = config.framing
+        if fallback is not None:
+            self.report("The framing call failed before: asking for the proposition again…")
         lenses = {k: f"{p.display_name}: {p.lens}" for k, p in self.history.personas.items()}
         try:
             result = await self.model.complete(
@@ -43,11 +51,14 @@ class DebateFraming(RunnerState):
                         round=0,
                         phase="framing",
                         kind="failed",
-                        what="framing model call",
+                        what=FRAMING_CALL,
                         reason=f"{exc}; the question itself is used as the proposition",
+                        cause=exc.cause,
                     )
                 ]
             )
+            if fallback is not None:
+                return  # failed again: the framing on file (the question) stands
             proposition, angles = config.question, {}
         from argue.engine.modes import PreDebateContext, PreDebateOutcome, mode_named
 
@@ -65,12 +76,14 @@ class DebateFraming(RunnerState):
                 raise DebateFailed(f"{mode.pre_debate.what} could not be obtained: {exc}") from exc
         # A skill plugin that could not be loaded is reported once, before the first round.
         problems = getattr(self.toolkit, "problems", {})
-        self._record_failures(
-            [
-                Failure(round=0, phase="framing", kind="refused", what=f"skill {name}", reason=why)
-                for name, why in problems.items()
-            ]
-        )
+        problems = [
+            Failure(round=0, phase="framing", kind="refused", what=f"skill {name}", reason=why)
+            for name, why in problems.items()
+        ]
+        told = {
+            f.what for f in self.history.failures if f.phase == "framing" and f.kind == "refused"
+        }
+        self._record_failures([f for f in problems if f.what not in told])  # once per debate
         holds = outcome.advocate_holds
         stances = stances_for(
             config.mode, list(config.personas), self.history.personas, angles, holds
@@ -81,6 +94,22 @@ class DebateFraming(RunnerState):
         self.store.save_config(config)
         self.history.config = config
         self.report(f"Proposition: {proposition}")
+
+    def _framing_to_ask_again(self) -> bool:
+        """On resume: the framing call failed (the question stands as the proposition) and no
+        prompt of round 1 has used that fallback yet (no research plan, no argument with
+        claims, nothing committed), so the proposition can still be asked for again."""
+        config = self.history.config
+        if config.framing is None or config.framing.proposition != config.question:
+            return False
+        if not any(f.phase == "framing" and f.what == FRAMING_CALL for f in self.history.failures):
+            return False
+        first = self.history.rounds.get(1)
+        return not self.store.has(self.paths.round_score(1)) and not any(
+            self.store.has(self.paths.research_plan(letter, 1))
+            or (first is not None and letter in first.arguments and first.arguments[letter].claims)
+            for letter in config.personas
+        )
 
     def _seats(self, round_no: int) -> dict[str, PersonaSeat]:
         config = self.history.config

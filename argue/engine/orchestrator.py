@@ -136,7 +136,7 @@ class DebateRunner(DebateFraming, RoundWaves):
             # Prose written for an earlier, unfinished state (`synthesize` on a stopped debate)
             # must not stand in for the ending this run reaches.
             self.store.discard(self.paths.synthesis_prose)
-            if config.framing is None:
+            if config.framing is None or self._framing_to_ask_again():
                 await self._frame()
             start = max((r.round for r in self.history.committed_rounds()), default=0) + 1
             for round_no in range(start, config.max_rounds + 1):
@@ -342,29 +342,29 @@ class DebateRunner(DebateFraming, RoundWaves):
             return
         from argue.redact import redact
 
-        known = {f.model_dump_json() for f in self.history.failures}
         # Error texts can quote a base URL with its password, or a key a server echoed back.
         failures = [
             f.model_copy(update={"what": redact(f.what), "reason": redact(f.reason)})
             for f in failures
         ]
         for failure in failures:
-            if failure.model_dump_json() not in known:
-                self.history.failures.append(failure)
-                if failure.kind == "refused":
-                    # The same refusal (a missing key…) is told once, then counted.
-                    self._refusals[failure.reason] = self._refusals.get(failure.reason, 0) + 1
-                    if self._refusals[failure.reason] > 1:
-                        continue
-                self.report(
-                    "  "
-                    + (
-                        ""
-                        if failure.persona is None
-                        else f"[{self.history.persona_name(failure.persona)}] "
-                    )
-                    + failure.sentence()
+            # One entry per attempt: a call asked again on resume that fails in the same words
+            # is a second failure, recorded as such.
+            self.history.failures.append(failure)
+            if failure.kind == "refused":
+                # The same refusal (a missing key…) is told once, then counted.
+                self._refusals[failure.reason] = self._refusals.get(failure.reason, 0) + 1
+                if self._refusals[failure.reason] > 1:
+                    continue
+            self.report(
+                "  "
+                + (
+                    ""
+                    if failure.persona is None
+                    else f"[{self.history.persona_name(failure.persona)}] "
                 )
+                + failure.sentence()
+            )
         self.store.save(self.paths.failures, self.history.failures)
 
     def _report_repeated_refusals(self) -> None:

@@ -68,14 +68,22 @@ def research_report(history: DebateHistory, letter: str, round_no: int) -> str:
     A failed or refused search is not an empty one: the model is told which searches did not
     run (or may not have), so it cannot write as if it had searched and found nothing.
     """
-    lines = [
-        f"- research plan: failed — effect unknown ({clip(f.reason, 200)}); no search ran, "
-        "you have no evidence from this round's research"
+    from argue.engine.phases import plan_failed
+
+    current = history.rounds.get(round_no)
+    research = current.research.get(letter) if current else None
+    # The plan call's last failure, while it stands (a plan asked again on resume may have worked).
+    plan_failures = [
+        f
         for f in history.failures
         if f.round == round_no and f.persona == letter and f.phase == "research plan"
     ]
-    current = history.rounds.get(round_no)
-    research = current.research.get(letter) if current else None
+    lines = [
+        f"- {clip(f.sentence(), 300)} No search ran: you have no evidence from this round's "
+        "research"
+        for f in plan_failures[-1:]
+        if research is None or plan_failed(research)
+    ]
     for call in research.calls if research else []:
         what = f"{call.skill} {clip(call.query, 80)!r}"
         reason = clip(call.note, 200) or "no reason given"
@@ -224,6 +232,17 @@ def rebuttal_messages(
         "`target_claim_id` is one of their ids above, with a `reason`. Add `common_ground`."
     )
     return [Message(role="system", content=system), Message(role="user", content=user)]
+
+
+def claims_reask() -> Message:
+    return Message(
+        role="user",
+        content=(
+            "Your answer had no claims. Return the full argument JSON again with 2-4 `claims`, "
+            "each with its `text`, the `evidence_ids` it cites (none if you have none) and a "
+            "`warrant`."
+        ),
+    )
 
 
 def concession_reask(valid_ids: list[str]) -> Message:

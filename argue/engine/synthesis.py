@@ -115,6 +115,7 @@ async def synthesis_prose(
                 kind="failed",
                 what="synthesis model call",
                 reason=str(exc),
+                cause=exc.cause,
             )
             history.failures.append(failure)
             store.save(store.paths.failures, history.failures)

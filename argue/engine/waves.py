@@ -63,14 +63,26 @@ class RoundWaves(RunnerState):
         path_of: Callable[[str, int], Path],
         model_type: type[BaseModel],
         produce: Callable[[str], Awaitable[PhaseOutcome[Any]]],
-    ) -> None:
+        failed: Callable[[Any], bool] | None = None,
+    ) -> bool:
         """One persona's record of one phase: from disk if it is there, else produced and saved
-        at once (a record on disk is never produced again: resume repeats no model call)."""
+        at once (a record on disk is never produced again: resume repeats no model call).
+        True when it came from disk.
+
+        ``failed(record)`` marks a record on disk that stands for a call that did not deliver
+        (research without a plan, an argument without claims): that call is asked again."""
         target = getattr(self.history.round(round_no), _BUCKET[phase])
-        existing = self.store.load_if_readable(path_of(letter, round_no), model_type)
-        if existing is not None:
+        path = path_of(letter, round_no)
+        existing = self.store.load_if_readable(path, model_type)
+        if existing is not None and (failed is None or not failed(existing)):
             target[letter] = existing
-            return
+            return True
+        if existing is not None:
+            target.pop(letter, None)
+            self.store.discard(path)
+            self.report(
+                f"  [{self.history.persona_name(letter)}] {phase}: failed before, asked again"
+            )
         started = time.monotonic()
         outcome = await produce(letter)
         if outcome.record is not None:
@@ -81,6 +93,14 @@ class RoundWaves(RunnerState):
                 f"{_summary(outcome.record)} ({time.monotonic() - started:.0f} s)"
             )
         self._record_failures(outcome.failures)
+        return False
+
+    def _argued(self, letter: str, round_no: int) -> bool:
+        """Whether the persona's argument of the round is on disk (one with claims)."""
+        argument = self.store.load_if_readable(
+            self.paths.argument(letter, round_no), ArgumentRecord
+        )
+        return argument is not None and bool(argument.claims)
 
     async def _retry_failed_research(self, round_no: int, letter: str) -> None:
         """On resume: re-run research calls that failed (no effect) before anyone argued on them.
@@ -88,11 +108,8 @@ class RoundWaves(RunnerState):
         Calls that worked keep their evidence and ids; new items continue the numbering. The
         earlier failure stays in the record: it happened.
         """
-        record = self.history.round(round_no)
-        research = record.research.get(letter)
-        if research is None or letter in record.arguments:
-            return
-        if self.store.has(self.paths.argument(letter, round_no)):
+        research = self.history.round(round_no).research.get(letter)
+        if research is None or self._argued(letter, round_no):
             return
         failed = [i for i, call in enumerate(research.calls) if call.status == "failed"]
         if failed:
@@ -128,15 +145,21 @@ class RoundWaves(RunnerState):
         """
 
         async def chain(letter: str) -> None:
-            await self._load_or_make(
+            # On resume, a plan call that failed is asked again (then its research runs) unless
+            # the persona already argued without it; failed skill calls of a plan run again.
+            loaded = await self._load_or_make(
                 letter,
                 round_no,
                 "research",
                 self.paths.research,
                 ResearchRecord,
                 self._researcher(round_no),
+                lambda research: (
+                    phases.plan_failed(research) and not self._argued(letter, round_no)
+                ),
             )
-            await self._retry_failed_research(round_no, letter)
+            if loaded:
+                await self._retry_failed_research(round_no, letter)
             if self._stop_flag() and not self.store.has(self.paths.argument(letter, round_no)):
                 return  # a stop lands between a persona's research and its argument
             await self._load_or_make(
@@ -148,6 +171,7 @@ class RoundWaves(RunnerState):
                 lambda letter: phases.make_argument(
                     self.model_for(letter), self.history, self.seats[letter], round_no
                 ),
+                lambda argument: not argument.claims,  # from before claimless answers failed
             )
 
         await fan_out(*(chain(letter) for letter in self.history.letters))
@@ -194,9 +218,7 @@ class RoundWaves(RunnerState):
                 )
                 if planned.record is None:
                     return PhaseOutcome(
-                        ResearchRecord(
-                            persona=letter, round=round_no, why="(no plan: model call failed)"
-                        ),
+                        ResearchRecord(persona=letter, round=round_no, why=phases.NO_PLAN),
                         planned.failures,
                     )
                 plan = planned.record

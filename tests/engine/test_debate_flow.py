@@ -182,8 +182,8 @@ def test_a_persona_whose_model_call_fails_is_recorded_and_the_synthesis_is_parti
     assert "Partial synthesis" in synthesis
     assert "Horus produced no argument in round(s) 1" in synthesis
     assert (
-        "argument model call: failed — effect unknown (openai: HTTP 503 after 4 attempts)"
-        in synthesis
+        "argument model call: unavailable — the server did not answer "
+        "(openai: HTTP 503 after 4 attempts)" in synthesis
     )
 
 

@@ -221,8 +221,11 @@ def test_a_failed_research_plan_is_named_in_the_argument_prompt(run_debate):
 
     run = run_debate(rounds=1, script=DebateScript(names=NAMES, fail=fail))
     prompt = _argument_prompt(run.model, "A", 1)
-    assert "- research plan: failed — effect unknown (openai: HTTP 503 after 4 attempts)" in prompt
-    assert "no search ran" in prompt
+    assert (
+        "- research plan model call: unavailable — the server did not answer "
+        "(openai: HTTP 503 after 4 attempts). No search ran: you have no evidence from this "
+        "round's research"
+    ) in prompt
 
 
 # ---------------------------------------------------------------- 3. --sources is obeyed

@@ -54,6 +54,7 @@ def model_failure(round_no: int, letter: str, phase: str, exc: ModelError) -> Fa
         kind="failed",
         what=f"{phase} model call",
         reason=str(exc),
+        cause=exc.cause,
     )
 
 

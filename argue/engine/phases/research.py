@@ -36,6 +36,14 @@ from argue.engine.toolkit import BUILTIN_SKILLS, ResearchRequest, ResearchToolki
 from argue.llm.base import ChatModel
 from argue.skills.base import SkillResult
 
+NO_PLAN = "(no plan: model call failed)"
+"""The ``why`` of a research record whose plan call failed (no call ran)."""
+
+
+def plan_failed(record: ResearchRecord) -> bool:
+    """Whether this research record stands for a plan call that failed."""
+    return record.why == NO_PLAN and not record.calls
+
 
 @records_phase_failure
 async def plan_research(
