@@ -81,6 +81,10 @@ class LlamaServer:
                 "gemma",
                 "--n_threads",
                 "2",
+                # One seed for every request: the same prompts get the same answers, so the
+                # small model's output (and this test) does not vary from run to run.
+                "--seed",
+                "7",
             ],
             stdout=self._log,
             stderr=subprocess.STDOUT,
