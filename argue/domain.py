@@ -107,6 +107,12 @@ class Usage(BaseModel):
         "token counts); cost_usd then is a lower bound",
     )
     purpose: str | None = Field(default=None, description="e.g. 'A/R2/argument'")
+    repairs: list[str] = Field(
+        default_factory=list,
+        exclude_if=lambda v: not v,
+        description="what code changed in this answer to make it valid (e.g. a confidence of "
+        "1.3 clamped to 1.0); not carried into sums",
+    )
 
     def __add__(self, other: Usage) -> Usage:
         if self.calls == 0:

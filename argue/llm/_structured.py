@@ -192,6 +192,13 @@ def with_purpose(usage: Usage, purpose: str | None) -> Usage:
     return usage.model_copy(update={"purpose": purpose})
 
 
+def with_repairs(answers: list[Usage], repairs: list[str]) -> list[Usage]:
+    """The repairs are recorded with the answer they were made to (the last one)."""
+    if not repairs or not answers:
+        return answers
+    return [*answers[:-1], answers[-1].model_copy(update={"repairs": list(repairs)})]
+
+
 def answers_with_purpose(answers: list[Usage], purpose: str | None) -> list[Usage]:
     return [with_purpose(answer, purpose) for answer in answers]
 
@@ -232,7 +239,7 @@ async def complete_structured(
             value=value,
             text=first.text,
             usage=with_purpose(first.usage, purpose),
-            answers=first_answers,
+            answers=with_repairs(first_answers, repairs),
             repairs=repairs,
         )
 
@@ -258,5 +265,9 @@ async def complete_structured(
         failure.raw_text = second.text  # type: ignore[attr-defined]
         raise failure from None
     return ChatResult[output](
-        value=value, text=second.text, usage=usage, answers=answers, repairs=repairs
+        value=value,
+        text=second.text,
+        usage=usage,
+        answers=with_repairs(answers, repairs),
+        repairs=repairs,
     )

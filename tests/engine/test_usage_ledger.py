@@ -255,3 +255,29 @@ def jsonl_records_lenient(store) -> list[dict]:
         except ValueError:
             continue
     return records
+
+
+def test_an_out_of_range_confidence_is_clamped_and_the_repair_recorded_with_its_answer(
+    new_store,
+):
+    # A grammar-constrained server cannot enforce ``confidence <= 1``: code clamps 1.3 to 1.0
+    # (no re-ask) and the repair is written beside that answer in usage.jsonl.
+    store = new_store("clamped", rounds=1)
+    script = DebateScript(names=NAMES)
+
+    def responder(messages: list[Message], output: type[BaseModel] | None) -> object:
+        value = script(messages, output)
+        if script.log[-1] != "B:1:ReflectionDraft":
+            return value
+        data = value.model_dump(mode="json") if isinstance(value, BaseModel) else dict(value)
+        return {**data, "confidence": 1.3}
+
+    state, _, _ = run(store, responder)
+
+    assert state.status == "completed"
+    reflection = [r for r in jsonl_records(store) if r["purpose"] == "B/R1/reflection"]
+    assert len(reflection) == 1  # repaired, not re-asked
+    assert reflection[0]["repairs"] == ["confidence: 1.3 is out of range, clamped to 1.0"]
+    recorded = store.paths.root / "persona_b" / "arguments" / "round_001.reflection.json"
+    assert json.loads(recorded.read_text())["confidence"] == 1.0
+    assert sum("repairs" in r for r in jsonl_records(store)) == 1
