@@ -88,11 +88,19 @@ app.command("research", help="Run a dogpile search and print each source's statu
 app.command("taxonomy", help="Tag a text with the six taxonomy bridges.")(taxonomy_command)
 
 
+_ROOT_OPTIONS = frozenset(
+    {"--help", "-h", "--version", "--install-completion", "--show-completion"}
+)
+
+
 def with_default_command(args: list[str]) -> list[str]:
-    """``argue "Q" …`` means ``argue argue "Q" …``: a first word that is no command (nor an
-    option) is the question."""
-    if not args or args[0].startswith("-"):
+    """``argue "Q" …`` means ``argue argue "Q" …``: a first word that is no command is the
+    question, and a first option the root does not own (``--question-file``) is the start
+    command's."""
+    if not args or args[0].split("=", 1)[0] in _ROOT_OPTIONS:
         return args
+    if args[0].startswith("-"):
+        return ["argue", *args]
     import typer.main
 
     commands = set(typer.main.get_command(app).commands)  # type: ignore[attr-defined]

@@ -194,7 +194,14 @@ def test_the_question_alone_is_the_default_command():
     assert with_default_command(["argue", "Is it?"]) == ["argue", "Is it?"]
     assert with_default_command(["status", "--json"]) == ["status", "--json"]
     assert with_default_command(["--version"]) == ["--version"]
+    assert with_default_command(["--help"]) == ["--help"]
     assert with_default_command([]) == []
+    # An option of the start command first: `argue --question-file q.txt` starts a debate.
+    assert with_default_command(["--question-file", "q.txt"]) == [
+        "argue",
+        "--question-file",
+        "q.txt",
+    ]
 
 
 def test_version_and_completion_are_offered():

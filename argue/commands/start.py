@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -25,9 +26,22 @@ from argue.commands._debate import (
 
 # ------------------------------------------------------------------ argue
 
+# --question-file: at most 4 bytes a character are ever read. 15,000 leaves room in the shared
+# memory's 20,000-character archive entry (the question and a conclusion of up to 4,000).
+QUESTION_MAX_CHARS = 15_000
+
 
 def argue_command(
-    question: str = typer.Argument(..., help="The question to debate."),
+    question: str | None = typer.Argument(
+        None, help="The question to debate (or give --question-file)."
+    ),
+    question_file: str | None = typer.Option(
+        None,
+        "--question-file",
+        metavar="PATH",
+        help=f"Read the question from PATH ('-': stdin): UTF-8 text, at most "
+        f"{QUESTION_MAX_CHARS:,} characters.",
+    ),
     persona_a: str | None = typer.Option(None, "--persona-a", help="First persona (adversarial)."),
     persona_b: str | None = typer.Option(None, "--persona-b", help="Second persona."),
     personas: str | None = typer.Option(
@@ -100,6 +114,7 @@ def argue_command(
 
     from argue.engine import ModeError, create_debate
 
+    question = _question(question, question_file, interactive)
     if lang is not None and lang not in ("en", "fr"):
         die(f"unknown language {lang!r}; choose en or fr", 2)
     settings = _settings()
@@ -176,6 +191,43 @@ def argue_command(
         plan.start_detached(store, json_output)
     state = _run(store, chat_model, research_sources, interactive=interactive)
     _finish(store, state, json_output)
+
+
+def _question(argument: str | None, path: str | None, interactive: bool) -> str:
+    """The question argument, or the text of ``--question-file`` (``-``: stdin), read with a
+    bounded read: a huge file or an endless stream costs at most 4 x the cap in bytes."""
+    if path is None:
+        if argument is None:
+            die("give a question, or --question-file PATH ('-' reads stdin)", 2)
+        return argument
+    if argument is not None:
+        die("give either a question or --question-file, not both", 2)
+    if path == "-" and interactive:
+        die("--question-file - reads stdin, which --interactive needs for moderator notes", 2)
+    source = "stdin" if path == "-" else path
+    limit = 4 * QUESTION_MAX_CHARS  # a UTF-8 character is at most 4 bytes
+    try:
+        if path == "-":
+            data = sys.stdin.buffer.read(limit + 1)
+        else:
+            with open(path, "rb") as handle:
+                data = handle.read(limit + 1)
+    except OSError as exc:
+        die(f"cannot read the question from {source}: {exc.strerror or exc}", 2)
+    too_long = f"{source}: the question is over the limit of {QUESTION_MAX_CHARS:,} characters"
+    if len(data) > limit:
+        die(too_long, 2)
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        die(f"{source}: the question is not UTF-8 text", 2)
+    if "\x00" in text:
+        die(f"{source}: the question is not text (it holds NUL bytes)", 2)
+    if len(text) > QUESTION_MAX_CHARS:
+        die(too_long, 2)
+    if not text.strip():
+        die(f"{source}: the question is empty", 2)
+    return text.strip()
 
 
 def _check_mode(mode: str) -> str:

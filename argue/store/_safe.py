@@ -85,7 +85,11 @@ def read_text(root: Path, path: Path, *, cap: int = MAX_RECORD_BYTES) -> str | N
             raise StoreError(f"{path}: not a regular file: refused")
         if info.st_size > cap:
             raise StoreError(f"{path}: {info.st_size} bytes, over the limit of {cap}: refused")
-        data = handle.read(cap + 1)
+        # Sized to the file, not to the cap: a cap-sized read allocates the cap every time.
+        want = min(cap, info.st_size) + 1
+        data = handle.read(want)
+        if len(data) == want <= cap:  # it grew since fstat
+            data += handle.read(cap + 1 - want)
     if len(data) > cap:
         raise StoreError(f"{path}: over the limit of {cap} bytes: refused")
     try:
