@@ -6,6 +6,7 @@ is citable but never counts as a match. Pure: no I/O, no state beyond the index 
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections.abc import Iterable, Mapping
@@ -78,6 +79,20 @@ class _Indexed:
     url: str  # percent-decoded, "" when the document has none
     text: str  # title and snippet, accents stripped, case kept
     authors: tuple[str, ...]  # folded
+    page: str  # the URL's page key, "" when the document has none
+
+
+@functools.lru_cache(maxsize=65536)
+def _indexed(document: DocumentRef) -> _Indexed:
+    """Folding is the costly part of an index, and a debate's documents never change: each is
+    folded once, not once per index (an index is built for every argument of every round)."""
+    return _Indexed(
+        document=document,
+        url=unquote(document.url or ""),
+        text=_strip_accents(f"{document.title}\n{document.snippet}"),
+        authors=tuple(_fold(author) for author in document.authors),
+        page=_page_key(_url_key(document.url)) if document.url else "",
+    )
 
 
 class ReferenceIndex:
@@ -94,15 +109,7 @@ class ReferenceIndex:
         claim_ids: Iterable[str] = (),
         model_written: Mapping[str, str] = _NO_PROVENANCE,
     ) -> None:
-        self._documents = tuple(
-            _Indexed(
-                document=document,
-                url=unquote(document.url or ""),
-                text=_strip_accents(f"{document.title}\n{document.snippet}"),
-                authors=tuple(_fold(author) for author in document.authors),
-            )
-            for document in documents
-        )
+        self._documents = tuple(_indexed(document) for document in documents)
         self._document_ids = frozenset(item.document.evidence_id for item in self._documents)
         self._claim_ids = frozenset(claim_ids)
         self._model_written = dict(model_written)
@@ -117,9 +124,8 @@ class ReferenceIndex:
             raise ValueError(f"model_written lists documents: {documents_claimed}")
         self._pages: dict[str, str] = {}
         for item in self._documents:
-            if item.document.url:
-                page = _page_key(_url_key(item.document.url))
-                self._pages.setdefault(page, item.document.evidence_id)
+            if item.page:
+                self._pages.setdefault(item.page, item.document.evidence_id)
 
     def resolve(self, ref: Reference) -> Resolution:
         """Whether ``ref`` matches a retrieved document (or, for a claim id, an existing claim)."""
