@@ -262,12 +262,17 @@ def slot_budget(colleagues: tuple[str, ...], budget: int) -> int:
 
 @functools.lru_cache(maxsize=256)
 def research_plan_model(
-    skills: tuple[str, ...], colleagues: tuple[str, ...], budget: int
+    skills: tuple[str, ...],
+    colleagues: tuple[str, ...],
+    budget: int,
+    sources: tuple[str, ...] = (),
 ) -> type[ResearchPlanDraft]:
     """The plan schema one persona is asked for: ``dogpile_query`` and ``memory_query``
     required; ``ask`` required with ``colleague`` an enum of ``colleagues`` when there is one
     (absent otherwise); ``free_calls`` with ``skill`` an enum of ``skills`` (``ask`` excepted: it
-    has its slot) and at most what the budget leaves (absent when nothing is left).
+    has its slot) and at most what the budget leaves (absent when nothing is left); a free
+    call's ``sources``, when ``sources`` are given, an enum of them (a grammar-constrained model
+    otherwise fills it with whatever words it likes, and every one is refused).
 
     Named ``ResearchPlanDraft`` and a subclass of it: code that maps schemas by name or checks
     ``issubclass`` sees the same class; ``calls`` still follows from the slots."""
@@ -290,10 +295,21 @@ def research_plan_model(
     else:
         fields["ask"] = (SkipJsonSchema[None], Field(default=None))
     if free and free_skills:
+        source_field: dict[str, Any] = {}
+        if sources:
+            source_field["sources"] = (
+                list[_enum(tuple(dict.fromkeys(sources)))],  # type: ignore[misc]
+                Field(
+                    default_factory=list,
+                    max_length=len(set(sources)),
+                    description="dogpile only: a subset of these sources (empty: all)",
+                ),
+            )
         call = create_model(
             "FreeCallDraft",
             __base__=FreeCallDraft,
             skill=(_enum(free_skills), Field(description="One of the research tools offered")),
+            **source_field,
         )
         fields["free_calls"] = (
             list[call],  # type: ignore[valid-type]

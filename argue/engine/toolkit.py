@@ -78,6 +78,13 @@ class SkillToolkit:
         """Every skill the model may call, in menu order."""
         return tuple(self.skills)
 
+    @property
+    def source_names(self) -> tuple[str, ...]:
+        """The research sources a dogpile call may name (``--sources``, else all of them)."""
+        from argue.skills.dogpile import SOURCE_NAMES
+
+        return tuple(self.sources) if self.sources else tuple(SOURCE_NAMES)
+
     def context(self, letter: str | None = None) -> SkillContext:
         """What a skill may use; ``letter``: the persona calling it (its own model, if any)."""
         sources = tuple(self.sources) if self.sources else None

@@ -31,6 +31,7 @@ from argue.engine.schemas import (
 from argue.engine.toolkit import BUILTIN_SKILLS
 from argue.llm import ScriptedModel
 from argue.personas import load_catalog
+from argue.skills.dogpile import SOURCE_NAMES
 from tests.engine.script import DebateScript, ScriptedToolkit
 
 NAMES = {"Embry": "A", "Horus": "B"}
@@ -98,6 +99,19 @@ def test_unknown_skills_and_colleagues_are_not_in_the_schema():
             alone.model_validate({**PLAN, "free_calls": [{"skill": name, "query": "x"}]})
     with pytest.raises(ValidationError, match="ask"):  # nobody to ask
         alone.model_validate({**PLAN, "ask": ASK})
+
+
+def test_a_free_call_names_sources_from_an_enum_of_the_allowed_ones():
+    # A grammar-constrained model filled a free-text `sources` with sentences; every one was
+    # refused and the call wasted. The schema now offers only the sources --sources allows.
+    alone = research_plan_model(SKILLS, (), 3, ("arxiv", "library"))
+    sources = alone.model_json_schema()["$defs"]["FreeCallDraft"]["properties"]["sources"]
+    assert sources["items"]["enum"] == ["arxiv", "library"]
+    call = {"skill": "dogpile", "query": "x", "sources": ["library"]}
+    assert alone.model_validate({**PLAN, "free_calls": [call]}).calls[-1].sources == ["library"]
+    for bad in (["google"], ["dogpile is a great resource"]):
+        with pytest.raises(ValidationError, match="sources"):
+            alone.model_validate({**PLAN, "free_calls": [{**call, "sources": bad}]})
 
 
 def test_a_persona_without_colleagues_gets_dogpile_memory_and_one_optional_free_call():
@@ -170,8 +184,9 @@ def test_skill_names_come_from_the_toolkit_built_in_and_external(new_store):
     loner = load_history(store)
     loner.personas["A"] = loner.personas["A"].model_copy(update={"colleagues": []})
     model, slots = plan_schema(loner, "A", toolkit)
-    skill = model.model_json_schema()["$defs"]["FreeCallDraft"]["properties"]["skill"]
-    assert skill["enum"] == ["dogpile", "memory", "library", "taxonomy", "papers"]
+    free_call = model.model_json_schema()["$defs"]["FreeCallDraft"]["properties"]
+    assert free_call["skill"]["enum"] == ["dogpile", "memory", "library", "taxonomy", "papers"]
+    assert free_call["sources"]["items"]["enum"] == list(SOURCE_NAMES)  # no --sources: all
     assert "`free_calls` (optional, at most 1)" in slots and "`ask`" not in slots
 
 

@@ -91,8 +91,9 @@ def plan_schema(
     colleagues = offered_colleagues(toolkit, persona, _published_arguments(history, letter))
     free_skills = tuple(s for s in skills if s != "ask")
     free = slot_budget(colleagues, RESEARCH_BUDGET) if free_skills else 0
+    sources = tuple(getattr(toolkit, "source_names", ()) or ())
     return (
-        research_plan_model(skills, colleagues, RESEARCH_BUDGET),
+        research_plan_model(skills, colleagues, RESEARCH_BUDGET, sources),
         prompts.research_slots(colleagues, free_skills, free, RESEARCH_BUDGET),
     )
 
