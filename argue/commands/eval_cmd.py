@@ -28,6 +28,17 @@ class _RunByDefault(TyperGroup):
         return super().parse_args(ctx, args)
 
 
+EXIT_CODES = """\b
+Exit codes of argue eval DATASET (argue eval run --help for its options):
+  0    every item ran on every arm
+  1    failed (e.g. the provider refused the API key)
+  2    usage error (bad dataset line, unknown arm, --budget-usd on an unpriced model)
+  3    stopped on budget (--budget-usd / --max-tokens cover the whole eval), like a debate
+       stopped on budget; re-run with a larger budget to resume
+  130  interrupted (Ctrl-C: in-flight items finish and are saved; twice: at once);
+       re-run the same command to resume
+"""
+
 eval_app = typer.Typer(
     cls=_RunByDefault,
     no_args_is_help=True,
@@ -35,12 +46,13 @@ eval_app = typer.Typer(
     rich_markup_mode=None,
     help="Does debating pay off? Debate vs a single answer vs a cost-matched majority vote on "
     "questions with known answers: argue eval qa.jsonl, or argue eval --dataset arithmetic.",
+    epilog=EXIT_CODES,
 )
 
 DEFAULT_PERSONAS = "embry,horus,brandon"
 
 
-@eval_app.command("run")
+@eval_app.command("run", epilog=EXIT_CODES)
 def eval_command(
     dataset_file: Path | None = typer.Argument(
         None,
@@ -81,9 +93,27 @@ def eval_command(
     debates_dir: Path | None = typer.Option(
         None, "--debates-dir", help="Where debates live; the eval folder goes under evals/."
     ),
+    budget_usd: float | None = typer.Option(
+        None,
+        "--budget-usd",
+        min=0.0,
+        help="For the whole eval (all items and arms, earlier runs included): no new item "
+        "starts once this much has been spent; the ones in flight finish. Needs a priced model.",
+    ),
+    max_tokens: int | None = typer.Option(
+        None,
+        "--max-tokens",
+        min=1,
+        help="For the whole eval: no new item starts once the calls have used this many tokens "
+        "(input + output); the ones in flight finish.",
+    ),
     json_output: bool = typer.Option(False, "--json", help="Print one JSON report on stdout."),
 ) -> None:
-    """Run the arms over the dataset; re-running the same command resumes."""
+    """Run the arms over the dataset; re-running the same command resumes.
+
+    Ctrl-C: no new item starts, the ones in flight finish and are saved (Ctrl-C again stops
+    at once). The report then covers what is done and says what was not run.
+    """
     import os
 
     from argue.eval.arms import ARMS
@@ -102,12 +132,13 @@ def eval_command(
         die(str(exc), 2)
     items = take_shard(data, *shard_of) if shard_of else data.items
     lineup = _personas(personas)
-    from argue.commands._debate import _report, _resolve, _settings
+    from argue.commands._debate import _report, _require_price, _resolve, _settings
 
     settings = _settings()
     chat_model = _resolve(
         settings.provider(provider, os.environ), settings.model(model, os.environ)
     )
+    _require_price(chat_model, budget_usd)
     limit = concurrency or _default_concurrency()
     mode = "panel" if len(lineup) >= 3 else "adversarial"
     key = _key(data, chat_model, lineup, mode, rounds, samples)
@@ -135,8 +166,19 @@ def eval_command(
         f"Eval folder: {folder.root} — {len(items)} item(s) × {', '.join(chosen)}; "
         f"{limit} item(s) at a time"
     )
-    results, seconds = _run(items, chosen, chat_model, lineup, mode, rounds, samples, limit, folder)
-    _show(results.values(), [folder.manifest()], json_output, seconds, str(folder.root))
+    from argue.commands._debate import EXIT_BY_STATUS
+    from argue.eval.budget import EvalBudget, EvalControl
+
+    control = EvalControl(EvalBudget(budget_usd, max_tokens), report=_report)
+    results, seconds = _run(
+        items, chosen, chat_model, lineup, mode, rounds, samples, limit, folder, control
+    )
+    missing = [(i.id, a) for a in chosen for i in items if (i.id, a) not in results]
+    status = (control.stopped or "interrupted") if missing else "completed"
+    run = _run_fields(status, missing, control)
+    _show(results.values(), [folder.manifest()], json_output, seconds, str(folder.root), run)
+    if status != "completed":
+        raise typer.Exit(EXIT_BY_STATUS[status])
 
 
 @eval_app.command("merge")
@@ -240,8 +282,13 @@ def _run(
     samples: int | None,
     limit: int,
     folder: Any,
-) -> tuple[dict[Any, Any], float]:
+    control: Any,
+) -> tuple[dict[Any, Any], float | None]:
+    """The results for these items and arms, and the wall time. First Ctrl-C: ``control``
+    stops new work and the run returns once the in-flight items are saved. Second Ctrl-C:
+    cancelled at once; the results are those on disk (no wall time)."""
     import asyncio
+    import signal
     import time
 
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
@@ -280,11 +327,37 @@ def _run(
         progress.update(task, advance=1, description=label)
 
     async def main() -> Any:
+        loop = asyncio.get_running_loop()
+        current = asyncio.current_task()
+        presses = 0
+
+        def on_sigint() -> None:
+            nonlocal presses
+            presses += 1
+            if presses == 1:
+                control.request_stop()
+                _report(
+                    f"Ctrl-C: no new item starts; the {control.in_flight} in flight finish and "
+                    "are saved, then the eval stops (Ctrl-C again: at once). Re-run the same "
+                    "command to resume."
+                )
+            elif current is not None:
+                current.cancel()
+
+        loop.add_signal_handler(signal.SIGINT, on_sigint)
         try:
             return await run_eval(
-                items, arms, settings, folder, concurrency=limit, samples=samples, on_done=advance
+                items,
+                arms,
+                settings,
+                folder,
+                concurrency=limit,
+                samples=samples,
+                on_done=advance,
+                control=control,
             )
         finally:
+            loop.remove_signal_handler(signal.SIGINT)
             close = getattr(chat_model, "aclose", None)
             if close is not None:
                 await close()
@@ -295,13 +368,32 @@ def _run(
             results = asyncio.run(main())
     except ModelAuthError as exc:
         die(f"{exc} — check the provider's API key", 1)
-    except KeyboardInterrupt:
+    except (asyncio.CancelledError, KeyboardInterrupt):
         _report(
-            f"Interrupted; finished items are saved. Re-run the same command to resume "
-            f"({command_name()} eval …)."
+            "Stopped at once: calls in flight were dropped, finished items are saved. Re-run "
+            f"the same command to resume ({command_name()} eval …)."
         )
-        raise typer.Exit(130) from None
+        control.request_stop()
+        wanted = {item.id for item in items}
+        done = folder.results()
+        return {k: r for k, r in done.items() if k[0] in wanted and k[1] in arms}, None
     return results, time.monotonic() - started
+
+
+def _run_fields(status: str, missing: list[tuple[str, str]], control: Any) -> dict[str, Any]:
+    """How the run ended, what the whole eval spent against its budget, what was not run."""
+    by_arm: dict[str, int] = {}
+    for _, arm in missing:
+        by_arm[arm] = by_arm.get(arm, 0) + 1
+    return {
+        "status": status,
+        **control.budget.summary(),
+        "not_run": {
+            "items": len({item for item, _ in missing}),
+            "item_arms": len(missing),
+            "by_arm": by_arm,
+        },
+    }
 
 
 def _show(
@@ -310,12 +402,14 @@ def _show(
     json_output: bool,
     seconds: float | None,
     where: str,
+    run: dict[str, Any] | None = None,
 ) -> None:
     from argue.commands._output import echo_json
     from argue.eval.report import build_report, print_report
 
     report = build_report(results, manifests)
     report["folder"] = where
+    report.update(run or {})
     if seconds is not None:
         report["run_seconds"] = round(seconds, 3)
     if json_output:

@@ -4,6 +4,7 @@ answer-seeking debate — scored against known answers, with intervals and paire
 
 Small modules: ``datasets`` (JSONL and the built-in arithmetic task), ``normalize`` (answers
 compared per kind), ``stats`` (Wilson interval, McNemar exact test), ``arms`` (the three arms),
-``folder`` (the eval folder and its per-item JSONL), ``runner`` (items concurrently, resume),
-``report`` (numbers, verdicts, the terminal table).
+``folder`` (the eval folder and its per-item JSONL), ``budget`` (the whole eval's budget and
+its Ctrl-C stop), ``runner`` (items concurrently, resume), ``report`` (numbers, verdicts, the
+terminal table).
 """

@@ -119,3 +119,35 @@ def print_report(report: dict[str, Any]) -> None:
         stdout_console.print(line, markup=False)
     for comparison in report["comparisons"]:
         stdout_console.print(comparison["verdict"], markup=False)
+    for line in run_lines(report):
+        stdout_console.print(line, markup=False, highlight=False)
+
+
+def run_lines(report: dict[str, Any]) -> list[str]:
+    """How the run ended, in words: the whole eval's spending against its budget, and what was
+    not run and why (an eval stopped on budget or by Ctrl-C)."""
+    lines = []
+    if "spent" in report:
+        spent, budget = report["spent"], report["budget"]
+        limits = [f"${budget['usd']:g}"] if budget["usd"] is not None else []
+        limits += [f"{budget['tokens']} tokens"] if budget["tokens"] is not None else []
+        calls = f"{spent['calls']} call{'' if spent['calls'] == 1 else 's'}"
+        lines.append(
+            f"Spent over the whole eval: {calls}, {spent['tokens']} tokens, "
+            f"cost {spent['cost']}" + (f" (budget: {', '.join(limits)})" if limits else "")
+        )
+    status, missing = report.get("status"), report.get("not_run", {})
+    left = (
+        f"{missing.get('item_arms', 0)} item-arm run(s) not done, "
+        f"on {missing.get('items', 0)} item(s)"
+    )
+    if status == "budget_exhausted":
+        lines.append(
+            f"Stopped on budget: {left}; the report covers what ran. Re-run the same command "
+            "with a larger --budget-usd / --max-tokens to resume."
+        )
+    elif status == "interrupted":
+        lines.append(
+            f"Interrupted: {left}; the report covers what ran. Re-run the same command to resume."
+        )
+    return lines

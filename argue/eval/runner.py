@@ -4,14 +4,21 @@ Items run ``concurrency`` at a time (each arm of each item is one task); the pro
 slot limit (``ARGUE_MAX_CONCURRENCY``) still caps the calls in flight. ``debate`` and
 ``single`` run first; ``vote`` runs after them, so that K can match the calls the debate arm
 actually spent per item. A finished (item, arm) is never run again.
+
+``control`` (an ``EvalControl``) is asked before each (item, arm) starts, and before the vote
+wave: once the whole eval's budget is reached or a stop was requested (Ctrl-C), nothing new
+starts; the (item, arm) runs in flight finish and are written to ``items.jsonl``. The vote wave
+does not start after such a stop (its K is fixed only from a complete debate wave).
 """
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from collections.abc import Callable, Sequence
 
 from argue.eval.arms import ArmSettings, ItemResult, run_debate, run_single, run_vote
+from argue.eval.budget import EvalControl, TalliedModel
 from argue.eval.datasets import EvalItem
 from argue.eval.folder import EvalFolder
 
@@ -46,17 +53,32 @@ async def run_eval(
     concurrency: int,
     samples: int | None = None,
     on_done: Callable[[ItemResult | None], None] = lambda _: None,
+    control: EvalControl | None = None,
 ) -> dict[tuple[str, str], ItemResult]:
     """Every (item, arm) not on disk yet; returns all results for these items and arms.
-    ``on_done`` is called once per (item, arm), finished now (the result) or earlier (None)."""
+    ``on_done`` is called once per (item, arm), finished now (the result) or earlier (None);
+    an (item, arm) not started because of ``control`` gets no call."""
     done = folder.results()
     gate = asyncio.Semaphore(concurrency)
+    control = control or EvalControl()
+    control.budget.add_records(done.values())  # a resumed eval starts from what it spent
 
     async def one(arm: str, item: EvalItem) -> None:
+        key = (item.id, arm)
         async with gate:
-            result = await RUNNERS[arm](settings, item)
+            if not control.may_start():
+                return
+            tallied = TalliedModel(
+                settings.model, lambda usage: control.budget.add_call(key, usage)
+            )
+            control.in_flight += 1
+            try:
+                result = await RUNNERS[arm](dataclasses.replace(settings, model=tallied), item)
+            finally:
+                control.in_flight -= 1
         folder.append_result(result)
-        done[(item.id, arm)] = result
+        done[key] = result
+        control.budget.add_finished(result)
         on_done(result)
 
     async def wave(wave_arms: Sequence[str]) -> None:
@@ -75,7 +97,8 @@ async def run_eval(
                 task.cancel()
 
     await wave([a for a in arms if a != "vote"])
-    if "vote" in arms:
+    votes_left = any((item.id, "vote") not in done for item in items)
+    if "vote" in arms and (not votes_left or control.may_start()):
         manifest = folder.manifest()
         if "vote_samples" not in manifest or (
             samples is not None and manifest["vote_samples"] != samples
