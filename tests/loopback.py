@@ -46,6 +46,12 @@ class RecordedRequest:
         return json.loads(self.body or b"null")
 
 
+class _Server(ThreadingHTTPServer):
+    # The default backlog of 5 makes the 6th of many clients connecting at once wait ~1 s
+    # for a TCP retry.
+    request_queue_size = 64
+
+
 class LoopbackServer:
     def __init__(self) -> None:
         self.requests: list[RecordedRequest] = []
@@ -96,7 +102,7 @@ class LoopbackServer:
 
             do_GET = do_POST = do_PUT = do_DELETE = _serve
 
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+        self._httpd = _Server(("127.0.0.1", 0), _Handler)
         self._httpd.daemon_threads = True
         self._thread = threading.Thread(
             target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
