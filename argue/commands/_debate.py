@@ -66,6 +66,79 @@ def _report(message: str) -> None:
     stderr_console.print(message, markup=False, highlight=False)
 
 
+def request_timeout_option() -> Any:
+    return typer.Option(
+        None,
+        "--request-timeout",
+        min=1.0,
+        metavar="SECONDS",
+        help="One model request's timeout (default 120 s hosted, 600 s self-hosted; "
+        "$ARGUE_REQUEST_TIMEOUT_S).",
+    )
+
+
+def max_attempts_option() -> Any:
+    return typer.Option(
+        None,
+        "--max-attempts",
+        min=1,
+        max=20,
+        help="Attempts per model call on outages (default 4 hosted, 3 self-hosted; "
+        "$ARGUE_MAX_ATTEMPTS). A rejection is never retried.",
+    )
+
+
+def slots_option() -> Any:
+    return typer.Option(
+        None,
+        "--slots",
+        min=1,
+        max=256,
+        help="Model requests in flight at once (default 4; 1 for a one-slot server; "
+        "$ARGUE_MAX_CONCURRENCY).",
+    )
+
+
+def structured_output_option() -> Any:
+    return typer.Option(
+        None,
+        "--structured-output",
+        metavar="DIALECT",
+        help="auto (default: negotiated and remembered per server) | json_schema | "
+        "json_object_schema | json_object | text ($ARGUE_STRUCTURED_OUTPUT).",
+    )
+
+
+def _limits(
+    request_timeout: float | None,
+    max_attempts: int | None,
+    slots: int | None,
+    structured_output: str | None,
+) -> ServerLimits | None:
+    """The limit flags as ServerLimits (None when none is given); a bad dialect exits 2."""
+    from pydantic import ValidationError
+
+    from argue.llm import ServerLimits
+
+    if (request_timeout, max_attempts, slots, structured_output) == (None, None, None, None):
+        return None
+    try:
+        return ServerLimits(
+            request_timeout_s=request_timeout,
+            max_attempts=max_attempts,
+            slots=slots,
+            structured_output=(
+                structured_output.strip().lower().replace("+", "_") if structured_output else None
+            ),  # type: ignore[arg-type]
+        )
+    except ValidationError:
+        die(
+            f"--structured-output: unknown dialect {structured_output!r} (auto, json_schema, "
+            "json_object_schema, json_object or text)",
+            2,
+        )
+
+
 def _resolve(
     provider: str | None, model: str | None, limits: ServerLimits | None = None
 ) -> ChatModel:

@@ -19,6 +19,7 @@ from argue.commands._debate import (
     _completeness,
     _debates_dir,
     _finish,
+    _limits,
     _open,
     _price_table,
     _report,
@@ -26,6 +27,10 @@ from argue.commands._debate import (
     _resolve,
     _run,
     _usage_summary,
+    max_attempts_option,
+    request_timeout_option,
+    slots_option,
+    structured_output_option,
 )
 
 # ------------------------------------------------------------------ resume / stop / status
@@ -42,6 +47,10 @@ def resume_command(
         None, "--max-tokens", min=1, help="A new token limit (e.g. after budget_exhausted)."
     ),
     debates_dir: Path | None = typer.Option(None, "--debates-dir", help=DEBATES_DIR_HELP),
+    request_timeout: float | None = request_timeout_option(),
+    max_attempts: int | None = max_attempts_option(),
+    slots: int | None = slots_option(),
+    structured_output: str | None = structured_output_option(),
     json_output: bool = typer.Option(False, "--json", help="End with one JSON object on stdout."),
 ) -> None:
     """Continue a stopped or interrupted debate from its last committed step."""
@@ -53,7 +62,11 @@ def resume_command(
         _finish(store, state, json_output)
     if store.is_locked():
         die(f"debate {debate_id} is being run by another process (pid {state.pid})", 2)
-    chat_model = _resolve(provider or config.provider, model or config.model)
+    chat_model = _resolve(
+        provider or config.provider,
+        model or config.model,
+        _limits(request_timeout, max_attempts, slots, structured_output),
+    )
     _require_price(chat_model, budget_usd if budget_usd is not None else config.budget_usd)
     if budget_usd is not None:
         config.budget_usd = budget_usd

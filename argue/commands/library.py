@@ -20,21 +20,50 @@ library_app = typer.Typer(
 )
 
 
-@library_app.command("add")
+# Written out (not built from IngestLimits) so that `--help` imports nothing; a test checks that
+# every limit is listed.
+_ADD_LIMITS_HELP = """\
+A file over a limit is refused with one line naming it and the limit; the library is left as
+it was. Limits (environment variables; sizes in MB of 2^20 bytes):
+
+\b
+ARGUE_LIBRARY_MAX_FILE_MB (100): any file, before it is read.
+ARGUE_LIBRARY_MAX_UNZIPPED_MB (200): EPUB, all entries decompressed.
+ARGUE_LIBRARY_MAX_ENTRY_MB (32): EPUB, one entry decompressed.
+ARGUE_LIBRARY_MAX_ENTRIES (10000): EPUB, entries in the zip.
+ARGUE_LIBRARY_MAX_ZIP_RATIO (100): EPUB, expansion of an entry over 1 MB.
+ARGUE_LIBRARY_MAX_PAGES (2000): PDF pages.
+ARGUE_LIBRARY_MAX_SECONDS (60): time to parse one file.
+ARGUE_LIBRARY_MAX_CHUNKS (200000): chunks from one file.
+ARGUE_LIBRARY_MAX_SUBTITLE_LINE_CHARS (100000): one line of a .srt/.vtt
+  (text and Markdown lines of any length are chunked).
+"""
+
+
+@library_app.command("add", epilog=_ADD_LIMITS_HELP)
 def add_command(
     files: list[Path] = typer.Argument(
         ..., help="Files to ingest: .txt .md .pdf .epub .vtt .srt", show_default=False
     ),
     json_output: bool = typer.Option(False, "--json", help="Print one JSON document"),
 ) -> None:
-    """Ingest files into the library; a file that fails does not stop the others (exit 1)."""
-    from argue.skills.library import LibraryError, LibraryStore
+    """Ingest files into the library; a file that fails does not stop the others (exit 1).
 
+    A bad limit variable is a usage error (exit 2), before any file is read.
+    """
+    from argue.console import die
+    from argue.skills.library import LibraryError, LibraryStore
+    from argue.skills.library.limits import IngestLimits
+
+    try:
+        limits = IngestLimits.from_env()
+    except LibraryError as exc:
+        die(str(exc), 2)
     outcomes: list[dict[str, Any]] = []
     with LibraryStore() as store:
         for path in files:
             try:
-                added = store.add(path)
+                added = store.add(path, limits)
             except LibraryError as exc:
                 outcomes.append({"path": str(path), "status": "error", "error": str(exc)})
                 if not json_output:

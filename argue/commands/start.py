@@ -17,11 +17,16 @@ if TYPE_CHECKING:
 from argue.commands._debate import (
     DEBATES_DIR_HELP,
     _finish,
+    _limits,
     _report,
     _require_price,
     _resolve,
     _run,
     _settings,
+    max_attempts_option,
+    request_timeout_option,
+    slots_option,
+    structured_output_option,
 )
 
 # ------------------------------------------------------------------ argue
@@ -99,6 +104,10 @@ def argue_command(
         "--detach",
         help="Run the debate in the background (log: debates/<id>/run.log); print its id.",
     ),
+    request_timeout: float | None = request_timeout_option(),
+    max_attempts: int | None = max_attempts_option(),
+    slots: int | None = slots_option(),
+    structured_output: str | None = structured_output_option(),
     json_output: bool = typer.Option(False, "--json", help="End with one JSON object on stdout."),
     lang: str | None = typer.Option(
         None,
@@ -127,7 +136,9 @@ def argue_command(
     )
     research_sources = _sources(settings.sources(sources, os.environ))
     chat_model = _resolve(
-        settings.provider(provider, os.environ), settings.model(model, os.environ)
+        settings.provider(provider, os.environ),
+        settings.model(model, os.environ),
+        _limits(request_timeout, max_attempts, slots, structured_output),
     )
     budget = budget_usd if budget_usd is not None else settings.defaults.budget_usd
     _require_price(chat_model, budget)
