@@ -223,6 +223,8 @@ class Failure(BaseModel):
 
         if self.kind == "refused":
             words = label("refused_sentence", lang)
+        elif self.phase == "debate":
+            words = label("debate_failed_sentence", lang)
         elif self.cause is not None:
             words = label(f"cause_{self.cause}", lang)
         else:

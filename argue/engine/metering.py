@@ -25,10 +25,15 @@ class MeteredModel:
         inner: ChatModel,
         usage: list[Usage],
         record: Callable[[Usage], None] | None = None,
+        notify: Callable[[str], None] | None = None,
     ) -> None:
+        """``notify`` is told, once each, what the model adapter changed in how it asks (a
+        structured-output dialect the server rejected, and the one argue uses instead)."""
         self.inner = inner
         self.usage = usage
         self._record = record
+        self._notify = notify
+        self._notes_told = 0
         self.provider = inner.provider
         self.model = inner.model
 
@@ -53,9 +58,19 @@ class MeteredModel:
             # Raised after the provider answered (invalid twice, cut off, unreadable, refused):
             # those answers were billed all the same.
             self._count(billed_answers(error), purpose)
+            self._tell_notes()
             raise
         self._count(result.answers or [result.usage], purpose)
+        self._tell_notes()
         return result
+
+    def _tell_notes(self) -> None:
+        notes = getattr(self.inner, "dialect_notes", None)
+        if not isinstance(notes, list) or self._notify is None:
+            return
+        for note in notes[self._notes_told :]:
+            self._notify(f"  {self.provider}/{self.model}: {note}")
+        self._notes_told = len(notes)
 
     def _count(self, answers: list[Usage], purpose: str | None) -> None:
         for answer in answers:

@@ -58,9 +58,9 @@ class DebateRunner(DebateFraming, RoundWaves):
         # Every answer is appended to usage.jsonl as it arrives (a kill -9 loses none);
         # usage.json is the readable snapshot written at checkpoints.
         self.usage: list[Usage] = store.load_usage()
-        self.model = MeteredModel(model, self.usage, record=store.append_usage)
+        self.model = MeteredModel(model, self.usage, store.append_usage, reporter)
         self.persona_models = {
-            letter: MeteredModel(own, self.usage, record=store.append_usage)
+            letter: MeteredModel(own, self.usage, store.append_usage, reporter)
             for letter, own in (persona_models or {}).items()
         }
         self.toolkit = toolkit

@@ -178,6 +178,7 @@ _LABELS: dict[str, tuple[str, str]] = {
     # failure sentences
     "refused_sentence": ("refused — nothing happened", "refusé — rien ne s'est passé"),
     "failed_sentence": ("failed — effect unknown", "échoué — effet inconnu"),
+    "debate_failed_sentence": ("could not go on", "n'a pas pu continuer"),
     "cause_rejected": (
         "rejected — the server refused this request",
         "rejeté — le serveur a refusé cette requête",

@@ -281,3 +281,19 @@ def test_an_out_of_range_confidence_is_clamped_and_the_repair_recorded_with_its_
     recorded = store.paths.root / "persona_b" / "arguments" / "round_001.reflection.json"
     assert json.loads(recorded.read_text())["confidence"] == 1.0
     assert sum("repairs" in r for r in jsonl_records(store)) == 1
+
+
+def test_what_the_adapter_changed_in_how_it_asks_is_told_once_each():
+    # A structured-output dialect the server rejected is said on the terminal (not only kept
+    # in the adapter): once, when it happens.
+    inner = ScriptedModel(lambda messages, output: "fine")
+    inner.dialect_notes = []  # type: ignore[attr-defined]
+    told: list[str] = []
+    metered = MeteredModel(inner, [], notify=told.append)
+
+    asyncio.run(metered.complete([Message(role="user", content="hi")]))
+    inner.dialect_notes.append("the server rejected json_schema (HTTP 500); now json_object")  # type: ignore[attr-defined]
+    asyncio.run(metered.complete([Message(role="user", content="hi")]))
+    asyncio.run(metered.complete([Message(role="user", content="hi")]))
+
+    assert len(told) == 1 and "rejected json_schema" in told[0]
