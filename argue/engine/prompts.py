@@ -234,17 +234,6 @@ def rebuttal_messages(
     return [Message(role="system", content=system), Message(role="user", content=user)]
 
 
-def claims_reask() -> Message:
-    return Message(
-        role="user",
-        content=(
-            "Your answer had no claims. Return the full argument JSON again with 2-4 `claims`, "
-            "each with its `text`, the `evidence_ids` it cites (none if you have none) and a "
-            "`warrant`."
-        ),
-    )
-
-
 def concession_reask(valid_ids: list[str]) -> Message:
     return Message(
         role="user",

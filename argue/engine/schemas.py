@@ -171,8 +171,9 @@ class ArgumentDraft(BaseModel):
     position: str = Field(
         max_length=800, description="Your position this round in one or two sentences"
     )
+    # minItems 1: a grammar-constrained server then cannot produce an argument without claims.
     claims: list[ClaimDraft] = Field(
-        max_length=6, description="2 to 4 claims, each citing evidence ids"
+        min_length=1, max_length=6, description="2 to 4 claims, each citing evidence ids"
     )
     taxonomy_tags: list[Short] = Field(
         default_factory=list,

@@ -7,14 +7,12 @@ from argue.domain import (
     ArgumentRecord,
     Claim,
     Evidence,
-    Failure,
 )
 from argue.engine import prompts
 from argue.engine.context import DebateHistory
 from argue.engine.digest import build_digest
 from argue.engine.phases._common import (
     PersonaSeat,
-    PhaseFailed,
     PhaseOutcome,
     complete_for,
     records_phase_failure,
@@ -23,7 +21,7 @@ from argue.engine.schemas import (
     ArgumentDraft,
 )
 from argue.grounding.debate import unverified_in
-from argue.llm.base import ChatModel, Message
+from argue.llm.base import ChatModel
 
 
 def argument_evidence(history: DebateHistory, letter: str, round_no: int) -> list[Evidence]:
@@ -71,31 +69,6 @@ async def make_argument(
         purpose=purpose,
     )
     draft: ArgumentDraft = result.parsed()
-    if not draft.claims:
-        # An argument without claims says nothing: asked once more, then the persona is silent.
-        retry = [*messages, Message(role="assistant", content=result.text), prompts.claims_reask()]
-        again = await complete_for(
-            model,
-            retry,
-            ArgumentDraft,
-            round_no=round_no,
-            letter=letter,
-            phase="argument",
-            purpose=purpose + "-reask",
-        )
-        draft = again.parsed()
-        if not draft.claims:
-            raise PhaseFailed(
-                Failure(
-                    round=round_no,
-                    persona=letter,
-                    phase="argument",
-                    kind="failed",
-                    what="argument model call",
-                    reason="the answer had no claims, and again when asked once more",
-                    cause="invalid_output",
-                )
-            )
     registry = history.evidence_registry(letter, round_no)
     references = history.reference_index(round_no)
     claims = []
