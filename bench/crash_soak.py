@@ -26,20 +26,48 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=20)
     parser.add_argument("--seed", type=int, default=7)
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as tmp:
-        result = run_soak(Path(tmp), rounds=args.rounds, min_kills=args.kills, seed=args.seed)
-    resent = result.calls - result.reference_calls
-    print(f"kills survived        : {result.kills} (in {result.runs} runs)")
+    # One debate ends (it converges) before it can take 200 kills: debates are soaked one after
+    # another, each with its own seed and its own end-state check, until the kills add up.
+    totals = {"kills": 0, "runs": 0, "resent": 0, "in_flight": 0, "usage": 0, "answered": 0}
+    debates = same = 0
+    problems: list[str] = []
+    seed = args.seed
+    while totals["kills"] < args.kills:
+        with tempfile.TemporaryDirectory() as tmp:
+            result = run_soak(
+                Path(tmp),
+                rounds=args.rounds,
+                min_kills=args.kills - totals["kills"],
+                seed=seed,
+            )
+        debates += 1
+        seed += 1
+        same += result.end_state == result.reference_state
+        problems += result.problems
+        totals["kills"] += result.kills
+        totals["runs"] += result.runs
+        totals["resent"] += result.calls - result.reference_calls
+        totals["in_flight"] += result.in_flight_at_kills
+        totals["usage"] += result.usage_records
+        totals["answered"] += result.calls
+        print(
+            f"debate {debates}: {result.kills} kills, end state as reference: "
+            f"{result.end_state == result.reference_state}",
+            flush=True,
+        )
     print(
-        f"calls re-sent         : {resent} (calls in flight at the kills: "
-        f"{result.in_flight_at_kills}, plus at most one per kill: {result.kills})"
+        f"kills survived        : {totals['kills']} (in {totals['runs']} runs, {debates} debates)"
     )
     print(
-        f"usage recorded        : {result.usage_records} of {result.calls} answered "
-        f"(uninterrupted run: {result.reference_calls})"
+        f"calls re-sent         : {totals['resent']} (calls in flight at the kills: "
+        f"{totals['in_flight']}, plus at most one per kill: {totals['kills']})"
     )
-    print(f"end state as reference: {result.end_state == result.reference_state}")
-    print(f"folder problems       : {result.problems or 'none'}")
+    print(
+        f"usage recorded        : {totals['usage']} records; the provider answered "
+        f"{totals['answered']} requests, some to processes already killed"
+    )
+    print(f"end state as reference: {same} of {debates} debates")
+    print(f"folder problems       : {problems or 'none'}")
 
 
 if __name__ == "__main__":
