@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from datetime import UTC, datetime
 from pathlib import Path
@@ -9,6 +10,7 @@ from pathlib import Path
 from argue.skills._fts import FtsIndex, cjk_terms
 from argue.skills._sqlite import SQLiteStore
 from argue.skills.library.ingest import parse_content, read_file
+from argue.skills.library.limits import IngestLimits
 from argue.skills.library.models import AddResult, DocumentInfo, LibraryError, LibraryHit
 
 SCHEMA_VERSION = 2
@@ -63,7 +65,7 @@ class LibraryStore(
     """Documents added with ``add`` and searched with ``search``.
 
     Adding parses the whole file first and then writes it in one transaction: a file that
-    cannot be read leaves the library exactly as it was.
+    cannot be read, or is over a limit, leaves the library exactly as it was.
     """
 
     def __init__(self, db_path: Path | None = None) -> None:
@@ -75,8 +77,10 @@ class LibraryStore(
 
     # ------------------------------------------------------------- public API
 
-    def add(self, path: Path) -> AddResult:
-        content = read_file(path)
+    def add(self, path: Path, limits: IngestLimits | None = None) -> AddResult:
+        """Add one file (refused if over ``limits``, by default ``IngestLimits.from_env()``)."""
+        limits = IngestLimits.from_env() if limits is None else limits
+        content = read_file(path, limits)
         doc_id = content.doc_id
         if self.db_path.exists():
             existing = self.get(doc_id)
@@ -95,28 +99,28 @@ class LibraryStore(
                         parsed.title,
                         parsed.kind,
                         stored_path,
-                        len(content.data),
+                        content.size_bytes,
                         len(parsed.chunks),
                         datetime.now(UTC).isoformat(timespec="seconds"),
                         parsed.encoding,
                     ),
                 )
-                title_cjk = cjk_terms(parsed.title)  # the companion of the repeated title
+                title_cjk = _cjk_terms(parsed.title)  # the companion of the repeated title
                 conn.executemany(
                     "INSERT INTO chunks (doc_id, chunk_no, locator, title, body, body_cjk,"
                     " title_cjk) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    [
+                    (
                         (
                             doc_id,
                             chunk_no,
                             chunk.locator,
                             parsed.title,
                             chunk.text,
-                            cjk_terms(chunk.text),
+                            _cjk_terms(chunk.text),
                             title_cjk,
                         )
                         for chunk_no, chunk in enumerate(parsed.chunks, 1)
-                    ],
+                    ),
                 )
         if row is not None:  # added by another process between our check and our transaction
             existing = self.get(doc_id)
@@ -228,6 +232,23 @@ class LibraryStore(
                 )
             )
         return hits
+
+
+# The Unicode blocks of every Chinese, Japanese and Korean character, and of every character
+# NFKC turns into one (half-width katakana, compatibility and enclosed ideographs…): checked
+# against all code points for ``cjk_terms``; curly quotes, dashes and emoji are outside them.
+_MAY_HAVE_CJK = re.compile(
+    "[\u1100-\u11ff\u2e80-\u2fdf\u3000-\u9fff\ua960-\ua97f\uac00-\ud7ff\uf900-\ufaff"
+    "\uff00-\uffef\U00016fe0-\U00016fff\U0001aff0-\U0001b16f\U0001f200-\U0001f2ff"
+    "\U00020000-\U0003ffff]"
+)
+
+
+def _cjk_terms(text: str) -> str:
+    """``cjk_terms``, without tokenising text that has none (most text): fast."""
+    if _MAY_HAVE_CJK.search(text) is None:
+        return ""
+    return cjk_terms(text)
 
 
 _DOC_FIELDS = (
