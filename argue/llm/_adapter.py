@@ -314,8 +314,11 @@ class SDKAdapter(Adapter, Generic[ConnectionT, ClientT, ResponseT]):
 
 
 def carries_schema(request: dict[str, Any]) -> bool:
+    """A request whose structured-output field holds a schema (OpenAI-style or Ollama's own)."""
     response_format = request.get("response_format")
-    return isinstance(response_format, dict) and response_format.get("type") != "text"
+    if isinstance(response_format, dict) and response_format.get("type") != "text":
+        return True
+    return isinstance(request.get("format"), dict)
 
 
 def _dropped_mid_request(error: BaseException) -> bool:

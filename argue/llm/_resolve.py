@@ -187,6 +187,24 @@ class _ModelBuilder:
             raise ProviderNotConfigured(
                 f"Ollama at {host_url} has no models: `ollama pull <model>` or set ARGUE_MODEL"
             )
+        api = (self.env.get("ARGUE_OLLAMA_API") or "v1").strip().lower()
+        if api not in ("v1", "openai", "native"):
+            raise ProviderNotConfigured(
+                f"ARGUE_OLLAMA_API must be v1 (the OpenAI-style API, default) or native "
+                f"(/api/chat), got {api!r}"
+            )
+        if api == "native":
+            from argue.llm._ollama import OllamaNativeModel, OllamaNativeProvider
+
+            retry, slots = self.policy("ollama", True)
+            return OllamaNativeModel(
+                model or listed[0],
+                provider=OllamaNativeProvider(host_url),
+                retry=retry,
+                max_concurrency=slots,
+                sleep=self.sleep,
+                prices=self.prices,
+            )
         return self._openai_compat(
             _providers.OpenAICompatProvider.ollama(host_url), model or listed[0]
         )
