@@ -11,6 +11,7 @@ CJK sentence (its bigrams are consecutive bigrams of the sentence), unless it is
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 
 from argue.text import strip_accents, words
@@ -29,7 +30,14 @@ def normalise_word(word: str) -> str:
     return word
 
 
+# French "j'ai", "n'ai", "qu'ai", "ai-je" (the verb avoir) would leave "ai" once the elision or
+# the hyphen is dropped, and "ai" is a keyword (artificial intelligence): those spellings are the
+# verb, never the topic.
+_ELIDED_AVOIR = re.compile(r"\b(?:(?:j|n|qu)['’]ai|ai-je)\b", re.IGNORECASE)
+
+
 def tokenise(text: str) -> list[str]:
+    text = _ELIDED_AVOIR.sub(" avoir ", text)
     return [normalise_word(strip_accents(word)) for word in words(text)]
 
 

@@ -79,6 +79,17 @@ def test_french_question_with_technical_words_still_routes(catalog: PersonaCatal
     assert "preuve" in selection.reason
 
 
+def test_french_j_ai_is_the_verb_not_artificial_intelligence(catalog: PersonaCatalog) -> None:
+    from argue.personas.keywords import match_keywords, tokenise
+
+    horus = catalog.get("horus")
+    verb = "Je n'ai pas d'avis : ai-je tort de penser que j'ai raison sur les impôts ?"
+    assert "ai" not in match_keywords(tokenise(verb), horus.expertise)
+    # AI as a topic still routes, in English and in French.
+    assert "ai" in match_keywords(tokenise("Will AI replace programmers?"), horus.expertise)
+    assert "horus" in select_personas("L'IA et l'informatique", catalog).names()
+
+
 def test_nothing_matched_uses_the_fixed_default_order(catalog: PersonaCatalog) -> None:
     selection = select_personas("what is love?", catalog, count=3)
     assert selection.names() == ["embry", "horus", "brandon"]
