@@ -28,7 +28,9 @@ ensure_venv() {
     local extras="$1"
     local stamp="$VENV/.argue-installed"
     local want
-    want="$(cat "$ROOT/pyproject.toml" | sha256sum | cut -c1-16) [$extras]"
+    # The stamp names the llama.cpp build rule too: a .venv set up before the AMX rule (whose
+    # llama-cpp-python may run miscompiled AMX code) is checked again, and rebuilt if broken.
+    want="$(cat "$ROOT/pyproject.toml" "$ROOT/argue/_llama_build.py" | sha256sum | cut -c1-16) [$extras]"
     if [[ -x "$PY" && -f "$stamp" ]] && grep -qxF "$want" "$stamp"; then
         return
     fi
@@ -41,8 +43,11 @@ ensure_venv() {
         "$(find_python)" -m venv "$VENV"
         "$PY" -m pip install --quiet --upgrade pip >&2
     fi
+    # On an AMX CPU whose compiler miscompiles AMX code (GCC 12), llama-cpp-python is built
+    # without it first, into argue's own wheel cache (argue/_llama_build.py says why).
+    "$PY" "$ROOT/argue/_llama_build.py" ensure
     say "installing argue with extras [$extras] into .venv."
-    say "The first install builds llama-cpp-python from source (about 5 minutes on 2 cores); pip caches the wheel, so later installs are quick."
+    say "The first install builds llama-cpp-python from source (5 to 12 minutes on 2 cores); the wheel is cached, so later installs are quick."
     CMAKE_BUILD_PARALLEL_LEVEL="${CMAKE_BUILD_PARALLEL_LEVEL:-$(nproc 2>/dev/null || echo 2)}" \
         "$PY" -m pip install --quiet --disable-pip-version-check -e "$ROOT[$extras]" >&2
     echo "$want" > "$stamp"

@@ -197,9 +197,11 @@ class DebateConfig(BaseModel):
         )
 
 
-FailureCause = Literal["rejected", "unavailable", "cut_off", "invalid_output"]
+FailureCause = Literal["rejected", "unavailable", "crashed", "cut_off", "invalid_output"]
 """Why a model call failed: the server refused the request (never retried), the server did not
-answer, the answer was cut off by a limit, or the answer did not match what was asked."""
+answer, the server process died (a connection dropped mid-answer, then nothing listened: its log
+or ``dmesg`` says why), the answer was cut off by a limit, or the answer did not match what was
+asked."""
 
 
 class Failure(BaseModel):
@@ -305,6 +307,37 @@ class ResearchRecord(BaseModel):
     evidence: list[Evidence] = Field(default_factory=list)
 
 
+CitationVerdict = Literal["quoted", "quote_not_found", "model_written", "unverified"]
+"""What code found for one ``{evidence_id, quote}``: ``quoted`` (the quote was located in that
+retrieved document), ``quote_not_found`` (a real document, but the quote is not in it, or there
+is no quote), ``model_written`` (the id is a colleague's answer, a memory or a label: never
+evidence), ``unverified`` (no such evidence in this persona's registry)."""
+
+
+class Citation(BaseModel):
+    """One citation of a claim, as the model wrote it and as code checked it."""
+
+    evidence_id: str
+    quote: str = Field(default="", description="the span the model says it copied")
+    verdict: CitationVerdict
+    located: str = Field(
+        default="", description="the document's own words at the located span (quoted only)"
+    )
+    field: Literal["snippet", "title", ""] = ""
+    start: int = Field(default=0, description="offsets of the span in that field of the record")
+    end: int = 0
+    exact: bool = False
+    similarity: float = 0.0
+    note: str = Field(default="", description="why a quote was not found, in plain words")
+
+    @property
+    def is_quoted(self) -> bool:
+        return self.verdict == "quoted"
+
+
+ClaimEvidenceState = Literal["quoted", "quote_not_found", "unverified", "uncited"]
+
+
 class Claim(BaseModel):
     id: str = Field(description="e.g. A2.c1")
     persona: str
@@ -328,11 +361,41 @@ class Claim(BaseModel):
         description="references written in the text or warrant (URL, DOI, arXiv id, "
         "author-year, ids) that match no retrieved document of the debate",
     )
+    citations: list[Citation] = Field(
+        default_factory=list, description="each {evidence_id, quote} with code's verdict"
+    )
+
+    @property
+    def quoted_evidence_ids(self) -> list[str]:
+        """Cited documents in which code located the claim's quote: the only support that counts."""
+        return list(dict.fromkeys(c.evidence_id for c in self.citations if c.is_quoted))
+
+    @property
+    def quoted_citations(self) -> list[Citation]:
+        return [c for c in self.citations if c.is_quoted]
 
     @property
     def evidence_backed(self) -> bool:
-        """Backed by a retrieved document and carrying no unverified reference."""
-        return bool(self.verified_evidence_ids) and not self.unverified_references
+        """A quote located in a retrieved document, and no unverified reference.
+
+        A record written before quotes existed has no citations: it is not evidence-backed
+        (its support was never checked against the documents' words)."""
+        return bool(self.quoted_evidence_ids) and not self.unverified_references
+
+    @property
+    def evidence_state(self) -> ClaimEvidenceState:
+        """quoted · cited, quote not found · unverified (references that match nothing) ·
+        uncited. An unverified reference in the text outranks a quote: the claim also says
+        something no document supports. Citing only model-written items is ``uncited``."""
+        if self.unverified_references:
+            return "unverified"
+        if self.quoted_evidence_ids:
+            return "quoted"
+        if self.verified_evidence_ids:
+            return "quote_not_found"
+        if self.unverified_evidence_ids:
+            return "unverified"
+        return "uncited"
 
 
 class ArgumentRecord(BaseModel):

@@ -8,7 +8,7 @@ from argue.render.inline import inline_markdown, markdown_paragraphs, safe_link
 def test_inline_text_cannot_open_blocks_or_tags():
     assert inline_markdown("# Injected\nheading") == "\\# Injected heading"
     assert inline_markdown("- item") == "\\- item"
-    assert inline_markdown("1. step") == "\\1. step"
+    assert inline_markdown("1. step") == "1\\. step"  # a backslash before a digit would show
     assert inline_markdown("> quote") == "\\> quote"
     assert inline_markdown("<script>alert(1)</script>") == "&lt;script>alert(1)&lt;/script>"
     assert inline_markdown("{{ 7*7 }} stays | literal") == "{{ 7*7 }} stays | literal"

@@ -299,7 +299,11 @@ def _completeness(store: DebateStore, state: DebateState) -> dict[str, Any]:
     from argue.engine import load_history
 
     history = load_history(store)
-    reasons = history.partial_reasons(state)
+    # A synthesis on disk without its prose parts (the synthesis call failed) is partial.
+    prose_missing = store.paths.synthesis.exists() and not store.paths.synthesis_prose.exists()
+    reasons = history.partial_reasons(
+        state, prose_missing=prose_missing and bool(history.all_claims())
+    )
     return {"partial": bool(reasons), "partial_reasons": reasons, "failures": len(history.failures)}
 
 

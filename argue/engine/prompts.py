@@ -48,7 +48,13 @@ def brief(config: DebateConfig, stance: str) -> str:
     )
 
 
-def evidence_table(evidence: list[Evidence], limit: int = 15, snippet_chars: int = 300) -> str:
+EVIDENCE_ROWS = 15
+"""Rows of the argument's evidence table: the ids a citation may name."""
+
+
+def evidence_table(
+    evidence: list[Evidence], limit: int = EVIDENCE_ROWS, snippet_chars: int = 400
+) -> str:
     if not evidence:
         return "(no evidence retrieved: argue from reasoning and say that you have no sources)"
     rows = []
@@ -206,8 +212,12 @@ def argument_messages(
         f"Your evidence (cite by id; only these ids count):\n{data(table, 'evidence')}\n\n"
         + (f"{research}\n\n" if research else "")
         + f"{role_hint}\n"
-        "Return `position`, 2-4 `claims` (each with `evidence_ids` and a `warrant`) and "
-        "`taxonomy_tags` from: precision, resilience, fragility, corruption, loyalty, stealth."
+        "Return `position`, 2-4 `claims` (each with `citations` and a `warrant`) and "
+        "`taxonomy_tags` from: precision, resilience, fragility, corruption, loyalty, stealth. "
+        "Each citation is an `evidence_id` from the table and a `quote`: words copied exactly, "
+        "in order, from that row's text after the id (5 to 40 words). argue looks for every "
+        "quote in its document: a claim counts as evidence only when its quote is found there, "
+        "so copy, do not paraphrase; with no evidence for a claim, give no citation."
     )
     return [Message(role="system", content=system), Message(role="user", content=user)]
 

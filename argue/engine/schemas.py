@@ -157,14 +157,43 @@ class ResearchPlanDraft(BaseModel):
         return {"why": data["why"], "calls": data["calls"]}
 
 
+QUOTE_DESCRIPTION = (
+    "Words copied exactly, in order, from that evidence's text as shown in the table "
+    "(one phrase or sentence, 5 to 40 words, at most 300 characters)"
+)
+# The schema says 300 characters; a model that copies a little more is not re-asked for it
+# (the locator bounds what it reads).
+Quote = Annotated[
+    str,
+    Field(max_length=600),
+    WithJsonSchema({"type": "string", "maxLength": 300, "description": QUOTE_DESCRIPTION}),
+]
+
+
+class CitationDraft(BaseModel):
+    evidence_id: Short = Field(description="An id from the evidence table, e.g. A-R2-E1")
+    quote: Quote = ""
+
+
 class ClaimDraft(BaseModel):
     text: str = Field(max_length=1000, description="One claim, one or two sentences")
-    evidence_ids: list[Short] = Field(
-        default_factory=list, max_length=8, description="Ids from the evidence table, e.g. A-R2-E1"
+    citations: list[CitationDraft] = Field(
+        default_factory=list,
+        max_length=8,
+        description="The evidence for the claim: each an evidence id and a verbatim quote from it",
     )
+    # Ids without quotes: accepted (an older client, a model that ignores the schema) and
+    # checked like citations whose quote is missing; never offered.
+    evidence_ids: SkipJsonSchema[list[Short]] = Field(default_factory=list, max_length=8)
     warrant: str = Field(
         default="", max_length=800, description="Why the evidence supports the claim"
     )
+
+    def cited(self) -> list[tuple[str, str]]:
+        """Every (evidence id, quote) this claim cites, citations first."""
+        return [(c.evidence_id, c.quote) for c in self.citations] + [
+            (eid, "") for eid in self.evidence_ids
+        ]
 
 
 class ArgumentDraft(BaseModel):
@@ -173,7 +202,7 @@ class ArgumentDraft(BaseModel):
     )
     # minItems 1: a grammar-constrained server then cannot produce an argument without claims.
     claims: list[ClaimDraft] = Field(
-        min_length=1, max_length=6, description="2 to 4 claims, each citing evidence ids"
+        min_length=1, max_length=6, description="2 to 4 claims, each with citations"
     )
     taxonomy_tags: list[Short] = Field(
         default_factory=list,
@@ -253,6 +282,27 @@ def _enum(names: tuple[str, ...]) -> Any:
     return Annotated[Literal[names], WithJsonSchema({"type": "string", "enum": list(names)})]
 
 
+def _sources_field(sources: tuple[str, ...], prefix: str = "") -> tuple[Any, Any]:
+    """A list of research source names, each an enum of ``sources`` (empty: all of them).
+
+    Free text here let a grammar-constrained model write colleague names or ids, and every
+    search it planned was then refused for its wording. The enum binds the schema only: a model
+    that writes another name anyway is not re-asked for it — the dogpile skill drops the names
+    it cannot use with a note and runs on the others (or on all allowed sources)."""
+    names = tuple(dict.fromkeys(sources))
+    name = Annotated[
+        str, Field(max_length=300), WithJsonSchema({"type": "string", "enum": list(names)})
+    ]
+    return (
+        list[name],  # type: ignore[valid-type]
+        Field(
+            default_factory=list,
+            max_length=max(len(names), 6),
+            description=f"{prefix}a subset of these sources (empty: all)",
+        ),
+    )
+
+
 def slot_budget(colleagues: tuple[str, ...], budget: int) -> int:
     """How many free calls fit in ``budget`` after the required slots."""
     required = len(REQUIRED_SLOTS) + (1 if colleagues else 0)
@@ -272,8 +322,8 @@ def research_plan_model(
     required; ``ask`` required with ``colleague`` an enum of ``colleagues`` when there is one
     (absent otherwise); ``free_calls`` with ``skill`` an enum of ``skills`` (``ask`` excepted: it
     has its slot) and at most what the budget leaves (absent when nothing is left); a free
-    call's ``sources``, when ``sources`` are given, an enum of them (a grammar-constrained model
-    otherwise fills it with whatever words it likes, and every one is refused).
+    call's ``sources`` and ``dogpile_sources``, when ``sources`` are given, enums of them (a
+    grammar-constrained model otherwise fills them with whatever words it likes).
 
     Named ``ResearchPlanDraft`` and a subclass of it: code that maps schemas by name or checks
     ``issubclass`` sees the same class; ``calls`` still follows from the slots."""
@@ -283,6 +333,8 @@ def research_plan_model(
         "dogpile_query": (Query, Field(description="A multi-source search, from your own lens")),
         "memory_query": (Query, Field(description="What to recall from your earlier debates")),
     }
+    if sources:
+        fields["dogpile_sources"] = _sources_field(sources)
     if colleagues:
         question = create_model(
             "ColleagueQuestionDraft",
@@ -298,14 +350,7 @@ def research_plan_model(
     if free and free_skills:
         source_field: dict[str, Any] = {}
         if sources:
-            source_field["sources"] = (
-                list[_enum(tuple(dict.fromkeys(sources)))],  # type: ignore[misc]
-                Field(
-                    default_factory=list,
-                    max_length=len(set(sources)),
-                    description="dogpile only: a subset of these sources (empty: all)",
-                ),
-            )
+            source_field["sources"] = _sources_field(sources, "dogpile only: ")
         call = create_model(
             "FreeCallDraft",
             __base__=FreeCallDraft,
@@ -326,6 +371,48 @@ def research_plan_model(
             Field(default_factory=list, max_length=0),
         )
     return create_model("ResearchPlanDraft", __base__=ResearchPlanDraft, **fields)
+
+
+@functools.lru_cache(maxsize=256)
+def argument_model(evidence_ids: tuple[str, ...]) -> type[ArgumentDraft]:
+    """The argument schema for one persona's evidence table: a citation's ``evidence_id`` is an
+    enum of the ids in the table, so a grammar-constrained model cannot cite an id it was not
+    shown. The enum binds the schema only: a model that writes another id anyway is not
+    re-asked, its citation is checked (and marked unverified) like any other."""
+    if not evidence_ids:
+        return ArgumentDraft
+    names = list(dict.fromkeys(evidence_ids))
+    evidence_id = Annotated[
+        str,
+        Field(max_length=300),
+        WithJsonSchema(
+            {"type": "string", "enum": names, "description": "An id from the evidence table"}
+        ),
+    ]
+    citation = create_model(
+        "CitationDraft", __base__=CitationDraft, evidence_id=(evidence_id, ...), quote=(Quote, ...)
+    )
+    claim = create_model(
+        "ClaimDraft",
+        __base__=ClaimDraft,
+        citations=(
+            list[citation],  # type: ignore[valid-type]
+            Field(
+                default_factory=list,
+                max_length=8,
+                description="The evidence for the claim: each an evidence id and a verbatim "
+                "quote from it",
+            ),
+        ),
+    )
+    return create_model(
+        "ArgumentDraft",
+        __base__=ArgumentDraft,
+        claims=(
+            list[claim],  # type: ignore[valid-type]
+            Field(min_length=1, max_length=6, description="2 to 4 claims, each with citations"),
+        ),
+    )
 
 
 @functools.lru_cache(maxsize=256)
@@ -370,6 +457,7 @@ __all__ = [
     "AnswerSynthesisDraft",
     "ArgumentDraft",
     "BeliefUpdateDraft",
+    "CitationDraft",
     "ClaimDraft",
     "CoherenceRating",
     "ColleagueQuestionDraft",
@@ -387,6 +475,7 @@ __all__ = [
     "ResearchPlanDraft",
     "Side",
     "SynthesisDraft",
+    "argument_model",
     "reflection_model",
     "research_plan_model",
     "slot_budget",

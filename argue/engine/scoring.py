@@ -96,7 +96,7 @@ def _origins(history: DebateHistory, claim: Claim) -> list[str]:
     registry = history.evidence_registry(claim.persona, claim.round)
     return [
         registry[eid].origin_id or registry[eid].url or eid
-        for eid in claim.verified_evidence_ids
+        for eid in claim.quoted_evidence_ids
         if eid in registry and registry[eid].is_document
     ]
 
@@ -120,7 +120,10 @@ def _score_persona(
         reason = "no claims this round"
     else:
         backed = [c for c in claims if c.evidence_backed]
-        verified_ids = {e for c in backed for e in c.verified_evidence_ids}
+        verified_ids = {e for c in backed for e in c.quoted_evidence_ids}
+        not_found = sorted(
+            {c.evidence_id for k in claims for c in k.citations if c.verdict == "quote_not_found"}
+        )
         unverified = sorted({e for c in claims for e in c.unverified_evidence_ids})
         model_written = sorted({e for c in claims for e in c.model_written_evidence_ids})
         carrying = [c.id for c in claims if c.unverified_references]
@@ -129,9 +132,12 @@ def _score_persona(
         )
         diversity = min(1.0, len(sources) / 3)
         evidence_value = 0.7 * len(backed) / len(claims) + 0.3 * diversity
-        reason = f"{len(backed)}/{len(claims)} claims backed by retrieved documents; sources: " + (
-            ", ".join(sources) or "none"
+        reason = (
+            f"{len(backed)}/{len(claims)} claims backed by a quote found in a retrieved "
+            "document; sources: " + (", ".join(sources) or "none")
         )
+        if not_found:
+            reason += f"; quote not found (earns nothing): {', '.join(not_found)}"
         if model_written:
             reason += f"; model-written items are not evidence: {', '.join(model_written)}"
         if unverified:

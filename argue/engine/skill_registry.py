@@ -71,16 +71,16 @@ class DogpileSkill:
         return f"multi-source search ({sources}); `query`, optional `sources`"
 
     async def run(self, request: ResearchRequest, context: SkillContext) -> SkillResult:
-        """Run the sources asked for that ``--sources`` allows; refuse the others by name.
+        """Run the sources asked for that ``--sources`` allows; name the others as refused.
 
-        A source the call names but may not use is never swapped for another one: it comes back
-        as a refused source status (so it reaches the failure list), and a call whose every
-        named source is refused is refused as a whole, naming the allowed sources.
+        A source the call names but may not use comes back as a refused source status (so it
+        reaches the failure list) and the call runs on the allowed ones it names. A call that
+        names no usable source at all runs on every allowed source, saying so in its note: the
+        search slot is never wasted for the model's wording.
         """
         from argue.skills.base import SourceStatus
         from argue.skills.dogpile import SOURCE_NAMES, aggregate_status, dogpile
 
-        started = time.monotonic()
         call = request.call
         allowed = list(context.sources) if context.sources else list(SOURCE_NAMES)
         asked = list(dict.fromkeys(s.strip().lower() for s in call.sources if s.strip()))
@@ -92,27 +92,29 @@ class DogpileSkill:
             return "not allowed by --sources" if name in SOURCE_NAMES else "not a research source"
 
         refused = [
-            SourceStatus(source=name, status="refused", note=f"{why(name)}; {allowed_words}")
+            SourceStatus(
+                source=clip_source(name), status="refused", note=f"{why(name)}; {allowed_words}"
+            )
             for name in asked
             if name not in allowed
         ]
         runnable = [name for name in asked if name in allowed]
         if not runnable:
-            names = ", ".join(f"{s.source} ({why(s.source)})" for s in refused)
-            return SkillResult(
-                skill="dogpile",
-                query=call.query,
-                status="refused",
-                note=f"nothing sent: asked only for {names}; {allowed_words}",
-                elapsed_s=time.monotonic() - started,
-                sources=refused,
-            )
+            names = ", ".join(f"{s.source} ({why(s.source)})" for s in refused[:6])
+            result = await dogpile(call.query, sources=context.sources)
+            note = f"asked only for {names}: ran on every allowed source instead. {result.note}"
+            return result.model_copy(update={"note": note.strip()})
         result = await dogpile(call.query, sources=runnable)
         if not refused:
             return result
         statuses = [*result.sources, *refused]
         status, note = aggregate_status(result.items, statuses)
         return result.model_copy(update={"status": status, "note": note, "sources": statuses})
+
+
+def clip_source(name: str) -> str:
+    """A source name as the model wrote it, bounded for the record."""
+    return name if len(name) <= 60 else name[:59] + "…"
 
 
 class AskSkill:

@@ -355,8 +355,8 @@ def _summary(record: object) -> str:
         worked = sum(1 for c in record.calls if c.status == "ok")
         return f"{len(record.evidence)} item(s) from {worked}/{len(record.calls)} call(s)"
     if isinstance(record, ArgumentRecord):
-        cited = sum(len(c.verified_evidence_ids) for c in record.claims)
-        return f"{len(record.claims)} claim(s), {cited} verified citation(s)"
+        quoted = sum(len(c.quoted_citations) for c in record.claims)
+        return f"{len(record.claims)} claim(s), {quoted} quote(s) found in their sources"
     if isinstance(record, RebuttalRecord):
         conceded = sum(1 for c in record.concessions if c.valid_target)
         return f"{len(record.counters)} counter(s), {conceded} concession(s)" + (

@@ -128,8 +128,10 @@ class DebateHistory:
                 shown.append(str(note["text"]))
         return shown
 
-    def partial_reasons(self, state: DebateState) -> list[str]:
-        """Why this debate's record is partial, in plain words (empty when it is whole)."""
+    def partial_reasons(self, state: DebateState, *, prose_missing: bool = False) -> list[str]:
+        """Why this debate's record is partial, in plain words (empty when it is whole).
+
+        ``prose_missing``: the synthesis was rendered (or is due) without its prose parts."""
         from argue.records.labels import label
 
         lang = self.config.language
@@ -149,6 +151,8 @@ class DebateHistory:
                         rounds=", ".join(map(str, missing)),
                     )
                 )
+        if prose_missing:
+            reasons.append(label("partial_prose", lang))
         return reasons
 
     def snapshot(self) -> DebateHistory:

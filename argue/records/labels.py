@@ -45,9 +45,10 @@ _LABELS: dict[str, tuple[str, str]] = {
     "score": ("score", "score"),
     "no_scored_claims": ("(no scored claims)", "(aucune affirmation notée)"),
     "not_ranked": (
-        "Not ranked, because they carry references that match no retrieved document:",
+        "Not ranked, because they carry references that match no retrieved document, or "
+        "because no quote they give was found in the document they cite:",
         "Non classées, car elles portent des références qui ne correspondent à aucun document "
-        "trouvé :",
+        "trouvé, ou parce qu'aucune de leurs citations n'a été trouvée dans le document cité :",
     ),
     "open_questions": ("Open questions", "Questions ouvertes"),
     "cruxes": (
@@ -60,8 +61,10 @@ _LABELS: dict[str, tuple[str, str]] = {
     "conclusion": ("Nuanced conclusion", "Conclusion nuancée"),
     "sources": ("Sources", "Sources"),
     "sources_note": (
-        "Retrieved documents that a claim cited; nothing model-written is listed here.",
-        "Documents trouvés et cités par une affirmation ; rien d'écrit par un modèle ici.",
+        "Retrieved documents that a claim quoted (the quote was found in the document; its "
+        "words are shown); nothing model-written is listed here.",
+        "Documents trouvés et cités par une affirmation (la citation a été trouvée dans le "
+        "document ; ses mots sont donnés) ; rien d'écrit par un modèle ici.",
     ),
     "cited_as": ("cited as", "cité comme"),
     "no_documents": ("(no retrieved document was cited)", "(aucun document trouvé n'a été cité)"),
@@ -138,6 +141,11 @@ _LABELS: dict[str, tuple[str, str]] = {
     "unverified_citations": ("unverified citations:", "citations non vérifiées :"),
     "not_evidence_backed": ("not evidence-backed", "sans preuve à l'appui"),
     "unverified_references": ("unverified references", "références non vérifiées"),
+    "quoted": ("quoted:", "citation trouvée :"),
+    "quote_not_found": ("quote not found", "citation introuvable"),
+    "near_match": ("near match", "correspondance approchée"),
+    "source_says": ("the source says", "la source dit"),
+    "model_wrote": ("the model wrote", "le modèle a écrit"),
     # report (HTML)
     "report_title": ("Debate report", "Rapport du débat"),
     "partial_report": ("Partial report.", "Rapport partiel."),
@@ -187,6 +195,10 @@ _LABELS: dict[str, tuple[str, str]] = {
         "unavailable — the server did not answer",
         "indisponible — le serveur n'a pas répondu",
     ),
+    "cause_crashed": (
+        "crashed — the server process died (check its log or dmesg)",
+        "planté — le processus du serveur est mort (voir son journal ou dmesg)",
+    ),
     "cause_cut_off": (
         "cut off — the answer was incomplete",
         "tronqué — la réponse était incomplète",
@@ -207,6 +219,11 @@ _LABELS: dict[str, tuple[str, str]] = {
     "partial_missing": (
         "{name} produced no argument in round(s) {rounds}",
         "{name} n'a produit aucun argument au(x) tour(s) {rounds}",
+    ),
+    "partial_prose": (
+        "the synthesis prose (agreements, disagreements, open questions, conclusion) is missing",
+        "les parties rédigées de la synthèse (accords, désaccords, questions ouvertes, "
+        "conclusion) manquent",
     ),
 }
 

@@ -3,11 +3,15 @@ and model prose (``model``), whose references are checked against the debate's d
 
 Model text is data: it cannot open a block, write Markdown syntax (code's markers are bold, so
 a model cannot imitate them), or become a link; only retrieved documents' http(s) URLs are links.
+Before it is escaped, model and outside text is folded (:func:`fold_lookalikes`): NFKC maps
+mathematical bold or italic letters and full-width forms to the ASCII they imitate, so
+``𝐮𝐧𝐯𝐞𝐫𝐢𝐟𝐢𝐞𝐝`` or ``＊＊bold＊＊`` are shown as the plain (escaped) text they spell.
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
 from urllib.parse import quote
 
 from jinja2 import pass_context
@@ -16,7 +20,41 @@ from jinja2.runtime import Context
 from argue.grounding.index import ReferenceIndex
 from argue.records.labels import Labels, label
 
-_BLOCK_START = re.compile(r"^(\s*)([#>+*-]|\d+[.)])(?=\s|$)")
+# What can start a block at the beginning of a line (after up to three spaces; one_line leaves
+# none): an ATX heading (any run of ``#``, with or without a space after it), a quote, a
+# bullet, a thematic break or Setext underline (``---``, ``===``, ``***``, ``___``), a fence
+# (three backticks with none after them, three tildes), a link reference definition
+# (``[x]: url``), an ordered list marker (``1.`` / ``1)``). Every character of the leading run
+# is escaped (an ordered marker gets its ``.`` or ``)`` escaped); once the first character is
+# escaped, nothing later on the line can start a block. ``<`` is written ``&lt;`` before this.
+_BLOCK_START = re.compile(
+    r"^(\s*)(#+|=+|-+|\++|>|\*(?=\s|[*\s]*$)|_(?=[_\s]*$)|`{3,}(?=[^`]*$)|~{3,}|\[(?=[^\]]*\]:))"
+)
+_ORDERED_START = re.compile(r"^(\s*)(\d{1,9})([.)])(?=\s|$)")
+
+# Look-alikes NFKC leaves alone, folded to the ASCII mark they imitate: asterisk operators and
+# stars (``∗∗unverified∗∗``), two-asterisk and number-sign look-alikes.
+_LOOKALIKES = str.maketrans(
+    {
+        "\u2217": "*",  # ASTERISK OPERATOR
+        "\u204e": "*",  # LOW ASTERISK
+        "\u2051": "**",  # TWO ASTERISKS ALIGNED VERTICALLY
+        "\u066d": "*",  # ARABIC FIVE POINTED STAR
+        "\u2731": "*",  # HEAVY ASTERISK
+        "\u22c6": "*",  # STAR OPERATOR
+        "\u266f": "#",  # MUSIC SHARP SIGN
+    }
+)
+# Invisible characters that would hide a marker or a block start (``\u200b## x``): removed.
+# Zero-width (non-)joiners are kept inside text (scripts and emoji need them) but not at its start.
+_INVISIBLE = re.compile(r"[\u00ad\u180e\u200b\u2060-\u2064\ufeff]|^[\u200c\u200d\s]+")
+
+
+def fold_lookalikes(text: object) -> str:
+    """Text with its compatibility look-alikes folded (NFKC: ``𝐮``→``u``, ``＃``→``#``,
+    ``＊``→``*``), a few look-alike marks NFKC keeps, and invisible characters removed."""
+    folded = unicodedata.normalize("NFKC", str(text)).translate(_LOOKALIKES)
+    return _INVISIBLE.sub("", folded)
 
 
 # C0 and C1 controls (ESC starts terminal escape sequences) and bidi overrides: never in output.
@@ -29,10 +67,11 @@ def one_line(text: object) -> str:
 
 
 def inline_markdown(text: object) -> str:
-    """Model or user text as one inert line: it cannot open a heading, list, quote or tag."""
+    """User text as one inert line: it cannot open a heading, list, quote or tag (its inline
+    Markdown, ``*emphasis*``, is kept)."""
     line = one_line(text)
     line = line.replace("<", "&lt;")
-    return _BLOCK_START.sub(lambda m: m.group(1) + "\\" + m.group(2), line)
+    return _block_safe(line)
 
 
 def markdown_paragraphs(text: object) -> str:
@@ -50,7 +89,15 @@ _BARE_LINK = re.compile(
 UNVERIFIED = "**unverified**"
 
 
+# An HTML character reference (``&#x1D42E;``, ``&ast;``) would put back a look-alike or a mark
+# after folding: its ``&`` is escaped, so it shows as written.
+_CHARACTER_REFERENCE = re.compile(
+    r"&(?=#[0-9]{1,8};|#[xX][0-9a-fA-F]{1,8};|[A-Za-z][A-Za-z0-9]{1,31};)"
+)
+
+
 def _escape_inline(segment: str) -> str:
+    segment = _CHARACTER_REFERENCE.sub("&amp;", segment)
     segment = segment.replace("<", "&lt;").replace(">", "&gt;")
     return _INLINE_SYNTAX.sub(r"\\\1", segment)
 
@@ -72,13 +119,20 @@ def _code_span(text: str) -> str:
 
 
 def _block_safe(line: str) -> str:
-    return _BLOCK_START.sub(lambda m: m.group(1) + "\\" + m.group(2), line)
+    """The line with whatever would start a block at its beginning escaped."""
+    ordered = _ORDERED_START.match(line)
+    if ordered:
+        indent, number, mark = ordered.groups()
+        return f"{indent}{number}\\{mark}{line[ordered.end() :]}"
+    return _BLOCK_START.sub(
+        lambda m: m.group(1) + "".join("\\" + c for c in m.group(2)), line, count=1
+    )
 
 
 def inert_text(text: object) -> str:
     """Untrusted text that is not model prose (titles, snippets, error messages): one line,
-    no Markdown syntax, no live link."""
-    return _block_safe(_inert_segment(one_line(text)))
+    look-alikes folded, no Markdown syntax, no live link."""
+    return _block_safe(_inert_segment(one_line(fold_lookalikes(text))))
 
 
 def model_text(text: object, references: ReferenceIndex | None, lang: str = "en") -> str:
@@ -88,7 +142,7 @@ def model_text(text: object, references: ReferenceIndex | None, lang: str = "en"
     retrieved document gets **unverified** right after it, and a URL/DOI/arXiv id that does
     match names the document's evidence id.
     """
-    line = one_line(text)
+    line = one_line(fold_lookalikes(text))
     if references is None:
         return _block_safe(_inert_segment(line))
     out, last = [], 0

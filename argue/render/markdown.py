@@ -355,4 +355,10 @@ def render_synthesis(
     prose_failure: str | None,
 ) -> str:
     context = synthesis_context(history, state, usage, prose, prose_failure)
+    # The ids a synthesis cites that match no claim are model text the template joins as they
+    # are: made inert here (the HTML report shows them escaped, in code).
+    context["agreements"] = [
+        {**row, "unknown_ids": [inert_text(cid) for cid in row["unknown_ids"]]}
+        for row in context["agreements"]
+    ]
     return _environment().get_template("synthesis.md.j2").render(**context)

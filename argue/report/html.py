@@ -101,7 +101,7 @@ def report_context(
             return Markup('<a class="eid" href="#{}">{}</a>').format(target, evidence_id)
         return inert_html(evidence_id)
 
-    argument_map = build_map(history, references, scores)
+    argument_map = build_map(history, references, scores, lang)
     citing: dict[str, list[str]] = {}
     for claim in history.all_claims():
         for evidence_id in [*claim.verified_evidence_ids, *claim.model_written_evidence_ids]:

@@ -3,8 +3,9 @@
 The HTML twin of ``model_text`` / ``inert_text`` / ``safe_link`` in :mod:`argue.render.inline`:
 everything is escaped; a URL, DOI or arXiv id written by a model is shown as code, never as a
 link; a reference that matches no retrieved document is followed by code's **unverified**
-marker; an existing claim id links to its node on the argument map. Only a retrieved
-document's http(s) URL becomes a link (:func:`document_link`).
+marker (model text, its look-alikes folded first, never looks like it); an existing claim id
+links to its node on the argument map. Only a retrieved document's http(s) URL becomes a link
+(:func:`document_link`).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from markupsafe import Markup, escape
 
 from argue.grounding.index import ReferenceIndex
 from argue.records.labels import label
-from argue.render.inline import one_line
+from argue.render.inline import fold_lookalikes, one_line
 
 # What a browser or a reader would take for a link, beyond what the reference finder reports.
 _BARE_LINK = re.compile(
@@ -56,8 +57,8 @@ def _inert_segment(segment: str) -> Markup:
 
 def inert_html(text: object) -> Markup:
     """Untrusted text that is not model prose (titles, snippets, error messages): one line,
-    escaped, no live link."""
-    return _inert_segment(one_line(text))
+    look-alikes folded, escaped, no live link."""
+    return _inert_segment(one_line(fold_lookalikes(text)))
 
 
 def model_html(
@@ -70,8 +71,9 @@ def model_html(
     """Model prose as one inert line of HTML, each reference it writes checked.
 
     ``evidence_link`` names the in-page anchor of an evidence id (None: not shown here).
+    Look-alikes are folded first (``𝐮𝐧𝐯𝐞𝐫𝐢𝐟𝐢𝐞𝐝`` reads as plain text, never as code's bold).
     """
-    line = one_line(text)
+    line = one_line(fold_lookalikes(text))
     if references is None:
         return _inert_segment(line)
     out, last = Markup(), 0

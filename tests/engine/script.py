@@ -29,6 +29,23 @@ from argue.llm.base import Message
 from argue.skills.base import SkillItem, SkillResult
 
 EVIDENCE_ID = re.compile(r"\[([A-Z]-R\d+-E\d+)\]")
+# A row of the evidence table (argue.engine.prompts.evidence_table): "[id] title — text (where)".
+# A title may hold " — " itself: the text is what follows the last one.
+EVIDENCE_ROW = re.compile(r"^\[([A-Z]-R\d+-E\d+)\] (?:.*) — (.*?) \([^()]*\)$", re.M)
+
+
+def quotes_shown(section: str, limit: int = 200) -> dict[str, str]:
+    """Each evidence id of a prompt's table with the start of its text as shown, cut at a word
+    (what a model that copies verbatim would quote)."""
+    quotes = {}
+    for match in EVIDENCE_ROW.finditer(section):
+        text = match.group(2).rstrip("…").strip()
+        if len(text) > limit:
+            text = text[:limit].rsplit(" ", 1)[0]
+        quotes[match.group(1)] = text
+    return quotes
+
+
 # What the plan prompt offers (argue.engine.prompts.research_slots), read as a model would.
 OFFERED_COLLEAGUES = re.compile(r"`ask` \(required\): `colleague`, one of: ([^;]+);")
 OFFERED_FREE = re.compile(
@@ -84,6 +101,9 @@ class DebateScript:
     same_queries: bool = False  # the same queries every round (research that finds nothing new)
     synthesis_ready: bool = False
     cite_bogus: bool = False
+    # What a persona quotes from the text it was shown: by default the text itself (verbatim);
+    # a test makes one persona fabricate or paraphrase.
+    quote: Callable[[str, int, str], str] = lambda letter, rnd, shown: shown
     fail: Callable[[str, int, str], Exception | None] = lambda letter, rnd, phase: None
     log: list[str] = field(default_factory=list)
 
@@ -110,7 +130,9 @@ class DebateScript:
         if _is(output, ResearchPlanDraft):
             return self._plan(letter, rnd, user)
         if _is(output, ArgumentDraft):
-            ids = EVIDENCE_ID.findall(user.split("Your evidence", 1)[-1])
+            section = user.split("Your evidence", 1)[-1]
+            ids = EVIDENCE_ID.findall(section)
+            shown = quotes_shown(section)
             claims = []
             for i in range(2):
                 if self.repeat_claims:
@@ -122,7 +144,11 @@ class DebateScript:
                     )
                     text = f"{letter} round {rnd} claim {i}: {a} {b} {c} {letter.lower()}{rnd}x{i}"
                 cited = ids[i : i + 1] + (["Z-R9-E9"] if self.cite_bogus else [])
-                claims.append({"text": text, "evidence_ids": cited, "warrant": "because"})
+                citations = [
+                    {"evidence_id": eid, "quote": self.quote(letter, rnd, shown.get(eid, ""))}
+                    for eid in cited
+                ]
+                claims.append({"text": text, "citations": citations, "warrant": "because"})
             return {
                 "position": f"{letter} position r{rnd}",
                 "claims": claims,

@@ -28,7 +28,7 @@ from argue.engine.schemas import (
 )
 from argue.engine.toolkit import ResearchRequest
 from argue.skills.base import SkillItem, SkillResult
-from tests.engine.script import DebateScript, ScriptedToolkit
+from tests.engine.script import DebateScript, ScriptedToolkit, quotes_shown
 
 FAKE_URL = "https://fabricated.example.org/tao-proof"
 FAKE_DOI = "doi:10.9999/fake.2019.001"
@@ -58,7 +58,7 @@ class FabricatingScript(DebateScript):
         f = FABRICATION
         if issubclass(output, ResearchPlanDraft):  # per-persona subclasses of the schema
             data["why"] += f
-        elif output is ArgumentDraft:
+        elif output is not None and issubclass(output, ArgumentDraft):
             data["position"] += f
             for claim in data["claims"]:
                 claim["text"] += f
@@ -125,7 +125,9 @@ def test_a_claim_carrying_a_fabricated_reference_is_not_evidence_backed(run_deba
     assert FAKE_CITE in claims[0]["unverified_references"]  # …and carries a fabrication
     score = json.loads(run.store.paths.round_score(1).read_text())["personas"]["A"]
     evidence = next(c for c in score["components"] if c["name"] == "evidence_quality")
-    assert evidence["reason"].startswith("0/2 claims backed by retrieved documents")
+    assert evidence["reason"].startswith(
+        "0/2 claims backed by a quote found in a retrieved document"
+    )
     synthesis = run.store.paths.synthesis.read_text()
     strongest = synthesis.split("## Strongest arguments", 1)[1].split("\n## ", 1)[0]
     assert "(no scored claims)" in strongest
@@ -136,7 +138,7 @@ def test_a_model_written_url_of_a_retrieved_document_is_inert_but_verified(run_d
     class CitesReal(DebateScript):
         def __call__(self, messages, output):  # type: ignore[override]
             reply = super().__call__(messages, output)
-            if output is ArgumentDraft:
+            if output is not None and issubclass(output, ArgumentDraft):
                 user = next(m.content for m in messages if m.role == "user")
                 url = re.search(r"\((https://example\.org/[^)]+)\)", user).group(1)
                 data = _as_dict(reply)
@@ -156,10 +158,10 @@ def test_a_spoofed_evidence_marker_looks_different_from_codes(run_debate):
     class Spoofs(DebateScript):
         def __call__(self, messages, output):  # type: ignore[override]
             reply = super().__call__(messages, output)
-            if output is ArgumentDraft:
+            if output is not None and issubclass(output, ArgumentDraft):
                 data = _as_dict(reply)
                 for claim in data["claims"]:
-                    claim["evidence_ids"] = []
+                    claim["citations"] = []
                     claim["text"] += " — **evidence:** A-R1-E1 — _warrant:_ proven"
                 return data
             return reply
@@ -304,12 +306,16 @@ class ProvenanceToolkit(ScriptedToolkit):
 class CitesEverything(DebateScript):
     def __call__(self, messages, output):  # type: ignore[override]
         reply = super().__call__(messages, output)
-        if output is ArgumentDraft:
+        if output is not None and issubclass(output, ArgumentDraft):
             user = next(m.content for m in messages if m.role == "user")
-            ids = re.findall(r"\[([A-Z]-R\d+-E\d+)\]", user.split("Your evidence", 1)[-1])
+            section = user.split("Your evidence", 1)[-1]
+            ids = re.findall(r"\[([A-Z]-R\d+-E\d+)\]", section)
+            shown = quotes_shown(section)
             data = _as_dict(reply)
-            data["claims"][0]["evidence_ids"] = ids[1:4]  # only model-written items
-            data["claims"][1]["evidence_ids"] = ids[:1]  # the document
+            data["claims"][0]["citations"] = [  # only model-written items
+                {"evidence_id": eid, "quote": shown.get(eid, "")} for eid in ids[1:4]
+            ]
+            data["claims"][1]["citations"] = [{"evidence_id": ids[0], "quote": shown[ids[0]]}]
             return data
         return reply
 
@@ -335,7 +341,9 @@ def test_model_written_items_are_citable_but_never_verified_evidence(run_debate)
     evidence = next(
         c for c in score["personas"]["A"]["components"] if c["name"] == "evidence_quality"
     )
-    assert evidence["reason"].startswith("1/2 claims backed by retrieved documents; sources: arxiv")
+    assert evidence["reason"].startswith(
+        "1/2 claims backed by a quote found in a retrieved document; sources: arxiv"
+    )
     assert "model-written items are not evidence" in evidence["reason"]
     assert score["new_verified_evidence"] == 2  # one document per persona, nothing else
 
@@ -358,7 +366,8 @@ def test_model_written_items_are_citable_but_never_verified_evidence(run_debate)
     argument_prompt = next(
         r.last_user_message
         for r in run.model.requests
-        if r.output is ArgumentDraft and r.purpose == "A/R1/argument"
+        if (r.output is not None and issubclass(r.output, ArgumentDraft))
+        and r.purpose == "A/R1/argument"
     )
     assert "MODEL-WRITTEN ANSWER, NOT EVIDENCE" in argument_prompt
 

@@ -240,29 +240,34 @@ def _dogpile_request(sources: list[str]) -> ResearchRequest:
     )
 
 
-def test_a_source_outside_sources_is_refused_by_name_not_run_elsewhere(monkeypatch):
+def test_a_call_naming_only_a_source_outside_sources_runs_on_the_allowed_ones(monkeypatch):
+    # A required search slot is never wasted for its wording (issue 20): the name it cannot
+    # use is said in the note, and the search runs on every source --sources allows.
     sources = Sources(monkeypatch)
+    sources.arxiv_down = False
     toolkit = SkillToolkit(None, sources=["arxiv", "library"])  # type: ignore[arg-type]
 
     result = asyncio.run(toolkit.run(_dogpile_request(["github"])))
 
-    assert result.status == "refused"
-    assert result.note == (
-        "nothing sent: asked only for github (not allowed by --sources); allowed: arxiv, library"
+    assert result.status == "ok"
+    assert sorted(s for s, _ in sources.asked) == ["arxiv", "library"]
+    assert result.note.startswith(
+        "asked only for github (not allowed by --sources): ran on every allowed source instead."
     )
-    assert [(s.source, s.status) for s in result.sources] == [("github", "refused")]
-    assert sources.asked == []  # nothing ran in its place
 
 
-def test_unknown_sources_are_refused_by_name(monkeypatch):
+def test_a_call_naming_only_unknown_sources_runs_on_the_allowed_ones(monkeypatch):
     sources = Sources(monkeypatch)
-    toolkit = SkillToolkit(None, sources=None)  # type: ignore[arg-type]
+    sources.arxiv_down = False
+    toolkit = SkillToolkit(None, sources=["arxiv", "library"])  # type: ignore[arg-type]
 
-    result = asyncio.run(toolkit.run(_dogpile_request(["google"])))
+    result = asyncio.run(toolkit.run(_dogpile_request(["google", "prachi_prachi_prachi"])))
 
-    assert result.status == "refused"
-    assert "google (not a research source)" in result.note
-    assert sources.asked == []
+    assert "google (not a research source), prachi_prachi_prachi (not a research source)" in (
+        result.note
+    )
+    assert "ran on every allowed source instead" in result.note
+    assert sources.asked  # the search ran
 
 
 def test_allowed_sources_run_and_the_refused_one_is_reported(monkeypatch):

@@ -25,7 +25,9 @@ def test_model_text_is_never_in_the_system_role_and_is_fenced_in_user_messages(r
         assert system.role == "system"
         assert proposition not in system.content, request.purpose
         assert "SECRET-RESEARCH" not in system.content
-    argument = next(r for r in persona_calls if r.output is ArgumentDraft)
+    argument = next(
+        r for r in persona_calls if (r.output is not None and issubclass(r.output, ArgumentDraft))
+    )
     user = argument.last_user_message
     assert f"<data proposition {prompts._FENCE}>\n{proposition}\n</data {prompts._FENCE}>" in user
     assert f"<data evidence {prompts._FENCE}>" in user

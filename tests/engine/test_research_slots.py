@@ -109,9 +109,24 @@ def test_a_free_call_names_sources_from_an_enum_of_the_allowed_ones():
     assert sources["items"]["enum"] == ["arxiv", "library"]
     call = {"skill": "dogpile", "query": "x", "sources": ["library"]}
     assert alone.model_validate({**PLAN, "free_calls": [call]}).calls[-1].sources == ["library"]
+    # The enum binds the schema, not validation: a model that writes another name is not
+    # re-asked (the dogpile skill drops what it cannot use and runs on the rest).
     for bad in (["google"], ["dogpile is a great resource"]):
-        with pytest.raises(ValidationError, match="sources"):
-            alone.model_validate({**PLAN, "free_calls": [{**call, "sources": bad}]})
+        plan = alone.model_validate({**PLAN, "free_calls": [{**call, "sources": bad}]})
+        assert plan.calls[-1].sources == bad
+
+
+def test_the_plans_dogpile_sources_are_an_enum_of_the_allowed_ones():
+    # The bundled Gemma filled a free-text `dogpile_sources` with colleague names and
+    # `prachi_prachi_…`; every guaranteed search was then refused for its wording.
+    plan_model = research_plan_model(SKILLS, ("brandon",), 3, ("arxiv", "library"))
+    schema = plan_model.model_json_schema()["properties"]["dogpile_sources"]
+    assert schema["items"]["enum"] == ["arxiv", "library"]
+    reflection = reflection_model(plan_model).model_json_schema()
+    nested = json.dumps(reflection)
+    assert '"enum": ["arxiv", "library"]' in nested  # the next-round plan rides in it too
+    plan = plan_model.model_validate({**PLAN, "ask": ASK, "dogpile_sources": ["horus"]})
+    assert plan.calls[0].skill == "dogpile" and plan.calls[0].sources == ["horus"]
 
 
 def test_a_persona_without_colleagues_gets_dogpile_memory_and_one_optional_free_call():

@@ -6,6 +6,7 @@ import pytest
 
 from argue.domain import (
     ArgumentRecord,
+    Citation,
     Claim,
     Concession,
     Counter,
@@ -133,6 +134,10 @@ def _history() -> DebateHistory:
                 text="orbits of the syracuse map descend",
                 evidence_ids=["A-R1-E1", "A-R1-E2"],
                 verified_evidence_ids=["A-R1-E1", "A-R1-E2"],
+                citations=[
+                    Citation(evidence_id=eid, quote="q", verdict="quoted", located="q")
+                    for eid in ("A-R1-E1", "A-R1-E2")
+                ],
             ),
             Claim(
                 id="A1.c2",

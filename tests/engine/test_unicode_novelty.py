@@ -57,7 +57,11 @@ class SameSentences(DebateScript):
 
     def __call__(self, messages: list[Message], output: type[BaseModel] | None) -> object:
         reply = super().__call__(messages, output)
-        if output is ArgumentDraft and isinstance(reply, dict) and self.sentences:
+        if (
+            (output is not None and issubclass(output, ArgumentDraft))
+            and isinstance(reply, dict)
+            and self.sentences
+        ):
             letter = self._letter(messages[0].content)
             for claim, text in zip(reply["claims"], self.sentences[letter], strict=True):
                 claim["text"] = text

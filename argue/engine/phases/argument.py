@@ -17,9 +17,8 @@ from argue.engine.phases._common import (
     complete_for,
     records_phase_failure,
 )
-from argue.engine.schemas import (
-    ArgumentDraft,
-)
+from argue.engine.schemas import argument_model
+from argue.grounding.citations import check_citations
 from argue.grounding.debate import unverified_in
 from argue.llm.base import ChatModel
 
@@ -47,7 +46,8 @@ async def make_argument(
     model: ChatModel, history: DebateHistory, seat: PersonaSeat, round_no: int
 ) -> PhaseOutcome[ArgumentRecord]:
     letter = seat.letter
-    table = prompts.evidence_table(argument_evidence(history, letter, round_no))
+    shown = argument_evidence(history, letter, round_no)[: prompts.EVIDENCE_ROWS]
+    table = prompts.evidence_table(shown)
     messages = prompts.argument_messages(
         seat.system,
         build_digest(history, letter, round_no),
@@ -62,18 +62,19 @@ async def make_argument(
     result = await complete_for(
         model,
         messages,
-        ArgumentDraft,
+        argument_model(tuple(item.id for item in shown)),
         round_no=round_no,
         letter=letter,
         phase="argument",
         purpose=purpose,
     )
-    draft: ArgumentDraft = result.parsed()
+    draft = result.parsed()
     registry = history.evidence_registry(letter, round_no)
     references = history.reference_index(round_no)
     claims = []
     for index, claim in enumerate(draft.claims, start=1):
-        cited = list(dict.fromkeys(claim.evidence_ids))
+        citations = check_citations(claim.cited(), registry)
+        cited = list(dict.fromkeys(c.evidence_id for c in citations))
         claims.append(
             Claim(
                 id=f"{letter}{round_no}.c{index}",
@@ -90,6 +91,7 @@ async def make_argument(
                 ],
                 unverified_evidence_ids=[e for e in cited if e not in registry],
                 unverified_references=unverified_in(references, claim.text, claim.warrant),
+                citations=citations,
             )
         )
     wanted = [t.strip().lower() for t in draft.taxonomy_tags]

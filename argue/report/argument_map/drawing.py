@@ -6,16 +6,25 @@ from __future__ import annotations
 from markupsafe import Markup
 
 from argue.records.labels import label
+from argue.render.inline import fold_lookalikes
 from argue.report.argument_map.layout import (
+    BADGE_GAP,
+    BADGE_H,
+    BADGE_ROW_H,
     CHAR_W,
     EDGE_KINDS,
+    HEADER_ASCENT,
     LEFT,
     TOP,
     ArgumentMap,
+    Badge,
+    Box,
     ClaimNode,
     Edge,
     GhostNode,
     RebuttalNode,
+    badge_width,
+    node_header,
 )
 from argue.report.svg import clip, el, num, persona_color, svg, text, title, wrap
 from argue.report.text import claim_anchor, node_anchor
@@ -116,10 +125,12 @@ def _claim_node(m: ArgumentMap, node: ClaimNode, lang: str) -> Markup:
     if node.unverified:
         classes.append("unverified")
     name = m.names.get(claim.persona, claim.persona)
-    tooltip = f"{claim.id} · {name} · {label('round', lang)} {claim.round}: {claim.text}"
+    claim_text = fold_lookalikes(claim.text)
+    tooltip = f"{claim.id} · {name} · {label('round', lang)} {claim.round}: {claim_text}"
     if node.unverified:
-        tooltip += f" — {label('unverified', lang)}: {', '.join(node.unverified)}"
-    header_y = box.y + 16
+        tooltip += f" — {label('unverified', lang)}: {fold_lookalikes(', '.join(node.unverified))}"
+    header = node_header(node, box, lang)
+    header_y = header.id_box.y + HEADER_ASCENT
     inner: list[Markup] = [
         el(
             "rect",
@@ -134,24 +145,17 @@ def _claim_node(m: ArgumentMap, node: ClaimNode, lang: str) -> Markup:
             },
         ),
         el("rect", {"x": box.x, "y": box.y, "width": 5.0, "height": box.h, "fill": color}),
-        text(box.x + 12, header_y, claim.id, class_="nid"),
+        text(header.id_box.x, header_y, claim.id, class_="nid"),
     ]
-    badge_x = box.x + 12 + len(claim.id) * 7.4 + 8
-    score = "—" if node.score is None else f"{node.score:.2f}"
-    score_text = f"{label('score', lang)} {score}"
-    right_limit = box.x + box.w - 10 - len(score_text) * CHAR_W
-    if node.conceded_by:
-        badge_x, badge = _badge(badge_x, header_y, label("conceded_badge", lang), "b-conceded")
-        inner.append(badge)
-    if node.unverified and badge_x < right_limit - 40:
-        badge_x, badge = _badge(badge_x, header_y, label("unverified", lang), "b-unverified")
-        inner.append(badge)
-    inner.append(text(box.x + box.w - 8, header_y, score_text, class_="nscore", text_anchor="end"))
+    inner += [_badge(badge) for badge in header.badges]
+    inner.append(
+        text(box.x + box.w - 8, header_y, header.score_text, class_="nscore", text_anchor="end")
+    )
     chars = max(12, int((box.w - 22) / CHAR_W))
-    lines = wrap(claim.text, chars, 2)
+    lines = wrap(claim_text, chars, 2)
+    text_y = box.y + 34 + header.rows * BADGE_ROW_H
     tspans = [
-        el("tspan", {"x": box.x + 12, "y": box.y + 34 + 15 * i}, line)
-        for i, line in enumerate(lines)
+        el("tspan", {"x": box.x + 12, "y": text_y + 15 * i}, line) for i, line in enumerate(lines)
     ]
     if tspans:
         inner.append(el("text", {"class": "ntext"}, *tspans))
@@ -159,15 +163,14 @@ def _claim_node(m: ArgumentMap, node: ClaimNode, lang: str) -> Markup:
     return el("g", {"id": node_anchor(claim.id), "class": " ".join(classes)}, title(tooltip), link)
 
 
-def _badge(x: float, baseline: float, word: str, css: str) -> tuple[float, Markup]:
-    w = len(word) * 6.2 + 10
-    badge = el(
+def _badge(badge: Badge) -> Markup:
+    box = badge.box
+    return el(
         "g",
-        {"class": f"badge {css}"},
-        el("rect", {"x": x, "y": baseline - 11.5, "width": w, "height": 15.0, "rx": "7"}),
-        text(x + w / 2, baseline, word, text_anchor="middle"),
+        {"class": f"badge {badge.css}"},
+        el("rect", {"x": box.x, "y": box.y, "width": box.w, "height": box.h, "rx": "7"}),
+        text(box.x + box.w / 2, box.y + HEADER_ASCENT, badge.word, text_anchor="middle"),
     )
-    return x + w + 6, badge
 
 
 def _rebuttal_node(m: ArgumentMap, r: RebuttalNode, lang: str) -> Markup:
@@ -253,7 +256,7 @@ def _edge(m: ArgumentMap, edge: Edge, index: int, lang: str) -> Markup:
     name = m.names.get(edge.source.letter, edge.source.letter)
     target_id = edge.target.claim.id if isinstance(edge.target, ClaimNode) else edge.target.target
     tooltip = f"{name} ({label('round', lang)} {edge.source.round}) {edge_words(edge.kind, lang)} "
-    tooltip += f"{target_id}: {clip(edge.text, 240)}"
+    tooltip += f"{target_id}: {clip(fold_lookalikes(edge.text), 240)}"
     if not edge.counted:
         tooltip += f" — {label('edge_not_counted', lang)}"
         if edge.note:
@@ -310,6 +313,7 @@ def _legend(lang: str) -> Markup:
         (label("conceded_badge", lang), "b-conceded"),
         (label("unverified", lang), "b-unverified"),
     ):
-        x, badge = _badge(x, 16, word, css)
-        parts.append(badge)
+        w = badge_width(word)
+        parts.append(_badge(Badge(word, css, Box(x, 16 - HEADER_ASCENT, w, BADGE_H))))
+        x += w + BADGE_GAP
     return el("g", {"class": "legend"}, *parts)

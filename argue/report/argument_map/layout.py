@@ -17,6 +17,7 @@ from typing import Literal
 from argue.domain import Claim
 from argue.grounding.index import ReferenceIndex
 from argue.records import DebateHistory
+from argue.records.labels import label
 
 EdgeKind = Literal["refute", "undercut", "question", "concede_full", "concede_partial"]
 EDGE_KINDS: tuple[EdgeKind, ...] = (
@@ -41,6 +42,17 @@ GAP = 10
 BAND_PAD_TOP = 12
 BAND_PAD_BOTTOM = 16
 CHAR_W = 6.4  # average width of an 11.5 px sans-serif character
+# A claim node's header: its id (12.5 px bold monospace) at the left, its score at the right and
+# its badges ("conceded", "unverified"; 10.5 px bold) between them, or, when they do not fit
+# there, in rows of their own under the header (the node grows by one row each).
+HEADER_BASELINE = 16.0
+HEADER_ASCENT = 11.5
+NID_CHAR_W = 7.6
+BADGE_CHAR_W = 6.6
+BADGE_PAD = 10.0
+BADGE_H = 15.0
+BADGE_GAP = 6.0
+BADGE_ROW_H = 19.0
 
 
 @dataclass
@@ -63,6 +75,68 @@ class ClaimNode:
     conceded_by: list[tuple[str, int, str]] = field(default_factory=list)  # letter, round, kind
     countered_by: list[tuple[str, int, str]] = field(default_factory=list)
     box: Box = field(default_factory=Box)
+
+
+@dataclass(frozen=True)
+class Badge:
+    word: str
+    css: str
+    box: Box
+
+
+@dataclass(frozen=True)
+class NodeHeader:
+    """Where a claim node's header puts its id, score and badges (boxes: top and height of the
+    text line). ``rows``: badge rows under the header line (0: beside the id)."""
+
+    id_box: Box
+    score_text: str
+    score_box: Box
+    badges: list[Badge]
+    rows: int
+
+
+def node_badges(node: ClaimNode, lang: str) -> list[tuple[str, str]]:
+    """Every badge a claim node carries: (code's word, css class)."""
+    badges = []
+    if node.conceded_by:
+        badges.append((label("conceded_badge", lang), "b-conceded"))
+    if node.unverified:
+        badges.append((label("unverified", lang), "b-unverified"))
+    return badges
+
+
+def badge_width(word: str) -> float:
+    return len(word) * BADGE_CHAR_W + BADGE_PAD
+
+
+def node_header(node: ClaimNode, box: Box, lang: str) -> NodeHeader:
+    """The header's boxes: every badge is placed, none overlaps the id, the score or another."""
+    top = box.y + HEADER_BASELINE - HEADER_ASCENT
+    id_box = Box(box.x + 12, top, len(node.claim.id) * NID_CHAR_W, BADGE_H)
+    score = "—" if node.score is None else f"{node.score:.2f}"
+    score_text = f"{label('score', lang)} {score}"
+    score_w = len(score_text) * CHAR_W
+    score_box = Box(box.x + box.w - 8 - score_w, top, score_w, BADGE_H)
+    words = node_badges(node, lang)
+    widths = [badge_width(word) for word, _ in words]
+    start = id_box.x + id_box.w + 8
+    needed = sum(widths) + BADGE_GAP * max(0, len(widths) - 1)
+    badges: list[Badge] = []
+    if needed <= score_box.x - BADGE_GAP - start:
+        x = start
+        for (word, css), w in zip(words, widths, strict=True):
+            badges.append(Badge(word, css, Box(x, top, w, BADGE_H)))
+            x += w + BADGE_GAP
+        return NodeHeader(id_box, score_text, score_box, badges, 0)
+    left, right = box.x + 12, box.x + box.w - 8
+    rows, x, y = 1, left, top + BADGE_ROW_H
+    for (word, css), w in zip(words, widths, strict=True):
+        if x > left and x + w > right:
+            rows, x, y = rows + 1, left, y + BADGE_ROW_H
+        badges.append(Badge(word, css, Box(x, y, w, BADGE_H)))
+        x += w + BADGE_GAP
+    return NodeHeader(id_box, score_text, score_box, badges, rows)
 
 
 @dataclass
@@ -117,7 +191,10 @@ class ArgumentMap:
 
 
 def build_map(
-    history: DebateHistory, references: ReferenceIndex, scores: dict[str, float]
+    history: DebateHistory,
+    references: ReferenceIndex,
+    scores: dict[str, float],
+    lang: str = "en",
 ) -> ArgumentMap:
     """Nodes and edges from the record, then their places."""
     nodes: dict[str, ClaimNode] = {}
@@ -189,11 +266,11 @@ def build_map(
     argument_map = ArgumentMap(
         history.letters, names, rounds, nodes, rebuttals, list(ghosts.values()), edges
     )
-    _layout(argument_map)
+    _layout(argument_map, lang)
     return argument_map
 
 
-def _layout(m: ArgumentMap) -> None:
+def _layout(m: ArgumentMap, lang: str = "en") -> None:
     """Columns by persona, bands by round; within a cell: claims, rebuttal, unknown targets."""
     n = max(1, len(m.letters))
     m.column_width = max(MIN_COLUMN, (WIDTH - LEFT - RIGHT - GUTTER * (n - 1)) / n)
@@ -208,7 +285,8 @@ def _layout(m: ArgumentMap) -> None:
             for node in m.nodes.values():
                 if node.claim.round == round_no and node.claim.persona == letter:
                     node.box = Box(x, cy, m.column_width, NODE_H)
-                    cy += NODE_H + GAP
+                    node.box.h += node_header(node, node.box, lang).rows * BADGE_ROW_H
+                    cy += node.box.h + GAP
             for rebuttal in m.rebuttals:
                 if rebuttal.round == round_no and rebuttal.letter == letter:
                     # Indented towards the side its edges leave from, so they do not start
