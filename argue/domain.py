@@ -364,6 +364,11 @@ class Claim(BaseModel):
     citations: list[Citation] = Field(
         default_factory=list, description="each {evidence_id, quote} with code's verdict"
     )
+    refusal: bool = Field(
+        default=False,
+        description="the claim's text is the model declining to answer, not an argument: "
+        "never evidence-backed, never ranked",
+    )
 
     @property
     def quoted_evidence_ids(self) -> list[str]:
@@ -380,7 +385,9 @@ class Claim(BaseModel):
 
         A record written before quotes existed has no citations: it is not evidence-backed
         (its support was never checked against the documents' words)."""
-        return bool(self.quoted_evidence_ids) and not self.unverified_references
+        return (
+            bool(self.quoted_evidence_ids) and not self.unverified_references and not self.refusal
+        )
 
     @property
     def evidence_state(self) -> ClaimEvidenceState:

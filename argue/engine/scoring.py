@@ -80,7 +80,8 @@ def score_round(history: DebateHistory, round_no: int, judge: JudgeVerdictRecord
         letter: _score_persona(history, record, letter, judge, similarity, base_strength)
         for letter in history.letters
     }
-    novel = sum(1 for v in similarity.values() if v < NOVELTY_THRESHOLD)
+    refusals = {c.id for c in record.claims() if c.refusal}
+    novel = sum(1 for cid, v in similarity.items() if v < NOVELTY_THRESHOLD and cid not in refusals)
     new_evidence = {origin for c in record.claims() for origin in _origins(history, c)}
     new_evidence -= previously_cited
     return RoundScore(
@@ -153,7 +154,8 @@ def _score_persona(
     if not claims:
         components.append(_component("novelty", 0.0, "no claims this round"))
     else:
-        novel = [c.id for c in claims if similarity[c.id] < NOVELTY_THRESHOLD]
+        # A refusal is not a new idea, however unlike earlier claims its words are.
+        novel = [c.id for c in claims if similarity[c.id] < NOVELTY_THRESHOLD and not c.refusal]
         components.append(
             _component(
                 "novelty",

@@ -142,6 +142,10 @@ _LABELS: dict[str, tuple[str, str]] = {
     "not_evidence_backed": ("not evidence-backed", "sans preuve à l'appui"),
     "unverified_references": ("unverified references", "références non vérifiées"),
     "quoted": ("quoted:", "citation trouvée :"),
+    "refused_by_model": (
+        "refused by the model (not an argument)",
+        "refus du modèle (pas un argument)",
+    ),
     "quote_not_found": ("quote not found", "citation introuvable"),
     "near_match": ("near match", "correspondance approchée"),
     "source_says": ("the source says", "la source dit"),

@@ -21,6 +21,7 @@ from argue.engine.schemas import argument_model
 from argue.grounding.citations import check_citations
 from argue.grounding.debate import unverified_in
 from argue.llm.base import ChatModel
+from argue.text.refusal import is_refusal
 
 
 def argument_evidence(history: DebateHistory, letter: str, round_no: int) -> list[Evidence]:
@@ -92,6 +93,7 @@ async def make_argument(
                 unverified_evidence_ids=[e for e in cited if e not in registry],
                 unverified_references=unverified_in(references, claim.text, claim.warrant),
                 citations=citations,
+                refusal=is_refusal(claim.text),
             )
         )
     wanted = [t.strip().lower() for t in draft.taxonomy_tags]
