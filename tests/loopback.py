@@ -7,7 +7,9 @@ that builds a reply from the recorded request. Every request is kept in ``reques
 
 from __future__ import annotations
 
+import contextlib
 import json
+import socket
 import threading
 import time
 from collections.abc import Callable
@@ -147,3 +149,85 @@ class LoopbackServer:
     def stop(self) -> None:
         self._httpd.shutdown()
         self._httpd.server_close()
+
+
+class DyingServer:
+    """A server process that dies while answering, on 127.0.0.1: it answers each request with
+    ``answer(request)`` until ``dies_on(request)`` is true, then stops listening and drops that
+    connection without a word (a dying process's listener closes first: the kernel closes its
+    files in order). ``restart`` listens again on the same port, answering every request."""
+
+    def __init__(
+        self,
+        answer: Callable[[RecordedRequest], Reply],
+        dies_on: Callable[[RecordedRequest], bool] = lambda request: True,
+    ) -> None:
+        self.answer = answer
+        self.dies_on: Callable[[RecordedRequest], bool] | None = dies_on
+        self.requests: list[RecordedRequest] = []
+        self._listener = self._listen(0)
+        self.port: int = self._listener.getsockname()[1]
+        threading.Thread(target=self._serve, args=(self._listener,), daemon=True).start()
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @staticmethod
+    def _listen(port: int) -> socket.socket:
+        listener = socket.socket()
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listener.bind(("127.0.0.1", port))
+        listener.listen(16)
+        return listener
+
+    def restart(self) -> None:
+        self.dies_on = None
+        self._listener = self._listen(self.port)
+        threading.Thread(target=self._serve, args=(self._listener,), daemon=True).start()
+
+    def _serve(self, listener: socket.socket) -> None:
+        while True:
+            try:
+                connection, _ = listener.accept()
+            except OSError:
+                return
+            with connection:
+                request = self._read(connection)
+                if request is None:
+                    continue
+                self.requests.append(request)
+                if self.dies_on is not None and self.dies_on(request):
+                    listener.close()  # nothing listens any more
+                    return  # and the connection closes unanswered
+                payload, content_type = (reply := self.answer(request)).encoded()
+                head = (
+                    f"HTTP/1.1 {reply.status} X\r\nContent-Type: {content_type}\r\n"
+                    f"Content-Length: {len(payload)}\r\nConnection: close\r\n\r\n"
+                )
+                with contextlib.suppress(OSError):
+                    connection.sendall(head.encode() + payload)
+
+    @staticmethod
+    def _read(connection: socket.socket) -> RecordedRequest | None:
+        data = b""
+        while b"\r\n\r\n" not in data:
+            chunk = connection.recv(65536)
+            if not chunk:
+                return None
+            data += chunk
+        head, _, body = data.partition(b"\r\n\r\n")
+        lines = head.decode("latin-1").split("\r\n")
+        method, target, _ = lines[0].split(" ", 2)
+        headers = {
+            k.strip().lower(): v.strip() for k, _, v in (h.partition(":") for h in lines[1:])
+        }
+        while len(body) < int(headers.get("content-length") or 0):
+            body += connection.recv(65536)
+        parts = urlsplit(target)
+        return RecordedRequest(
+            method, parts.path, parse_qs(parts.query), headers, body, time.monotonic()
+        )
+
+    def stop(self) -> None:
+        self._listener.close()

@@ -11,6 +11,11 @@
   OPENAI_BASE_URL;
 - a server that does not serve the model (404): model rejected, exit 1, the fix names
   ARGUE_MODEL and the models the server lists;
+- a server process that dies answering a probe (the connection dropped, then refused): that
+  row is crashed, not rejected, the probes after it are not sent, the verdict says the server
+  process died while answering (its log, dmesg), exit 1, and nothing goes into dialects.json
+  (Teeth: ``refuses_connections`` in argue/llm/_adapter.py returning False makes the row
+  "rejected" and the verdict "no structured-output method worked": the test fails);
 - ``--json``: one object with every row, the sources and the verdict;
 - research sources: a missing key is named by its variable ("no key (BRAVE_API_KEY)"), a key's
   value is never printed (a canary), and a source that answers says so in its own words;
@@ -31,7 +36,7 @@ from typer.testing import CliRunner
 
 from argue.cli import app
 from tests.llm.wire import anthropic_json_reply, anthropic_text_reply, openai_error, openai_reply
-from tests.loopback import LoopbackServer, RecordedRequest, Reply
+from tests.loopback import DyingServer, LoopbackServer, RecordedRequest, Reply
 
 MODEL = "gemma-3-270m"
 DIALECT_NAMES = ("json_schema", "json_object_schema", "json_object", "text")
@@ -219,6 +224,61 @@ def test_a_model_the_server_does_not_serve_is_rejected(loopback, monkeypatch):
     assert rows["json_schema"] == "skipped"
     assert "ARGUE_MODEL" in payload["fix"] and MODEL in payload["fix"]
     assert "does not exist" in payload["problem"]
+
+
+def dies_on_a_schema() -> DyingServer:
+    """Lists MODEL and answers plain calls; dies on the first request carrying a schema."""
+
+    def answer(request: RecordedRequest) -> Reply:
+        if request.method == "GET" and request.path == "/v1/models":
+            return Reply(json={"object": "list", "data": [{"id": MODEL}]})
+        return openai_reply("ok")
+
+    def dies_on(request: RecordedRequest) -> bool:
+        return request.method == "POST" and "response_format" in request.json()
+
+    return DyingServer(answer, dies_on)
+
+
+def test_a_server_that_dies_answering_a_probe_is_called_a_crash(monkeypatch):
+    import os
+
+    server = dies_on_a_schema()
+    use_openai(monkeypatch, server.url)
+    try:
+        code, payload = doctor_json()
+    finally:
+        server.stop()
+
+    rows = statuses(payload)
+    assert code == 1 and payload["ready"] is False
+    assert (rows["reachable"], rows["model accepted"], rows["json_schema"]) == (
+        "ok",
+        "ok",
+        "crashed",
+    )
+    crashed = next(c for c in payload["checks"] if c["name"] == "json_schema")
+    assert "the server process died while answering (check its log or dmesg)" in crashed["detail"]
+    assert "rejected" not in crashed["detail"]
+    later = ("json_object_schema", "json_object", "text", "streaming", "context length")
+    assert all(rows[name] == "skipped" for name in later), rows
+    assert len([r for r in server.requests if r.method == "POST"]) == 2  # text, then json_schema
+    assert payload["problem"].startswith(
+        "the server process died while answering the json_schema probe"
+    )
+    assert "dmesg" in payload["fix"] and "libggml-cpu.so" in payload["fix"]
+    assert payload["remembered_dialect"] is None
+    assert not os.path.exists(os.path.join(os.environ["ARGUE_HOME"], "dialects.json"))
+
+    server = dies_on_a_schema()
+    use_openai(monkeypatch, server.url)
+    try:
+        table = doctor("--no-sources")
+    finally:
+        server.stop()
+    assert table.exit_code == 1, table.output
+    words = " ".join(table.stdout.split())
+    assert "crashed" in words and "not ready: the server process died while answering" in words
 
 
 def test_json_has_every_row_and_the_verdict(loopback, monkeypatch):

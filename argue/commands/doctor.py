@@ -133,6 +133,14 @@ def judge(report: ProbeReport) -> tuple[str | None, str | None]:
         if "//api.openai.com" in report.endpoint:
             fix = "check the network (or set OPENAI_BASE_URL to a server you run)"
         return f"the server is unreachable ({reach.detail})", fix
+    crashed = next((c for c in report.checks if c.status == "crashed"), None)
+    if crashed is not None:
+        return (
+            f"the server process died while answering the {crashed.name} probe ({crashed.detail})",
+            "read the server's log and `dmesg` for why (a general protection fault in "
+            "libggml-cpu.so is llama.cpp's AMX code miscompiled by GCC 12: see the README's "
+            "model-servers section), restart the server and run `argue doctor` again",
+        )
     model_file = report.check("model file")
     if model_file is not None and not model_file.ok:
         return (

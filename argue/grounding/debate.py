@@ -18,7 +18,12 @@ _AUTHOR_YEAR = re.compile(r"^(?P<authors>[^():]{2,300}) \((?P<year>\d{4})\): ")
 
 
 def document_ref(item: Evidence) -> DocumentRef:
-    """Authors and year are read back from the byline sources put in front of a snippet."""
+    """Authors and year are read back from the byline sources put in front of a snippet.
+
+    The source's own item id names the document when it is a DOI or an arXiv id
+    (``arxiv:2101.00001v1``): that, with the URL, is what a cited DOI or arXiv id must match —
+    not an id the snippet merely mentions.
+    """
     authors: tuple[str, ...] = ()
     year: int | None = None
     match = _AUTHOR_YEAR.match(item.snippet)
@@ -33,7 +38,13 @@ def document_ref(item: Evidence) -> DocumentRef:
         snippet=item.snippet,
         authors=authors,
         year=year,
+        identifiers=_own_identifiers(item.origin_id),
     )
+
+
+def _own_identifiers(origin_id: str) -> tuple[str, ...]:
+    scheme = origin_id.partition(":")[0].casefold()
+    return (origin_id,) if scheme in ("arxiv", "doi") else ()
 
 
 def reference_index(evidence: Iterable[Evidence], claim_ids: Iterable[str] = ()) -> ReferenceIndex:

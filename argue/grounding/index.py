@@ -1,7 +1,19 @@
 """Check references found in model text against the documents a debate retrieved.
 
 Only documents verify: model-written evidence (a colleague's answer, memory, a taxonomy label)
-is citable but never counts as a match. Pure: no I/O, no state beyond the index built here.
+is citable but never counts as a match. Matching is strict:
+
+- a URL matches the document at that page;
+- a DOI or an arXiv id matches only the document's *own* identifier — its URL or its
+  ``identifiers`` — never one its title or snippet merely mentions (a survey's snippet citing
+  another paper's DOI is not that paper);
+- an author–year matches only a document whose author field has that surname and whose year is
+  that year (or in that range), or whose title or snippet has the surname and the year in one
+  sentence ("Tao" in one sentence and "2019" in the next is no match);
+- an evidence id matches only this debate's documents; one written inside an item recalled from
+  memory is an earlier debate's id and never verifies (``recalled``).
+
+Pure: no I/O, no state beyond the index built here.
 """
 
 from __future__ import annotations
@@ -23,6 +35,7 @@ from argue.grounding.references import (
     Resolution,
     _url_key,
     find_references,
+    fold_text,
 )
 
 _NO_PROVENANCE: Mapping[str, str] = MappingProxyType({})
@@ -37,6 +50,21 @@ _ARXIV_PAGE_RE = re.compile(
 _ARXIV_DOI_PREFIX = "10.48550/arxiv."
 # After a DOI: the end, a separator that cannot continue it, or sentence punctuation that ends it.
 _DOI_END = "(?=$|[\\s/?#&<>\"'`“”«»]|[.,;:!?)\\]}*]+(?:$|[\\s<>\"'`“”«»]))"
+_IDENTIFIER_RE = re.compile(
+    r"(?i)\s*(?:(?P<doi>doi:\s*|https?://(?:dx\.)?doi\.org/)(?P<doi_id>10\..+?)"
+    r"|(?:arxiv:\s*|https?://(?:export\.)?arxiv\.org/(?:abs|pdf)/)(?P<arxiv_id>.+?)"
+    r"(?:v[0-9]+)?(?:\.pdf)?)\s*"
+)
+_YEAR_TOKEN_RE = re.compile(r"(?<![0-9])(?:1[5-9]|20)[0-9]{2}(?![0-9])")
+# Sentence ends: a newline, or . ! ? (one or more) before whitespace or the end. A full stop
+# after an initial ("J. Tao") or a common abbreviation ("et al.", "p.", "Fig.") ends nothing.
+_SENTENCE_END_RE = re.compile(r"\n|[.!?]++(?=\s|$)")
+_LAST_WORD_RE = re.compile(r"(\w+)$")
+_ABBREVIATIONS_TEXT = """
+    al coll eg ie cf vs dr mr mrs ms prof st jr sr no nos p pp fig figs vol vols ch chap sec eq
+    eqs ref refs ed eds approx ca mme mlle inc ltd co corp art op ibid resp
+    """
+_ABBREVIATIONS = frozenset(_ABBREVIATIONS_TEXT.split())
 
 
 def _fold(value: str) -> str:
@@ -45,7 +73,7 @@ def _fold(value: str) -> str:
 
 
 def _strip_accents(value: str) -> str:
-    decomposed = unicodedata.normalize("NFKD", value)
+    decomposed = unicodedata.normalize("NFKD", fold_text(value))
     return "".join(char for char in decomposed if not unicodedata.combining(char))
 
 
@@ -71,28 +99,79 @@ def _has_word(haystack: str, word: str) -> bool:
     return re.search(f"(?<!\\w){re.escape(word)}(?!\\w)", haystack) is not None
 
 
+def _sentences(text: str) -> tuple[str, ...]:
+    """``text`` cut into sentences (title and snippet are never one sentence)."""
+    pieces: list[str] = []
+    last = 0
+    for end in _SENTENCE_END_RE.finditer(text):
+        if end.group().startswith("."):
+            word = _LAST_WORD_RE.search(text[max(last, end.start() - 24) : end.start()])
+            if word and (len(word.group(1)) == 1 or word.group(1).casefold() in _ABBREVIATIONS):
+                continue
+        pieces.append(text[last : end.start()])
+        last = end.end()
+    pieces.append(text[last:])
+    return tuple(piece for piece in pieces if piece.strip())
+
+
+def _own_identifiers(identifiers: Iterable[str]) -> tuple[frozenset[str], frozenset[str]]:
+    """The DOIs and arXiv ids a document's source gave for the document itself, lowercased."""
+    dois: set[str] = set()
+    arxiv_ids: set[str] = set()
+    for identifier in identifiers:
+        parsed = _IDENTIFIER_RE.fullmatch(fold_text(identifier))
+        if parsed is None:
+            continue
+        if parsed.group("doi_id"):
+            doi = parsed.group("doi_id").lower()
+            dois.add(doi)
+            if doi.startswith(_ARXIV_DOI_PREFIX):
+                arxiv_ids.add(re.sub(r"v[0-9]+$", "", doi.removeprefix(_ARXIV_DOI_PREFIX)))
+        else:
+            arxiv_ids.add(parsed.group("arxiv_id").lower())
+    return frozenset(dois), frozenset(arxiv_ids)
+
+
 @dataclass(frozen=True)
 class _Indexed:
     """A document with its fields pre-folded for matching."""
 
     document: DocumentRef
     url: str  # percent-decoded, "" when the document has none
-    text: str  # title and snippet, accents stripped, case kept
+    text: str  # title and snippet, folded and accents stripped, case kept
+    sentences: tuple[str, ...]  # ``text`` cut into sentences
     authors: tuple[str, ...]  # folded
     page: str  # the URL's page key, "" when the document has none
+    dois: frozenset[str]  # from ``identifiers``, lowercased
+    arxiv_ids: frozenset[str]  # from ``identifiers``, lowercased, no version
 
 
 @functools.lru_cache(maxsize=65536)
 def _indexed(document: DocumentRef) -> _Indexed:
     """Folding is the costly part of an index, and a debate's documents never change: each is
     folded once, not once per index (an index is built for every argument of every round)."""
+    title = _strip_accents(document.title)
+    snippet = _strip_accents(document.snippet)
+    dois, arxiv_ids = _own_identifiers(document.identifiers)
     return _Indexed(
         document=document,
         url=unquote(document.url or ""),
-        text=_strip_accents(f"{document.title}\n{document.snippet}"),
+        text=f"{title}\n{snippet}",
+        sentences=_sentences(f"{title}\n{snippet}"),
         authors=tuple(_fold(author) for author in document.authors),
         page=_page_key(_url_key(document.url)) if document.url else "",
+        dois=dois,
+        arxiv_ids=arxiv_ids,
     )
+
+
+def _years(key: str) -> tuple[int, int]:
+    first, _, last = key.partition("-")
+    return int(first), int(last or first)
+
+
+def _years_in(sentence: str, first: int, last: int) -> bool:
+    return any(first <= int(year) <= last for year in _YEAR_TOKEN_RE.findall(sentence))
 
 
 class ReferenceIndex:
@@ -100,6 +179,11 @@ class ReferenceIndex:
 
     ``model_written`` maps evidence ids that are *not* documents to their provenance word
     ("testimony", "recall", "label"): they exist, but citing them verifies nothing.
+
+    ``recalled`` maps the ids of items recalled from memory to their text (title and snippet).
+    A memory is an earlier debate's words, and the evidence ids written in it are that debate's:
+    an id mentioned there is reported as recalled, never as this debate's evidence, even when
+    this debate has an item with the same id (which one a model meant cannot be told).
     """
 
     def __init__(
@@ -108,6 +192,7 @@ class ReferenceIndex:
         *,
         claim_ids: Iterable[str] = (),
         model_written: Mapping[str, str] = _NO_PROVENANCE,
+        recalled: Mapping[str, str] = _NO_PROVENANCE,
     ) -> None:
         self._documents = tuple(_indexed(document) for document in documents)
         self._document_ids = frozenset(item.document.evidence_id for item in self._documents)
@@ -122,6 +207,14 @@ class ReferenceIndex:
         )
         if documents_claimed:
             raise ValueError(f"model_written lists documents: {documents_claimed}")
+        recalled_documents = sorted(self._document_ids & recalled.keys())
+        if recalled_documents:
+            raise ValueError(f"recalled lists documents: {recalled_documents}")
+        self._recalled_mentions: dict[str, str] = {}
+        for recall_id, text in recalled.items():
+            for ref in find_references(text):
+                if ref.kind == "evidence_id" and ref.key != recall_id:
+                    self._recalled_mentions.setdefault(ref.key, recall_id)
         self._pages: dict[str, str] = {}
         for item in self._documents:
             if item.page:
@@ -161,8 +254,9 @@ class ReferenceIndex:
         return Resolution(False, None, "no retrieved document has this URL")
 
     def _resolve_doi(self, ref: Reference) -> Resolution:
+        """Only the document's own DOI: in its URL or its identifiers, not in its text."""
         for item in self._documents:
-            if any(_contains_doi(field, ref.key) for field in (item.url, item.text) if field):
+            if ref.key in item.dois or (item.url and _contains_doi(item.url, ref.key)):
                 return _matches(item.document.evidence_id)
         if ref.key.startswith(_ARXIV_DOI_PREFIX):  # arXiv's own DOIs name the arXiv id
             by_arxiv = self._resolve_arxiv(ref.key.removeprefix(_ARXIV_DOI_PREFIX))
@@ -171,12 +265,22 @@ class ReferenceIndex:
         return Resolution(False, None, f"no retrieved document has DOI {ref.key}")
 
     def _resolve_arxiv(self, arxiv_id: str) -> Resolution:
+        """Only the document's own arXiv id: in its URL or its identifiers, not in its text."""
         for item in self._documents:
-            if any(_contains_arxiv_id(field, arxiv_id) for field in (item.url, item.text) if field):
+            if arxiv_id in item.arxiv_ids or (item.url and _contains_arxiv_id(item.url, arxiv_id)):
                 return _matches(item.document.evidence_id)
         return Resolution(False, None, f"no retrieved document is arXiv {arxiv_id}")
 
     def _resolve_evidence_id(self, evidence_id: str) -> Resolution:
+        recalled_in = self._recalled_mentions.get(evidence_id)
+        if recalled_in is not None:
+            also = "also " if evidence_id in self._document_ids else ""
+            return Resolution(
+                False,
+                None,
+                f"{evidence_id} is {also}written in {recalled_in}, recalled from memory: "
+                "an earlier debate's id, not this debate's evidence",
+            )
         if evidence_id in self._document_ids:
             return _matches(evidence_id)
         provenance = self._model_written.get(evidence_id)
@@ -188,31 +292,50 @@ class ReferenceIndex:
         return Resolution(False, None, f"no evidence {evidence_id} in this debate")
 
     def _resolve_author_year(self, ref: Reference) -> Resolution:
-        """The same document must carry both the surname and the year.
+        """By the author field and the document's year, or surname and year in one sentence.
 
         The surname counts when it is among the authors (case- and accent-insensitive) or a
-        whole word of the title/snippet starting with a capital, so Young (2019) is not
+        whole word of a title/snippet sentence starting with a capital, so Young (2019) is not
         verified by "young people in 2019".
         """
-        folded_surname, _, year_text = ref.key.rpartition("|")
-        year = int(year_text)
-        written = _SURNAME_RE.match(ref.text)
+        folded_surname, _, year_key = ref.key.rpartition("|")
+        first, last = _years(year_key)
+        shown_year = year_key
+        written = _SURNAME_RE.match(fold_text(ref.text))
         surname = _POSSESSIVE_RE.sub("", written.group()) if written else folded_surname
         core = _strip_accents(_ELISION_RE.sub("", surname.split()[-1]))
         names = {_fold(surname), _fold(core)}
-        in_text = f"(?<!\\w){re.escape(core[:1].upper())}(?i:{re.escape(core[1:])})(?!\\w)"
-        year_word = f"(?<![0-9]){year}(?![0-9])"
+        in_text = re.compile(
+            f"(?<!\\w){re.escape(core[:1].upper())}(?i:{re.escape(core[1:])})(?!\\w)"
+        )
         named_only: str | None = None
+        apart: str | None = None
         for item in self._documents:
             by_author = any(_has_word(author, name) for author in item.authors for name in names)
-            if not (by_author or re.search(in_text, item.text)):
-                continue
-            if item.document.year == year or re.search(year_word, item.text):
+            year = item.document.year
+            if by_author and year is not None and first <= year <= last:
                 return _matches(item.document.evidence_id)
-            named_only = named_only or item.document.evidence_id
+            named = [s for s in item.sentences if in_text.search(s)]
+            if any(_years_in(sentence, first, last) for sentence in named):
+                return _matches(item.document.evidence_id)
+            if by_author or named:
+                if _years_in(item.text, first, last):
+                    apart = apart or item.document.evidence_id
+                named_only = named_only or item.document.evidence_id
+        if apart is not None:
+            return Resolution(
+                False,
+                None,
+                f"{apart} names {surname} and mentions {shown_year}, but not as its year "
+                "nor in one sentence with the name",
+            )
         if named_only is not None:
-            return Resolution(False, None, f"{named_only} names {surname}, but not the year {year}")
-        return Resolution(False, None, f"no retrieved document by or about {surname} from {year}")
+            return Resolution(
+                False, None, f"{named_only} names {surname}, but not the year {shown_year}"
+            )
+        return Resolution(
+            False, None, f"no retrieved document by or about {surname} from {shown_year}"
+        )
 
 
 def _matches(evidence_id: str) -> Resolution:

@@ -6,6 +6,16 @@ here and checked against what research actually returned; whatever does not matc
 unverified. Only documents verify: model-written evidence (a colleague's answer, memory, a
 taxonomy label) is citable but never counts as a match.
 
+Detection reads a *folded view* of the text (``fold_text``): NFKC (full-width digits and
+letters, mathematical bold, non-breaking spaces become plain ones), format characters removed
+(zero-width space and joiners, soft hyphen, BOM, bidi controls) and Unicode hyphens, dashes and
+full stops written as ``-`` and ``.``. So ``Ta\u200bo (２０１９)`` or ``A‑R2‑E3`` (non-breaking
+hyphens) are found like their plain forms, while every span still points into the text as
+written (``text == source[start:end]``).
+
+Every pattern is linear-time: quantifiers that could re-split a run of characters are
+possessive (``++``, ``*+``) or bounded, and every match starts at a word boundary.
+
 The module is pure: no I/O, no model calls, no state beyond the index built from its inputs.
 """
 
@@ -13,6 +23,7 @@ from __future__ import annotations
 
 import bisect
 import re
+import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Literal
@@ -26,6 +37,7 @@ __all__ = [
     "ReferenceKind",
     "Resolution",
     "find_references",
+    "fold_text",
 ]
 
 
@@ -34,7 +46,10 @@ ReferenceKind = Literal["url", "doi", "arxiv", "evidence_id", "claim_id", "autho
 
 @dataclass(frozen=True)
 class Reference:
-    """One reference as written: ``text == source[start:end]``; ``key`` is what matching uses."""
+    """One reference as written: ``text == source[start:end]``; ``key`` is what matching uses.
+
+    For an author–year the key is ``surname|year`` or ``surname|first-last`` for a range.
+    """
 
     kind: ReferenceKind
     text: str
@@ -45,7 +60,12 @@ class Reference:
 
 @dataclass(frozen=True)
 class DocumentRef:
-    """One retrieved document (the caller fills it from the debate's evidence)."""
+    """One retrieved document (the caller fills it from the debate's evidence).
+
+    ``identifiers`` are the document's *own* identifiers as its source gave them
+    (``doi:10.1234/x``, ``arxiv:2101.00001``); a DOI or arXiv id matches only these or the
+    document's URL, never one its title or snippet merely mentions.
+    """
 
     evidence_id: str
     title: str
@@ -53,6 +73,7 @@ class DocumentRef:
     snippet: str = ""
     authors: tuple[str, ...] = ()
     year: int | None = None
+    identifiers: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -65,6 +86,82 @@ class Resolution:
 
 
 # ---------------------------------------------------------------------------------------------
+# The folded view
+# ---------------------------------------------------------------------------------------------
+
+# Hyphens, dashes and minus signs that NFKC keeps, written as "-"; full stops it keeps, as ".".
+_FOLDS = str.maketrans(
+    {
+        **dict.fromkeys("\u2010\u2011\u2012\u2013\u2014\u2015\u2043\u2212\u2e3a\u2e3b", "-"),
+        **dict.fromkeys("\ufe58\ufe63\uff0d", "-"),
+        **dict.fromkeys("\u3002\uff61", "."),
+    }
+)
+
+
+def _without_format(text: str) -> str:
+    return "".join(char for char in text if unicodedata.category(char) != "Cf")
+
+
+def _fold_piece(piece: str) -> str:
+    # Format characters go before NFKC too, so "e\u200b\u0301" composes like "e\u0301".
+    folded = unicodedata.normalize("NFKC", _without_format(piece))
+    return (folded if folded.isascii() else _without_format(folded)).translate(_FOLDS)
+
+
+def fold_text(text: str) -> str:
+    """The view detection reads: NFKC, format characters removed, dashes and stops plain."""
+    if text.isascii() or _already_folded(text):
+        return text
+    return _fold_piece(text)
+
+
+def _already_folded(text: str) -> bool:
+    """Most non-ASCII text (accented prose) needs no folding; checked per distinct character."""
+    return unicodedata.is_normalized("NFKC", text) and not any(
+        ord(char) in _FOLDS or unicodedata.category(char) == "Cf" for char in set(text)
+    )
+
+
+@dataclass(frozen=True)
+class _View:
+    """The folded text, and for each of its characters the span of the original it came from."""
+
+    text: str
+    starts: tuple[int, ...] | None  # None: the view is the original (ASCII text)
+    ends: tuple[int, ...] | None
+
+    def original(self, start: int, end: int) -> tuple[int, int]:
+        if self.starts is None or self.ends is None:
+            return start, end
+        return self.starts[start], self.ends[end - 1]
+
+
+def _view(text: str) -> _View:
+    """Fold ``text`` one base character (with its combining marks and any format characters
+    after it) at a time, keeping offsets."""
+    if text.isascii() or _already_folded(text):
+        return _View(text, None, None)
+    out: list[str] = []
+    starts: list[int] = []
+    ends: list[int] = []
+    position, length = 0, len(text)
+    while position < length:
+        after = position + 1
+        while after < length and (
+            unicodedata.combining(text[after]) or unicodedata.category(text[after]) == "Cf"
+        ):
+            after += 1
+        piece = text[position:after]
+        folded = piece if piece.isascii() else _fold_piece(piece)
+        out.append(folded)
+        starts += [position] * len(folded)
+        ends += [after] * len(folded)
+        position = after
+    return _View("".join(out), tuple(starts), tuple(ends))
+
+
+# ---------------------------------------------------------------------------------------------
 # Detection
 # ---------------------------------------------------------------------------------------------
 
@@ -74,16 +171,43 @@ _TRAILING = ".,;:!?*"  # '*' too: models wrap URLs in Markdown bold
 _CLOSERS = {")": "(", "]": "[", "}": "{"}
 
 # "](" ends a URL too: in [https://a.org](https://a.org) the Markdown link holds two URLs.
-_URL_RE = re.compile(rf"(?<![\w.@/-])(?i:https?://|www\.)(?:(?!\]\()[^{_STOP}])+")
+_URL_RE = re.compile(rf"(?<![\w.@/-])(?i:https?://|www\.)(?:(?!\]\()[^{_STOP}])++")
 _URL_HAS_HOST_RE = re.compile(r"(?i:https?://|www\.)[^\W_]")
-_DOI_BODY = rf"10\.[0-9]{{4,9}}/[^{_STOP}]+"
-_DOI_RE = re.compile(rf"(?<![\w.])(?:(?i:doi)(?:\s*:\s*|\s+))?(?P<doi>{_DOI_BODY})")
+# A URL written without a scheme: host labels, then a path ("example.org/paper/12",
+# "arxiv.org/abs/2301.01234"). The last label must be a known top-level domain (checked in
+# code), so "and/or", "Node.js/Deno" or "3.5/10" are not URLs.
+_HOST_URL_RE = re.compile(
+    rf"(?<![\w.@/:%+-])(?P<host>[A-Za-z0-9](?:[A-Za-z0-9-]{{0,62}}+)(?:\.[A-Za-z0-9-]{{1,63}}+){{1,8}}+)"
+    rf"/(?:(?!\]\()[^{_STOP}])*+"
+)
+_DOI_BODY = rf"10\.[0-9]{{4,9}}/[^{_STOP}]++"
+_DOI_RE = re.compile(rf"(?<![\w.])(?:(?i:doi)(?:\s*+:\s*+|\s++))?(?P<doi>{_DOI_BODY})")
 _DOI_SHAPE_RE = re.compile(r"10\.[0-9]{4,9}/.+", re.DOTALL)
 _ARXIV_NEW = r"[0-9]{4}\.[0-9]{4,5}(?![0-9])"
-_ARXIV_OLD = r"[A-Za-z][A-Za-z-]*(?:\.[A-Za-z]{2})?/[0-9]{7}(?![0-9])"
+_ARXIV_OLD = r"[A-Za-z][A-Za-z-]{0,20}+(?:\.[A-Za-z]{2})?/[0-9]{7}(?![0-9])"
+_VERSION = r"(?:v[0-9]{1,3}+(?![0-9]))?"
+# "arXiv:2301.01234v2", "arXiv 2301.01234", "arXiv preprint arXiv:2301.01234", "arXiv e-print …".
 _ARXIV_RE = re.compile(
-    rf"(?<![\w.])(?i:arxiv)(?:\s*:\s*|\s+)(?P<id>{_ARXIV_NEW}|{_ARXIV_OLD})(?:v[0-9]+(?![0-9]))?"
+    r"(?<![\w.])(?i:arxiv)(?:\s++(?i:preprint|e-?print|id|no\.?))?(?:\s*+:\s*+|\s++)"
+    rf"(?:(?i:arxiv)\s*+:\s*+)?(?P<id>{_ARXIV_NEW}|{_ARXIV_OLD}){_VERSION}"
 )
+# A bare new-style id ("2399.00413", "2301.01234v2"): four digits, a dot, four or five digits,
+# nothing numeric around it — "3.5", "version 1.2" or "12019.5" are not ids.
+_ARXIV_BARE_RE = re.compile(
+    rf"(?<![\w.,/-])(?P<id>[0-9]{{4}}\.[0-9]{{4,5}}){_VERSION}(?![\w-]|[.,][0-9])"
+)
+# A bare old-style id ("hep-th/9901001"): only with a real archive name.
+_ARXIV_OLD_BARE_RE = re.compile(
+    r"(?<![\w./-])(?P<id>(?P<archive>[a-z]{2,8}+(?:-[a-z]{2,5}+)?)(?:\.[A-Z]{2})?/[0-9]{7})"
+    rf"{_VERSION}(?![\w/])"
+)
+_ARXIV_ARCHIVES_TEXT = """
+    acc-phys adap-org alg-geom ao-sci astro-ph atom-ph bayes-an chao-dyn chem-ph cmp-lg comp-gas
+    cond-mat cs dg-ga econ eess funct-an gr-qc hep-ex hep-lat hep-ph hep-th math math-ph
+    mtrl-th nlin nucl-ex nucl-th patt-sol physics plasm-ph q-alg q-bio q-fin quant-ph solv-int
+    stat supr-con
+    """
+_ARXIV_ARCHIVES = frozenset(_ARXIV_ARCHIVES_TEXT.split())
 _ARXIV_URL_PATH_RE = re.compile(
     r"/(?:abs|pdf)/(?P<id>[0-9]{4}\.[0-9]{4,5}|[a-z][a-z-]*(?:\.[a-z]{2})?/[0-9]{7})"
     r"(?:v[0-9]+)?(?:\.pdf)?/?",
@@ -94,33 +218,64 @@ _DOI_HOSTS = frozenset({"doi.org", "dx.doi.org"})
 _EVIDENCE_RE = re.compile(r"\b[A-Z]-R[0-9]{1,3}-E[0-9]{1,4}\b")
 _CLAIM_RE = re.compile(r"\b[A-Z][0-9]{1,3}\.c[0-9]{1,3}\b")
 
+# Top-level domains a scheme-less URL may end in: generic ones and every country code.
+_TLDS_TEXT = """
+    com org net edu gov mil int info biz name pro aero coop museum mobi asia tel travel jobs cat
+    xyz online site tech app dev page blog news wiki science io ai club shop store cloud academy
+    institute foundation university school education health ngo ong eu global world media
+    press today review research network systems software
+    ac ad ae af ag al am ao aq ar as at au aw ax az ba bb bd be bf bg bh bi bj bm bn bo br bs bt
+    bw by bz ca cc cd cf cg ch ci ck cl cm cn co cr cu cv cw cx cy cz de dj dk dm do dz ec ee eg
+    er es et fi fj fk fm fo fr ga gd ge gf gg gh gi gl gm gn gp gq gr gs gt gu gw gy hk hm hn hr
+    ht hu id ie il im in iq ir is it je jm jo jp ke kg kh ki km kn kp kr kw ky kz la lb lc li lk
+    lr ls lt lu lv ly ma mc md me mg mh mk ml mm mn mo mp mq mr ms mt mu mv mw mx my mz na nc ne
+    nf ng ni nl no np nr nu nz om pa pe pf pg ph pk pl pm pn pr ps pt pw py qa re ro rs ru rw sa
+    sb sc sd se sg sh si sk sl sm sn so sr ss st sv sx sy sz tc td tf tg th tj tk tl tm tn to tr
+    tt tv tw tz ua ug uk us uy uz va vc ve vg vi vn vu wf ws ye yt za zm zw
+    """
+_TLDS = frozenset(_TLDS_TEXT.split())
+
 # Author–year. A surname is letters joined by apostrophes or hyphens (O'Neil, Lévy-Leblond),
-# optionally after name particles (van der Waals). The regex is deliberately permissive about
-# case; capitalisation and the stoplists are checked in code (``_name_ok``), which can say
-# things a regex cannot (Unicode upper case, elisions like d'Alembert vs D'ici).
+# optionally after name particles (van der Waals), optionally followed by APA initials
+# ("Tao, T.", "Lévy-Leblond, J.-M."). The regex is deliberately permissive about case;
+# capitalisation and the stoplists are checked in code (``_name_ok``), which can say things a
+# regex cannot (Unicode upper case, elisions like d'Alembert vs D'ici).
 _LETTERS = r"[^\W\d_]"
-_NAME = rf"(?!al\b){_LETTERS}+(?:['’-]{_LETTERS}+)*"
+_NAME = rf"(?!(?:al|coll)\b){_LETTERS}++(?:['’-]{_LETTERS}++){{0,4}}+"
 _PARTICLE = r"(?i:van|von|der|den|de|del|della|di|da|du|dos|das|le|la|ter|ten)"
-_SURNAME = rf"(?:{_PARTICLE}\s+){{0,3}}{_NAME}"
-_CONJ = r"(?:\s*&\s*|,?\s+(?:and|et)\s+)"
-_ET_AL = r"\s+et\s+al\b\.?"
-_AUTHORS = rf"{_SURNAME}(?:(?:\s*,\s*{_SURNAME}){{0,8}}{_CONJ}{_SURNAME}|{_ET_AL})?"
-_YEAR = r"(?:18|19|20)[0-9]{2}[a-z]?(?!\w)(?![.,][0-9])"
-_LOCATOR = r"(?:\s*[,:]\s*(?:pp?|ch|chap|sec|§)\.?\s*[0-9]+(?:\s*[-–]\s*[0-9]+)?)"
+_SURNAME = rf"(?:{_PARTICLE}\s++){{0,3}}{_NAME}"
+_INITIAL = r"[A-ZÀ-ÖØ-Þ][a-z]?\."
+_INITIALS = rf"{_INITIAL}(?:[ -]?{_INITIAL}){{0,4}}+"
+_AUTHOR = rf"(?>{_SURNAME}(?:\s*+,\s*+{_INITIALS})?)"
+_CONJ = r"(?:\s*+,?\s*+&\s*+|,?\s++(?:and|et)\s++)"
+_ET_AL = r",?\s++et\s++(?:al|coll)\b\.?"
+_AUTHORS = rf"{_AUTHOR}(?:(?:\s*+,\s*+{_AUTHOR}){{0,8}}{_CONJ}{_AUTHOR}|{_ET_AL})?"
+_Y = r"(?:1[5-9]|20)[0-9]{2}"
+# A year 1500–2099 with an optional letter (2019a), or a range (2019–2021, 2019-20).
+_YEAR = rf"{_Y}[a-z]?(?:\s?-\s?(?:{_Y}|[0-9]{{2}})[a-z]?)?(?!\w)(?![.,][0-9])"
+_LOCATOR = r"(?:\s*+[,:]\s*+(?:pp?|ch|chap|sec|§)\.?\s*+[0-9]{1,6}+(?:\s*+-\s*+[0-9]{1,6}+)?)"
 _AUTHOR_YEAR_RE = re.compile(
     rf"(?<![\w'’-])(?P<authors>{_AUTHORS})"
-    rf"(?:\s*\(\s*(?P<paren>{_YEAR}){_LOCATOR}?(?:\s*\)|(?=\s*[;,]))"
-    rf"|\s*,\s*(?P<comma>{_YEAR})"
-    rf"|\s+(?P<bare>{_YEAR}))"
+    rf"(?:\s*+\(\s*+(?P<paren>{_YEAR}){_LOCATOR}?(?:\s*+\)|(?=\s*+[;,]))"
+    rf"|\s*+\[\s*+(?P<bracket>{_YEAR}){_LOCATOR}?\s*+\]"
+    rf"|\s*+,\s*+(?P<comma>{_YEAR})"
+    rf"|\s++(?P<bare>{_YEAR}))"
 )
+_YEAR_PARTS_RE = re.compile(r"(?P<first>[0-9]{4})[a-z]?(?:\s?-\s?(?P<last>[0-9]{2,4}))?")
 _SURNAME_RE = re.compile(_SURNAME)
-_AUTHOR_SEPARATOR_RE = re.compile(r",?\s+(?:and|et)\s+|\s*[,&]\s*")
+_INITIALS_RE = re.compile(_INITIALS)
+_AUTHOR_SEPARATOR_RE = re.compile(r"\s*+,?\s*+&\s*+|,?\s++(?:and|et)\s++|\s*+,\s*+")
 _ET_AL_TAIL_RE = re.compile(rf"{_ET_AL}$")
 _POSSESSIVE_RE = re.compile(r"['’]s$")
 _ELISION_RE = re.compile(r"^[dlDL]['’]")
+_ROMAN_RE = re.compile(r"M{0,3}(?:CM|CD|D?C{0,3})(?:XC|XL|L?X{0,3})(?:IX|IV|V?I{0,3})")
+_WORD_BEFORE_RE = re.compile(rf"({_LETTERS}+)['’]?\s*+$")
+# A range longer than this is a life span ("Napoléon (1769–1821)"), not a citation.
+_LONGEST_RANGE = 30
 
 # Capitalised words that are never surnames: prepositions, articles, discourse words, pronouns,
-# in English and French (the product also debates in French). Rejected in every shape.
+# quantity words, in English and French (the product also debates in French). Rejected in every
+# shape.
 _NEVER_NAMES_TEXT = """
     a an the this that these those in on at by for from of to with within without since until till
     before after during around circa ca about between through throughout across over under into
@@ -131,11 +286,13 @@ _NEVER_NAMES_TEXT = """
     specifically crucially critically interestingly unlike like following according see cf eg ie
     note yes no not only even just both all some many most each every any it its we our they their
     he his she her i you your my me us them who which what whose is was were are be been has had
-    have do did does
+    have do did does nearly roughly approximately almost exactly precisely more less fewer than
+    another total totalling totaling least
     en depuis dès des avant après pendant vers entre dans sur sous pour par avec sans selon chez au
     aux le la les un une du de ce cet cette ces et ou mais donc ni car ainsi cependant pourtant
     toutefois néanmoins enfin puis ensuite alors aussi comme il elle ils elles nous vous voir dont
-    où lors jusqu'en jusqu'à jusqu’en jusqu’à lorsqu'en qu'en aujourd'hui aujourd’hui
+    où lors jusqu'en jusqu'à jusqu’en jusqu’à lorsqu'en qu'en aujourd'hui aujourd’hui environ
+    près presque quelque quelques plus moins seulement exactement jusque dès
 """
 _NEVER_NAMES = frozenset(_NEVER_NAMES_TEXT.split())
 # Words that name dates or things rather than people: rejected before a bare or comma year
@@ -149,24 +306,33 @@ _DATE_WORDS_TEXT = """
     year years report survey study review census budget version edition release update class
     cohort election elections season act law vision horizon agenda windows office euro expo
     figure fig table section chapter page appendix volume vol issue round phase step
+    flight room route model type series number item line level grade unit article paragraph
     janvier février mars avril mai juin juillet août septembre octobre novembre décembre
     lundi mardi mercredi jeudi vendredi samedi dimanche printemps été automne hiver fin début mi
     année an rapport enquête étude loi recensement édition élection élections saison classe
-    promotion tableau chapitre annexe tome numéro tour étape
+    promotion tableau chapitre annexe tome numéro tour étape vol salle modèle alinéa
 """
 _DATE_WORDS = frozenset(_DATE_WORDS_TEXT.split())
+# A place or time complement, not an author: "In France, 2019 was…", "En France 2019…". Checked
+# on the word before the name, for the comma and bare shapes only ("as in Tao (2019)" stays).
+_PREPOSITIONS_TEXT = """
+    in at on from to for across throughout around within since until by of
+    en à au aux dans de du des pour depuis vers par sur chez jusqu entre
+    """
+_PREPOSITIONS = frozenset(_PREPOSITIONS_TEXT.split())
 
 
 def find_references(text: str) -> list[Reference]:
     """Every reference in ``text``, sorted by start, spans never overlapping.
 
-    Detectors run from most to least specific; a later candidate that overlaps an accepted
-    one is dropped, so a DOI inside a doi.org URL is reported once (as the URL's span, kind
-    ``doi``) and an id written inside a URL is part of that URL.
+    Detectors run on the folded view, from most to least specific; a later candidate that
+    overlaps an accepted one is dropped, so a DOI inside a doi.org URL is reported once (as the
+    URL's span, kind ``doi``) and an id written inside a URL is part of that URL.
     """
+    view = _view(text)
     accepted: list[Reference] = []  # kept sorted by start; spans never overlap
     starts: list[int] = []
-    for candidate in _candidates(text):
+    for candidate in _candidates(view.text):
         position = bisect.bisect_left(starts, candidate.start)
         if position > 0 and accepted[position - 1].end > candidate.start:
             continue
@@ -174,18 +340,28 @@ def find_references(text: str) -> list[Reference]:
             continue
         accepted.insert(position, candidate)
         starts.insert(position, candidate.start)
-    return accepted
+    if view.starts is None:
+        return accepted
+    found: list[Reference] = []
+    for ref in accepted:
+        start, end = view.original(ref.start, ref.end)
+        if found and found[-1].end > start:
+            continue  # two references folded out of one character ("㍻"-like): keep the first
+        found.append(Reference(ref.kind, text[start:end], start, end, ref.key))
+    return found
 
 
 def _candidates(text: str) -> Iterator[Reference]:
     """All detections, most specific kind first (the order ``find_references`` relies on)."""
     yield from _find_urls(text)
+    yield from _find_host_urls(text)
     yield from _find_dois(text)
     yield from _find_arxiv_ids(text)
     for match in _EVIDENCE_RE.finditer(text):
         yield Reference("evidence_id", match.group(), match.start(), match.end(), match.group())
     for match in _CLAIM_RE.finditer(text):
         yield Reference("claim_id", match.group(), match.start(), match.end(), match.group())
+    yield from _find_bare_arxiv_ids(text)
     yield from _find_author_years(text)
 
 
@@ -206,11 +382,13 @@ def _with_scheme(url: str) -> str:
 
 def _url_key(url: str) -> str:
     full = _with_scheme(url)
+    plain = full.split("://", 1)[1].split("#", 1)[0].rstrip("/").casefold()
     try:
-        return normalise_url(full)
+        # No host left ("www.0@" is user info): still a reference, keyed by its plain form.
+        return normalise_url(full) or plain
     except ValueError:
         # A malformed port or IPv6 literal: still a reference, keyed by a plain lowercase form.
-        return full.split("://", 1)[1].split("#", 1)[0].rstrip("/").casefold()
+        return plain
 
 
 def _find_urls(text: str) -> Iterator[Reference]:
@@ -218,6 +396,15 @@ def _find_urls(text: str) -> Iterator[Reference]:
         raw = _strip_trailing(match.group())
         if not _URL_HAS_HOST_RE.match(raw):
             continue
+        start, end = match.start(), match.start() + len(raw)
+        yield _classify_url(raw, start, end)
+
+
+def _find_host_urls(text: str) -> Iterator[Reference]:
+    for match in _HOST_URL_RE.finditer(text):
+        if match.group("host").rsplit(".", 1)[-1].lower() not in _TLDS:
+            continue
+        raw = _strip_trailing(match.group())
         start, end = match.start(), match.start() + len(raw)
         yield _classify_url(raw, start, end)
 
@@ -254,24 +441,62 @@ def _find_arxiv_ids(text: str) -> Iterator[Reference]:
         yield Reference("arxiv", match.group(), match.start(), match.end(), key)
 
 
+def _find_bare_arxiv_ids(text: str) -> Iterator[Reference]:
+    for match in _ARXIV_BARE_RE.finditer(text):
+        yield Reference("arxiv", match.group(), match.start(), match.end(), match.group("id"))
+    for match in _ARXIV_OLD_BARE_RE.finditer(text):
+        if match.group("archive") in _ARXIV_ARCHIVES:
+            key = match.group("id").lower()
+            yield Reference("arxiv", match.group(), match.start(), match.end(), key)
+
+
+def year_range(written: str) -> tuple[int, int] | None:
+    """``2019`` → (2019, 2019); ``2019–2021`` or ``2019-21`` → (2019, 2021); None if backwards."""
+    parts = _YEAR_PARTS_RE.match(fold_text(written))
+    if parts is None:
+        return None
+    first = int(parts.group("first"))
+    last_text = parts.group("last")
+    if last_text is None:
+        return first, first
+    last = int(last_text) if len(last_text) == 4 else first // 100 * 100 + int(last_text[-2:])
+    return (first, last) if last >= first else None
+
+
 def _find_author_years(text: str) -> Iterator[Reference]:
     for match in _AUTHOR_YEAR_RE.finditer(text):
-        shape = "paren" if match.group("paren") else "comma" if match.group("comma") else "bare"
-        year = match.group(shape)[:4]
+        shape = next(s for s in ("paren", "bracket", "comma", "bare") if match.group(s))
+        written_year = match.group(shape)
+        years = year_range(written_year)
+        if years is None or years[1] - years[0] > _LONGEST_RANGE or written_year.endswith("s"):
+            continue  # backwards, a life span, or a decade ("the Beatles 1960s")
         first = _first_real_surname(match.group("authors"), shape)
         if first is None:
             continue
         offset, surname = first
         start = match.start("authors") + offset
-        key = f"{_POSSESSIVE_RE.sub('', ' '.join(surname.split())).casefold()}|{year}"
+        if shape in ("comma", "bare") and _after_preposition(text, start):
+            continue
+        year_key = str(years[0]) if years[0] == years[1] else f"{years[0]}-{years[1]}"
+        key = f"{_POSSESSIVE_RE.sub('', ' '.join(surname.split())).casefold()}|{year_key}"
         yield Reference("author_year", text[start : match.end()], start, match.end(), key)
+
+
+def _after_preposition(text: str, start: int) -> bool:
+    """A sentence-initial preposition right before the name: "In France, 2019 was…".
+
+    Only a capitalised one: "as reported in Tao, 2019" is still a citation."""
+    before = _WORD_BEFORE_RE.search(text[max(0, start - 40) : start])
+    if before is None or not before.group(1)[0].isupper():
+        return False
+    return before.group(1).casefold() in _PREPOSITIONS
 
 
 def _first_real_surname(authors: str, shape: str) -> tuple[int, str] | None:
     """The first surname of the list once leading non-names are dropped, with its offset.
 
     "However, Smith and Jones" starts at Smith; a list whose last name is not a name (the
-    word right before the year) is no reference at all.
+    word right before the year) is no reference at all. APA initials ("Tao, T.") are skipped.
     """
     body = _ET_AL_TAIL_RE.sub("", authors)
     pieces: list[tuple[int, str]] = []
@@ -280,6 +505,7 @@ def _first_real_surname(authors: str, shape: str) -> tuple[int, str] | None:
         pieces.append((position, body[position : separator.start()]))
         position = separator.end()
     pieces.append((position, body[position:]))
+    pieces = [(at, piece) for at, piece in pieces if not _INITIALS_RE.fullmatch(piece)]
     keep = pieces
     for index, (_, piece) in enumerate(pieces):
         if not _name_ok(piece, shape):
@@ -293,11 +519,12 @@ def _name_ok(surname: str, shape: str) -> bool:
         return False
     core = _POSSESSIVE_RE.sub("", words[-1])
     folded = core.casefold()
-    if folded in _NEVER_NAMES or (shape != "paren" and folded in _DATE_WORDS):
+    in_brackets = shape in ("paren", "bracket")
+    if folded in _NEVER_NAMES or (not in_brackets and folded in _DATE_WORDS):
         return False
     bare = _ELISION_RE.sub("", core)  # d'Alembert, l'Hôpital: the name starts after the elision
     letters = [char for char in bare if char.isalpha()]
-    if len(letters) < 2 or not bare[0].isupper():
-        return False
+    if len(letters) < 2 or not bare[0].isupper() or _ROMAN_RE.fullmatch(bare):
+        return False  # "Louis XIV (1643–1715)": a regnal number, not an author
     # Acronyms are corporate authors in "IPCC (2021)" or "(WHO, 2020)", but "COP 2021" is an event.
     return not (shape == "bare" and all(char.isupper() for char in letters))

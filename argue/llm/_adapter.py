@@ -15,16 +15,21 @@ import abc
 import asyncio
 import contextlib
 import json
+import socket
+import urllib.request
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from types import ModuleType
 from typing import Any, Generic, NoReturn, Protocol, TypeVar
+from urllib.parse import urlsplit
 
 from pydantic import BaseModel
 
 from argue.domain import Usage
 from argue.llm._limits import provider_slots
 from argue.llm._retry import (
+    CRASH_WORDS,
+    EARLIER_CRASH_WORDS,
     RetryPolicy,
     Sleep,
     TransportFailure,
@@ -41,6 +46,7 @@ from argue.llm.base import (
     ModelError,
     ModelOutputError,
     ModelRequestError,
+    ModelUnavailableError,
     bill,
 )
 from argue.llm.pricing import PriceTable
@@ -54,6 +60,11 @@ TRUNCATION_RETRY_MAX_TOKENS = 16384
 UNREADABLE_EXCERPT = 120
 # What a 400 says when the model cannot give that many output tokens.
 _BUDGET_REJECTION_MARKERS = ("max_tokens", "max_completion_tokens", "max_output_tokens")
+# After a dropped connection: how many times, how far apart, and how long each, argue tries to
+# connect again to tell a dead server (refused) from a live one that closed this connection.
+LISTEN_CHECK_TRIES = 2
+LISTEN_CHECK_PAUSE_S = 0.2
+LISTEN_CHECK_TIMEOUT_S = 2.0
 
 
 def larger_budget(max_tokens: int) -> int:
@@ -216,6 +227,8 @@ class SDKAdapter(Adapter, Generic[ConnectionT, ClientT, ResponseT]):
         self.max_concurrency = max_concurrency
         self._client: ClientT | None = None
         self._client_loop: asyncio.AbstractEventLoop | None = None
+        # Set when a call found the server dead; a later call that cannot connect says so too.
+        self._server_died = False
 
     async def aclose(self) -> None:
         if self._client is not None:
@@ -239,13 +252,27 @@ class SDKAdapter(Adapter, Generic[ConnectionT, ClientT, ResponseT]):
         Each attempt carries its own ``timeout`` (the policy's, cut to the call's budget left)."""
         client = self._client_for_running_loop()
         unreadable: list[TransportFailure] = []
+        last: list[TransportFailure] = []
 
         async def attempt(timeout_s: float) -> ResponseT:
             try:
                 return await self._attempt(client, {**request, "timeout": timeout_s})
             except TransportFailure as failure:
+                last[:] = [failure]
                 if failure.kind == "unreadable":  # a 2xx came back: the server answered
                     unreadable.append(failure)
+                if failure.kind == "dropped" and await refuses_connections(
+                    self._connection.base_url
+                ):
+                    # Dropped mid-answer, and now nothing listens: the process died (llama.cpp
+                    # built with miscompiled AMX code dies so on its first batch; see
+                    # argue/_llama_build.py). Not a rejection of the request, not an outage.
+                    self._server_died = True
+                    raise TransportFailure(
+                        "crashed",
+                        detail="the server closed the connection without answering, then "
+                        f"refused the next connection: {CRASH_WORDS}",
+                    ) from None
                 if failure.kind == "dropped" and carries_schema(request):
                     # llama.cpp servers have died compiling a large schema into a grammar:
                     # sending it again would kill the server again. A rejection, not an outage.
@@ -270,6 +297,16 @@ class SDKAdapter(Adapter, Generic[ConnectionT, ClientT, ResponseT]):
                     secrets=self._secrets(),
                 )
             except ModelError as error:
+                if self._server_died and last and last[0].kind == "connection":
+                    # Nothing has listened since the server died answering an earlier call.
+                    said = str(error).removeprefix(f"{self.provider}: ")
+                    error = masked_error(
+                        ModelUnavailableError,
+                        self.provider,
+                        f"{said}; nothing has listened there since {EARLIER_CRASH_WORDS}",
+                        secrets=self._secrets(),
+                        cause="crashed",
+                    )
                 if unreadable:
                     # An answer whose tokens (and so whose cost) nobody can read: count it as
                     # a call of unknown cost rather than as no call at all.
@@ -280,7 +317,10 @@ class SDKAdapter(Adapter, Generic[ConnectionT, ClientT, ResponseT]):
                         calls=len(unreadable),
                     )
                     bill(error, [self._prices.price(answer, tokens_known=False)])
+                if error.cause == "crashed":
+                    raise error from None
                 raise
+            self._server_died = False  # it answers again (restarted)
             return response, self._clock() - started
 
     @abc.abstractmethod
@@ -319,6 +359,52 @@ def carries_schema(request: dict[str, Any]) -> bool:
     if isinstance(response_format, dict) and response_format.get("type") != "text":
         return True
     return isinstance(request.get("format"), dict)
+
+
+async def refuses_connections(base_url: str) -> bool:
+    """Whether the server at ``base_url`` now refuses connections: every address its host
+    resolves to answers a connect with "connection refused", nothing listens on its port. Asked
+    after a dropped connection, True means the process that was answering died. False when a
+    connect is accepted, and whenever it cannot be told (a proxy in between, a name that does
+    not resolve, no answer in time): only a refusal is taken for a crash."""
+    parts = urlsplit(base_url)
+    host = parts.hostname
+    if not host:
+        return False
+    try:
+        port = parts.port or (443 if parts.scheme == "https" else 80)
+    except ValueError:
+        return False
+    proxies = urllib.request.getproxies_environment()
+    if (proxies.get(parts.scheme) or proxies.get("all")) and not (
+        urllib.request.proxy_bypass_environment(host, proxies)
+    ):
+        return False  # argue's connections go through the proxy, not to the server itself
+    loop = asyncio.get_running_loop()
+    for attempt in range(LISTEN_CHECK_TRIES):
+        if attempt:
+            await asyncio.sleep(LISTEN_CHECK_PAUSE_S)
+        try:
+            addresses = await loop.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+        except OSError:
+            return False
+        refused = 0
+        for family, kind, proto, _, address in addresses:
+            with socket.socket(family, kind, proto) as probe:
+                probe.setblocking(False)
+                try:
+                    await asyncio.wait_for(
+                        loop.sock_connect(probe, address), LISTEN_CHECK_TIMEOUT_S
+                    )
+                except ConnectionRefusedError:
+                    refused += 1
+                except (OSError, TimeoutError):
+                    return False
+                else:
+                    break  # something listens: maybe the listener of a process still dying
+        if addresses and refused == len(addresses):
+            return True
+    return False
 
 
 def _dropped_mid_request(error: BaseException) -> bool:

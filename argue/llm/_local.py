@@ -333,10 +333,19 @@ class LocalLlamaModel(Adapter):
 def _without_cpu_extra_buffers() -> Iterator[None]:
     """Load with llama.cpp's CPU "extra buffer types" (AMX, repacked weights) switched off.
 
-    With them on, llama-cpp-python 0.3.x dies with SIGSEGV in ``decode`` for any batch larger
-    than one token on AMX-capable CPUs under some hypervisors (seen on a Firecracker guest);
-    a segfault kills the whole debate with no message. ``Llama()`` has no argument for
-    ``use_extra_bufts``, so the default model params are adjusted while it loads.
+    The cause is a compiler bug, not the machine: GCC 12.2's ``amxtileintrin.h`` implements
+    ``_tile_loadconfig`` as inline asm whose memory operand declares an 8-byte read
+    (``"m" (*((const void **)__config))``) instead of the 64-byte tile config, so at -O2 the
+    compiler deletes the stores that fill the stack config in ggml's AMX code
+    (``ggml_tile_config_init`` in ``ggml-cpu/amx/mmq.cpp``). ``ldtilecfg`` then loads an invalid
+    config and the CPU raises #GP: a llama-cpp-python built so on a CPU with ``amx_tile`` dies
+    (SIGSEGV, "general protection fault … in libggml-cpu.so" in ``dmesg``) on any batch of two
+    or more tokens, and a segfault kills the whole debate with no message. Upstream:
+    ggml-org/llama.cpp PR #26954. ``argue/_llama_build.py`` (run by ``./run.sh``) builds
+    llama-cpp-python without AMX code where the compiler is affected; this patch keeps
+    in-process argue safe with a build made elsewhere, since the AMX path runs only through the
+    extra buffers. ``Llama()`` has no argument for ``use_extra_bufts``, so the default model
+    params are adjusted while it loads.
     """
     import llama_cpp.llama as llama_module
 

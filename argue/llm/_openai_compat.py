@@ -4,8 +4,11 @@ One adapter serves OpenAI, Ollama, vLLM, the llama.cpp servers and LM Studio; th
 object says where. Structured output is negotiated (``argue.llm._dialects``): the adapter starts
 with the dialect remembered for this server and model (else ``json_schema``), and a deterministic
 rejection of it (a 4xx, or a 5xx whose body names response_format / the schema / the grammar, or
-a connection the server dropped on a request carrying a schema) steps down to the next dialect,
-remembered from then on. Each step is kept in ``dialect_notes`` in plain words.
+a connection the server dropped on a request carrying a schema) steps down to the next dialect.
+Only a rejection that came with an HTTP status is remembered in ``dialects.json``: a dropped
+connection (a server that died answering, or closed one connection) steps down for this instance
+only, since it may say nothing about the dialect. Each step is kept in ``dialect_notes`` in plain
+words.
 
 OpenAI's reasoning models (gpt-5*, o-series) want ``max_completion_tokens``, refuse any
 temperature but the default, and get ``reasoning_effort`` ("low" unless told otherwise, so the
@@ -37,7 +40,13 @@ from argue.llm._providers import OpenAICompatProvider
 from argue.llm._retry import RetryPolicy, Sleep
 from argue.llm._secrets import masked_error
 from argue.llm._structured import ContextCut, RawReply, schema_instruction, tool_name_for
-from argue.llm.base import Message, ModelOutputError, ModelRequestError, bill
+from argue.llm.base import (
+    Message,
+    ModelOutputError,
+    ModelRequestError,
+    ModelServerDiedError,
+    bill,
+)
 from argue.llm.pricing import PriceTable
 
 if TYPE_CHECKING:
@@ -75,6 +84,11 @@ class OpenAICompatModel(SDKAdapter[OpenAICompatProvider, "AsyncOpenAI", "ChatCom
         self._dialect_setting = dialect_setting  # the setting that forced it, to name in errors
         remembered = None if dialect else self._dialect_memory.get(provider.base_url, model)
         self.dialect: Dialect = dialect or (remembered.dialect if remembered else "json_schema")
+        # What dialects.json may hold: where HTTP-status rejections led (a dropped connection
+        # moves ``dialect`` for this instance only), and the words that say why.
+        self._starting_dialect: Dialect = self.dialect
+        self._lasting_dialect: Dialect = self.dialect
+        self._lasting_reason = "accepted"
         self.dialect_notes: list[str] = []
         if remembered is not None and remembered.dialect != "json_schema":
             self.dialect_notes.append(
@@ -113,6 +127,11 @@ class OpenAICompatModel(SDKAdapter[OpenAICompatProvider, "AsyncOpenAI", "ChatCom
             request = self._build_request(messages, call.output, call.max_tokens, call.temperature)
             try:
                 reply = await self._send_request(request, call.max_tokens)
+            except ModelServerDiedError as error:
+                if "response_format" in request:
+                    # It may have died on the schema: the rest of this run asks another way.
+                    self._step_down_dialect(error, "crashed", crashed=True)
+                raise
             except ModelRequestError as error:
                 if not self._adapt_to_rejection(error, request):
                     if self._dialect_setting and names_structured_output(str(error)):
@@ -128,13 +147,21 @@ class OpenAICompatModel(SDKAdapter[OpenAICompatProvider, "AsyncOpenAI", "ChatCom
                     raise
             else:
                 if call.output is not None and not self.dialect_forced:
-                    self._dialect_memory.remember(
-                        self._connection.base_url,
-                        self.model,
-                        self.dialect,
-                        self.dialect_notes[-1] if self.dialect_notes else "accepted",
-                    )
+                    self._remember_dialect()
                 return reply
+
+    def _remember_dialect(self) -> None:
+        """After an accepted structured call: the dialect for dialects.json. A step down after a
+        dropped connection is not stored; one after an HTTP-status rejection is."""
+        if self.dialect == self._lasting_dialect:
+            reason = self.dialect_notes[-1] if self.dialect_notes else "accepted"
+        elif self._lasting_dialect != self._starting_dialect:
+            reason = self._lasting_reason
+        else:
+            return  # only dropped connections moved it: next run starts where this one did
+        self._dialect_memory.remember(
+            self._connection.base_url, self.model, self._lasting_dialect, reason
+        )
 
     def _adapt_to_rejection(self, error: ModelRequestError, request: dict[str, Any]) -> bool:
         """Whether a rejection named something this instance can stop sending (each at most
@@ -158,18 +185,37 @@ class OpenAICompatModel(SDKAdapter[OpenAICompatProvider, "AsyncOpenAI", "ChatCom
             return True
         return False
 
-    def _step_down_dialect(self, error: ModelRequestError, message: str) -> bool:
-        """The next dialect, when this rejection is about the structured-output request."""
-        if self.dialect_forced or not names_structured_output(message):
+    def _step_down_dialect(
+        self, error: ModelRequestError | ModelServerDiedError, message: str, crashed: bool = False
+    ) -> bool:
+        """The next dialect, when this rejection is about the structured-output request (or the
+        server died answering one: ``crashed``). Only a rejection with an HTTP status lasts
+        beyond this instance (``_lasting_dialect``, what dialects.json may hold)."""
+        if self.dialect_forced or not (crashed or names_structured_output(message)):
             return False
         following = next_dialect(self.dialect)
         if following is None:
             return False
-        status = f"HTTP {error.status_code}" if error.status_code else "a dropped connection"
-        self.dialect_notes.append(
-            f"the server rejected {DIALECT_WORDS[self.dialect]} ({status}); "
-            f"argue now asks with {DIALECT_WORDS[following]}"
-        )
+        if crashed:
+            note = (
+                f"the server process died while answering {DIALECT_WORDS[self.dialect]}; "
+                f"argue asks the rest of this run with {DIALECT_WORDS[following]} "
+                "(not remembered: a crash may have nothing to do with the dialect)"
+            )
+        elif error.status_code:
+            note = (
+                f"the server rejected {DIALECT_WORDS[self.dialect]} (HTTP {error.status_code}); "
+                f"argue now asks with {DIALECT_WORDS[following]}"
+            )
+        else:
+            note = (
+                f"the server rejected {DIALECT_WORDS[self.dialect]} (a dropped connection); "
+                f"argue asks the rest of this run with {DIALECT_WORDS[following]} (not "
+                "remembered: only a rejection with an HTTP status is)"
+            )
+        if error.status_code and not crashed and self.dialect == self._lasting_dialect:
+            self._lasting_dialect, self._lasting_reason = following, note
+        self.dialect_notes.append(note)
         self.dialect = following
         return True
 

@@ -29,6 +29,7 @@ from argue.llm.base import (
     ModelAuthError,
     ModelError,
     ModelRequestError,
+    ModelServerDiedError,
     ModelUnavailableError,
 )
 
@@ -69,7 +70,14 @@ class RetryPolicy:
         return min(base + random.uniform(0.0, self.jitter_s), self.max_backoff_s)
 
 
-FailureKind = Literal["status", "timeout", "connection", "dropped", "unreadable"]
+FailureKind = Literal["status", "timeout", "connection", "dropped", "crashed", "unreadable"]
+# "crashed": the server dropped the connection mid-answer and then refused the next connection,
+# so the process that was answering is gone. Not retried: nothing listens, and a restarted server
+# given the same request may die the same way. Its log or ``dmesg`` says why.
+CRASH_WORDS = "the server process died while answering (check its log or dmesg)"
+EARLIER_CRASH_WORDS = (
+    "the server process died while answering an earlier call (check its log or dmesg)"
+)
 # Words in a 5xx body that say the server refused this request, not that it is down: such a
 # rejection is deterministic (llama-cpp-python answers 500 to a response_format it does not know).
 _REQUEST_MARKERS = (
@@ -122,7 +130,7 @@ class TransportFailure(Exception):
 
     @property
     def retryable(self) -> bool:
-        if self.deterministic:
+        if self.deterministic or self.kind == "crashed":
             return False
         if self.kind in ("timeout", "connection", "dropped"):
             return True
@@ -219,6 +227,9 @@ def final_error(
         return masked_error(
             ModelRequestError, provider, message, status_code=status, secrets=secrets
         )
+    if failure.kind == "crashed":
+        message = f"{endpoint}: {failure.detail}"
+        return masked_error(ModelServerDiedError, provider, message, secrets=secrets)
     if failure.kind == "dropped" and failure.deterministic:
         message = f"{endpoint} closed the connection without answering: {failure.detail}"
         return masked_error(ModelRequestError, provider, message, secrets=secrets)

@@ -108,6 +108,14 @@ class ModelUnavailableError(ModelError):
     cause: FailureCause | None = "unavailable"
 
 
+class ModelServerDiedError(ModelUnavailableError):
+    """The server process died while answering this call: the connection dropped mid-answer and
+    the next connect was refused (its log or ``dmesg`` says why). Not retried. A later call that
+    finds nothing listening is a ``ModelUnavailableError`` with the same cause."""
+
+    cause: FailureCause | None = "crashed"
+
+
 class ModelOutputError(ModelError):
     """Structured output still invalid after one re-ask, or an answer cut off by a limit
     (``cause`` "cut_off")."""

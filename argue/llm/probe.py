@@ -32,8 +32,8 @@ from argue.llm._openai_compat import OpenAICompatModel, is_reasoning_model
 from argue.llm._retry import AUTH_STATUSES, RetryPolicy, error_detail, one_line
 from argue.llm.base import ChatModel, Message, ModelError
 
-Status = Literal["ok", "rejected", "invalid_output", "unavailable", "unreachable", "no_content",
-                 "not_told", "skipped"]  # fmt: skip
+Status = Literal["ok", "rejected", "invalid_output", "unavailable", "crashed", "unreachable",
+                 "no_content", "not_told", "skipped"]  # fmt: skip
 TEXT_TOKENS = 16
 STRUCTURED_TOKENS = 64  # '{"answer": "yes"}' with room for a fence; a reasoning model gets more
 REASONING_TOKENS = 1024
@@ -143,14 +143,21 @@ async def _probe_openai_compat(
             report.checks.append(accepted)
             if accepted.ok:
                 for dialect in DIALECTS:
+                    if _skip_after_crash(report, dialect):
+                        continue
                     report.checks.append(await _probe_dialect(model, dialect, policy, timeout_s))
-                report.checks.append(await _probe_streaming(text, timeout_s))
+                if not _skip_after_crash(report, "streaming"):
+                    report.checks.append(await _probe_streaming(text, timeout_s))
             else:
+                why = "the model was not accepted"
+                if accepted.status == "crashed":
+                    why = "the server process died answering the tiny call"
                 for name in (*DIALECTS, "streaming"):
-                    report.checks.append(Check(name, "skipped", "the model was not accepted"))
+                    report.checks.append(Check(name, "skipped", why))
         finally:
             await text.aclose()
-        report.checks.append(await _context_length(http, model, listing))
+        if not _skip_after_crash(report, "context length"):
+            report.checks.append(await _context_length(http, model, listing))
     working = [c.name for c in report.checks if c.dialect and c.ok]
     forced = report.check(report.forced) if report.forced else None
     report.structured = (
@@ -159,6 +166,16 @@ async def _probe_openai_compat(
     if working:
         first: Dialect = working[0]  # type: ignore[assignment]
         refused = DIALECTS[: DIALECTS.index(first)]
+        # dialects.json keeps only what HTTP statuses said: a dialect above ``first`` that
+        # failed another way (a dropped connection) may work next time.
+        unsure = [c.name for c in report.checks if c.name in refused and c.http_status is None]
+        if unsure:
+            report.notes.append(
+                f"not remembered: {', '.join(unsure)} failed without an HTTP status (a dropped "
+                "connection), which says nothing lasting about the dialect; a debate steps "
+                "down for its own run only"
+            )
+            return report
         reason = f"argue doctor: {DIALECT_WORDS[first]} worked"
         if refused:
             reason += f" ({', '.join(refused)} did not)"
@@ -167,6 +184,17 @@ async def _probe_openai_compat(
         where = memory.path or "this process only"
         report.notes.append(f"remembered {first} for this server and model ({where})")
     return report
+
+
+def _skip_after_crash(report: ProbeReport, name: str) -> bool:
+    """After a probe the server died answering, the rest are not sent (nothing listens): each
+    is a skipped row that says why."""
+    crashed = next((c for c in report.checks if c.status == "crashed"), None)
+    if crashed is None:
+        return False
+    said = f"not asked: the server process died answering the {crashed.name} probe"
+    report.checks.append(Check(name, "skipped", said, dialect=name in DIALECTS))
+    return True
 
 
 async def _reachable(
@@ -433,6 +461,8 @@ async def _ask(
             status, said = "ok", "answered (cut off at the tiny output limit)"
         elif error.cause in ("invalid_output", "cut_off"):
             status = "invalid_output"
+        elif error.cause == "crashed":
+            status = "crashed"
         else:
             status = "unavailable" if error.cause == "unavailable" else "rejected"
     except Exception as error:  # a diagnostic reports what it found, a bug included

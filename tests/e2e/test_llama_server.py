@@ -5,11 +5,17 @@ Guarantee: a debate completes against this server with no proxy in between. Befo
 negotiation it could not (the server answers HTTP 500 to ``json_schema``, which argue retried as
 an outage); with ``json_object_schema`` forced away (ARGUE_STRUCTURED_OUTPUT=json_schema) the
 debate fails, which is how this test was checked to have teeth.
+
+Every failure message says what became of the server process ("server exited with -11
+(SIGSEGV)" or "server still running", from ``LlamaServer.state``): a llama.cpp built with
+miscompiled AMX code dies on its first real completion, and the message then names the crash
+instead of leaving a refused connection to be read as a wrong request (issue 19).
 """
 
 from __future__ import annotations
 
 import json
+import signal
 import socket
 import subprocess
 import sys
@@ -98,14 +104,25 @@ class LlamaServer:
         deadline = time.monotonic() + STARTUP_DEADLINE_S
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
-                raise AssertionError(f"llama_cpp.server exited: {self.log()[-2000:]}")
+                raise AssertionError(f"llama_cpp.server {self.state()}: {self.log()[-2000:]}")
             try:
                 with urllib.request.urlopen(f"{self.base_url}/models", timeout=2) as answer:
                     if answer.status == 200:
                         return
             except OSError:
                 time.sleep(0.5)
-        raise AssertionError(f"llama_cpp.server did not start: {self.log()[-2000:]}")
+        raise AssertionError(
+            f"llama_cpp.server did not start ({self.state()}): {self.log()[-2000:]}"
+        )
+
+    def state(self) -> str:
+        """What became of the process: "server still running", or its exit code and signal
+        ("server exited with -11 (SIGSEGV)"; a crash also leaves a line in ``dmesg``)."""
+        return describe_exit(self.process.poll())
+
+    def describe(self) -> str:
+        """For a failure message: the process's state, then the tail of its log."""
+        return f"\n--- {self.state()}; its log ends:\n{self.log()[-3000:]}"
 
     def log(self) -> str:
         self._log.flush()
@@ -118,6 +135,24 @@ class LlamaServer:
         except subprocess.TimeoutExpired:
             self.process.kill()
         self._log.close()
+
+
+def describe_exit(code: int | None) -> str:
+    if code is None:
+        return "server still running"
+    if code < 0:
+        try:
+            name = signal.Signals(-code).name
+        except ValueError:
+            name = "unknown signal"
+        return f"server exited with {code} ({name}; a crash leaves a line in dmesg)"
+    return f"server exited with {code}"
+
+
+def test_the_exit_description_names_the_signal():
+    assert describe_exit(None) == "server still running"
+    assert describe_exit(-11).startswith("server exited with -11 (SIGSEGV")
+    assert describe_exit(1) == "server exited with 1"
 
 
 @pytest.fixture(scope="module")
@@ -147,15 +182,16 @@ def test_a_one_round_debate_completes_against_llama_cpp_python_server(
         ARGUE_MODEL=MODEL_NAME,
     )
 
-    assert result.returncode == 0, result.describe() + llama_server.log()[-3000:]
+    assert result.returncode == 0, result.describe() + llama_server.describe()
     summary = result.last_json()
-    assert summary["status"] == "completed"
+    assert summary["status"] == "completed", llama_server.describe()
     assert Path(summary["synthesis_path"]).is_file()
     # The server refused json_schema (HTTP 500) and argue moved to its dialect, remembered.
     remembered = json.loads((cli.home / "dialects.json").read_text())["servers"]
-    assert remembered[f"{llama_server.base_url} {MODEL_NAME}"]["dialect"] == "json_object_schema"
+    entry = remembered[f"{llama_server.base_url} {MODEL_NAME}"]
+    assert entry["dialect"] == "json_object_schema", llama_server.describe()
     # A rejection is not an outage: the refused dialect was not retried call after call.
-    assert llama_server.log().count("500 Internal Server Error") <= 2
+    assert llama_server.log().count("500 Internal Server Error") <= 2, llama_server.describe()
 
 
 def test_doctor_prints_the_capability_table_for_it(llama_server: LlamaServer, tmp_path: Path):
@@ -167,14 +203,14 @@ def test_doctor_prints_the_capability_table_for_it(llama_server: LlamaServer, tm
     }
     result = cli.run("doctor", "--json", "--no-sources", "--timeout", "120", timeout=600, **env)
 
-    assert result.returncode == 0, result.describe()
+    assert result.returncode == 0, result.describe() + llama_server.describe()
     report = result.last_json()
-    assert report["ready"] is True
+    assert report["ready"] is True, llama_server.describe()
     dialects = {c["name"]: c["status"] for c in report["checks"] if c["kind"] == "dialect"}
-    assert dialects["json_schema"] == "rejected"
-    assert dialects["json_object_schema"] == "ok"
+    assert dialects["json_schema"] == "rejected", llama_server.describe()
+    assert dialects["json_object_schema"] == "ok", llama_server.describe()
     assert report["structured_output"].startswith("json_object_schema")
 
     table = cli.run("doctor", "--no-sources", "--timeout", "120", timeout=600, **env)
-    assert table.returncode == 0, table.describe()
+    assert table.returncode == 0, table.describe() + llama_server.describe()
     assert "json_object_schema" in table.stdout and "ready" in table.stdout

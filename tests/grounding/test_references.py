@@ -99,9 +99,9 @@ def test_each_shape_is_found_with_its_exact_span_and_key(
         "COVID-19 spread quickly.",
         "En 2019, rien. Depuis 2020, peu. Dès 2021 enfin. Janvier 2022 aussi.",
         "D'ici 2030, tout change.",
-        "the result 2101.00001 is a decimal, as is 3.14",
+        "the result 21.01 is a decimal, as is 3.14 and 2101.5",
         "Tao proved 12019 cases and 2019.5 more, in 2019",
-        "Smith 1750 and Smith 2150 are out of range",
+        "Smith 1450 and Smith 2150 are out of range",
         "COP 2021 met in Glasgow.",
         "a-r2-e3 and a2.C1 are not ids; neither is AB-R2-E3",
     ],
@@ -231,6 +231,7 @@ DOCUMENTS = [
         title="A survey of rigidity",
         url="https://www.example.org/paper/?utm_source=feed",
         snippet="Published as doi:10.1234/ABCD.5678 in a journal.",
+        identifiers=("doi:10.1234/ABCD.5678",),
     ),
     DocumentRef(
         evidence_id="A-R1-E3",
@@ -250,6 +251,7 @@ DOCUMENTS = [
         snippet="Most young people in 2019 said so. See arXiv:hep-th/9901001.",
         authors=("Paul Erdos",),
         year=1959,
+        identifiers=("arXiv:hep-th/9901001",),
     ),
 ]
 

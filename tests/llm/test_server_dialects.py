@@ -273,7 +273,12 @@ class DroppingServer:
             with connection:
                 data = b""
                 while b"\r\n\r\n" not in data:
-                    data += connection.recv(65536)
+                    chunk = connection.recv(65536)
+                    if not chunk:
+                        break  # a connect-and-close (argue checking the server still listens)
+                    data += chunk
+                if b"\r\n\r\n" not in data:
+                    continue
                 head, _, body = data.partition(b"\r\n\r\n")
                 length = next(
                     int(line.split(b":")[1])
