@@ -43,6 +43,8 @@ MODEL_FIELDS: set[tuple[str, str]] = {
     ("ArgumentRecord", "position"),
     ("Claim", "text"),
     ("Claim", "warrant"),
+    ("Citation", "quote"),
+    ("Citation", "located"),
     ("Counter", "text"),
     ("Concession", "text"),
     ("Concession", "reason"),
@@ -186,6 +188,8 @@ def _load(recorded: tuple[str, str, str]) -> tuple[DebateHistory, DebateState, S
     for research in first.research.values():
         research.dropped_calls.append("x")
         research.evidence[-1].provenance = "testimony"  # a colleague's answer: its snippet shows
+    for argument in first.arguments.values():  # a quote not found: the model's quote shows
+        argument.claims[0].citations[0].verdict = "quote_not_found"
     state = DebateState.model_validate_json(state_json)
     state.termination_detail = "d"
     return history, state, SynthesisDraft.model_validate_json(prose_json)
