@@ -162,7 +162,8 @@ def _say(message: str) -> None:
 
 
 def _installed_system_info(python: str) -> str | None:
-    """The installed build's system info, or None when llama-cpp-python is not installed."""
+    """The installed build's system info; None when llama-cpp-python is not installed, "" when
+    it is installed but cannot be imported (a broken build, replaced like an AMX one)."""
     code = (
         "import importlib.util, sys\n"
         "if importlib.util.find_spec('llama_cpp') is None: sys.exit(3)\n"
@@ -223,12 +224,16 @@ def ensure(python: str, pyproject: Path) -> int:
         return 0
     info = _installed_system_info(python)
     if info is not None:
-        if not system_info_has_amx(info):
+        if info and not system_info_has_amx(info):
             return 0
-        _say(
-            f"the installed {_PACKAGE} runs AMX code built by a compiler that miscompiles it "
-            "(it would crash on its first real completion): rebuilding it once without AMX."
-        )
+        if info:
+            _say(
+                f"the installed {_PACKAGE} runs AMX code built by a compiler that miscompiles "
+                "it (it would crash on its first real completion): rebuilding it once without "
+                "AMX."
+            )
+        else:
+            _say(f"the installed {_PACKAGE} cannot be imported: rebuilding it without AMX.")
     key = plan.cache_key(machine, compiler_version(), flags)
     cached = sorted((wheel_cache_root() / key).glob("llama_cpp_python-*.whl"))
     if cached:

@@ -53,6 +53,8 @@ def reference_index(evidence: Iterable[Evidence], claim_ids: Iterable[str] = ())
         [document_ref(e) for e in items if e.is_document],
         claim_ids=claim_ids,
         model_written={e.id: e.provenance for e in items if not e.is_document},
+        # A memory's text may name an earlier debate's ids (A-R2-E3): never this debate's.
+        recalled={e.id: f"{e.title}\n{e.snippet}" for e in items if e.provenance == "recall"},
     )
 
 

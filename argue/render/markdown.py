@@ -199,7 +199,7 @@ def synthesis_context(
     evidence = _evidence_index(history)
     committed = history.committed_rounds()
 
-    partial_reasons = history.partial_reasons(state)
+    partial_reasons = history.partial_reasons(state, prose_missing=prose is None)
 
     concessions = [
         {"round": r.round, "concession": c, "claim": claims.get(c.claim_id)}
@@ -301,12 +301,20 @@ STRONGEST = 5
 def _strongest(
     claims: dict[str, Claim], scores: dict[str, float], references: ReferenceIndex
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """The top-scored claims; a claim carrying an unverified reference cannot be one of them."""
+    """The top-scored claims with a quote found in a retrieved document. A claim carrying an
+    unverified reference, or whose quotes were not found, cannot be one of them: those that
+    would have been are listed apart, with why."""
     strongest: list[dict[str, Any]] = []
     excluded: list[dict[str, Any]] = []
     for cid, score in sorted(scores.items(), key=lambda kv: (-kv[1], kv[0])):
         claim = claims.get(cid)
         if claim is None:
+            continue
+        if claim.refusal:
+            continue  # the model declined: not an argument
+        if not claim.quoted_evidence_ids:
+            if claim.verified_evidence_ids and len(strongest) < STRONGEST:
+                excluded.append({"claim": claim, "score": score, "references": []})
             continue
         unverified = list(
             dict.fromkeys(
@@ -331,14 +339,17 @@ def _cited_sources(
     model-written items (colleague answers, memories, taxonomy labels) grouped by provenance."""
     rows: dict[tuple[str, str, str | None], dict[str, Any]] = {}
     for claim in history.all_claims():
-        for eid in [*claim.verified_evidence_ids, *claim.model_written_evidence_ids]:
+        for eid in [*claim.quoted_evidence_ids, *claim.model_written_evidence_ids]:
             item = evidence.get(eid)
             if item is None:
                 continue
             key = (item.provenance, item.url or item.title.lower(), item.locator)
-            row = rows.setdefault(key, {"item": item, "ids": []})
+            row = rows.setdefault(key, {"item": item, "ids": [], "quotes": []})
             if eid not in row["ids"]:
                 row["ids"].append(eid)
+            for citation in claim.quoted_citations:
+                if citation.evidence_id == eid and citation.located not in row["quotes"]:
+                    row["quotes"].append(citation.located)
     documents = [r for r in rows.values() if r["item"].is_document]
     model_written: dict[str, list[dict[str, Any]]] = {}
     for row in rows.values():

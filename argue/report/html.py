@@ -104,7 +104,7 @@ def report_context(
     argument_map = build_map(history, references, scores, lang)
     citing: dict[str, list[str]] = {}
     for claim in history.all_claims():
-        for evidence_id in [*claim.verified_evidence_ids, *claim.model_written_evidence_ids]:
+        for evidence_id in [*claim.quoted_evidence_ids, *claim.model_written_evidence_ids]:
             citing.setdefault(evidence_id, []).append(claim.id)
     for rows in [ctx["sources"], *ctx["model_written"].values()]:
         for row in rows:

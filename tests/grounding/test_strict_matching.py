@@ -313,11 +313,6 @@ def test_a_recalled_item_cannot_be_a_document() -> None:
         ReferenceIndex([THIS_DEBATES], recalled={"A-R2-E3": "text"})
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="argue.grounding.debate.reference_index does not pass recalled= yet (see issue 20 "
-    "report): the index can only report a memory's ids once it is given the recalled texts",
-)
 def test_reference_index_of_a_debate_reports_ids_written_in_its_recalls() -> None:
     def item(evidence_id: str, snippet: str, skill: str, provenance: str) -> Evidence:
         return Evidence.model_validate(
