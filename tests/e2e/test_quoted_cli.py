@@ -10,6 +10,7 @@ quote (the ``if not claim.quoted_evidence_ids`` branch removed), the ranking tes
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -51,6 +52,40 @@ def quoted_debate(tmp_path_factory: pytest.TempPathFactory) -> Iterator[QuotedDe
         yield QuotedDebate(cli, debate_id, cli.debate_dir(debate_id))
     finally:
         fake.stop()
+
+
+@dataclass
+class JunkPlanScript(ResearchingScript):
+    """Writes colleague names and nonsense where a plan names its research sources."""
+
+    def _retarget(self, plan: dict, letter: str, prompt: str) -> None:  # type: ignore[override]
+        super()._retarget(plan, letter, prompt)
+        plan["dogpile_sources"] = ["horus", "prachi_prachi_prachi"]
+
+
+def test_the_spec_command_with_junk_plan_sources_searches_every_round(tmp_path: Path):
+    fake = FakeLLM(JunkPlanScript(names={})).start()
+    try:
+        cli = Cli(tmp_path, env_overrides=openai_env(fake.url))
+        cli.add_library_note()
+        result = cli.run(
+            "argue", QUESTION, "--persona-a", "embry", "--persona-b", "horus",
+            "--rounds", "2", "--sources", "library", "--json",
+        )  # fmt: skip
+    finally:
+        fake.stop()
+    assert result.returncode == 0, result.describe()
+    folder = cli.debate_dir(result.last_json()["id"])
+    rounds = sorted((folder / "scoring").glob("round_[0-9][0-9][0-9].json"))
+    assert len(rounds) == 2  # both rounds ran (the fake never says synthesis-ready)
+    for letter in ("a", "b"):
+        for path in rounds:
+            research = (folder / f"persona_{letter}/research" / path.name).read_text()
+            dogpile = json.loads(research)["calls"][0]
+            assert dogpile["skill"] == "dogpile" and dogpile["status"] == "ok", dogpile
+            assert "ran on every allowed source instead" in dogpile["note"]
+    sources = _section((folder / "synthesis.md").read_text(encoding="utf-8"), "Sources")
+    assert re.search(r"^- \[library\] ", sources, re.M), sources
 
 
 def _section(text: str, heading: str) -> str:

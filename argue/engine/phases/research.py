@@ -36,6 +36,10 @@ from argue.engine.toolkit import BUILTIN_SKILLS, ResearchRequest, ResearchToolki
 from argue.llm.base import ChatModel
 from argue.skills.base import SkillResult
 
+MAX_SNIPPET_CHARS = 4000
+"""What a research record keeps of an item's text (quotes are located in it, so it is the text
+the persona was shown or more; sources already cut their snippets well below this)."""
+
 NO_PLAN = "(no plan: model call failed)"
 """The ``why`` of a research record whose plan call failed (no call ran)."""
 
@@ -173,7 +177,7 @@ async def run_research(
                 title=item.title,
                 url=item.url,
                 locator=item.locator,
-                snippet=item.snippet,
+                snippet=item.snippet[:MAX_SNIPPET_CHARS],
                 source=item.source,
                 origin_id=item.id,
                 provenance=item.provenance,
