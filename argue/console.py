@@ -24,10 +24,32 @@ def terminal_safe(text: object) -> str:
 
 class SafeConsole(Console):
     """A rich Console that strips control characters from the plain strings it is given
-    (markup and styles that code writes still work)."""
+    (markup and styles that code writes still work).
+
+    Plain strings are soft-wrapped: written whole, one line per line, so that piped output is
+    byte-faithful and a terminal wraps what is too long. A rendered block (Markdown, a table)
+    lays its own lines out, so soft wrapping would crop it at the window's edge: in a terminal
+    it is wrapped at the window's width instead, and a table's cells fold rather than cut a
+    word that does not fit (``_never_crop``). Piped, blocks print as they always have."""
 
     def print(self, *objects: Any, **kwargs: Any) -> None:
+        blocks = [o for o in objects if not isinstance(o, str)]
+        if blocks and self.is_terminal and "soft_wrap" not in kwargs:
+            kwargs["soft_wrap"] = False
+            for block in blocks:
+                _never_crop(block)
         super().print(*(terminal_safe(o) if isinstance(o, str) else o for o in objects), **kwargs)
+
+
+def _never_crop(block: object) -> None:
+    """A table's columns wrap and fold, never end a cell with "…" nor cut it (rich shrinks the
+    widest columns first, so short cells stay on one line when there is room)."""
+    from rich.table import Table
+
+    if isinstance(block, Table):
+        for column in block.columns:
+            column.no_wrap = False
+            column.overflow = "fold"
 
 
 stdout_console = SafeConsole(highlight=False, soft_wrap=True)

@@ -200,12 +200,14 @@ def status_command(
     if not items:
         stdout_console.print(f"No debates in {root}", markup=False)
         return
-    stdout_console.print(status_table(items, stdout_console.width), markup=False, emoji=False)
+    table = status_table(items, stdout_console.width, wrap=stdout_console.is_terminal)
+    stdout_console.print(table, markup=False, emoji=False)
 
 
-def status_table(rows: list[dict[str, Any]], width: int) -> str:
+def status_table(rows: list[dict[str, Any]], width: int, *, wrap: bool = False) -> str:
     """Id, status, round and termination always whole; mode and personas only when there is
-    room; the question takes what is left and is what gets cut.
+    room; the question takes what is left: in a terminal (``wrap``) it wraps onto lines of its
+    own column, piped it is cut to one line (one debate a line, for grep and scripts).
 
     Plain lines, not a rich Table: a thousand debates render in milliseconds (a Table took
     0.4 s). Every cell comes from a debate's files, so control characters go before widths
@@ -243,10 +245,34 @@ def status_table(rows: list[dict[str, Any]], width: int) -> str:
     lines = [line(headers[:keep], "question"), "─" * (used + question_width)]
     for row, values in zip(rows, cells, strict=True):
         question = _cell(row["question"])
+        if wrap:
+            first, *rest = _wrap_cell(question, question_width)
+            lines.append(line(values[:keep], first))
+            lines.extend(" " * used + more for more in rest)
+            continue
         if cell_len(question) > question_width:
             question = set_cell_size(question, question_width - 1).rstrip() + "…"
         lines.append(line(values[:keep], question))
     return "\n".join(lines)
+
+
+def _wrap_cell(text: str, width: int) -> list[str]:
+    """``text`` in lines of at most ``width`` cells, broken between words (a word wider than
+    the column is folded); never an empty list."""
+    from rich.cells import cell_len, chop_cells
+
+    lines: list[str] = []
+    current = ""
+    for word in text.split():
+        pieces = chop_cells(word, width) if cell_len(word) > width else [word]
+        for piece in pieces:
+            joined = f"{current} {piece}" if current else piece
+            if cell_len(joined) <= width:
+                current = joined
+            else:
+                lines.append(current)
+                current = piece
+    return [*lines, current] if current or not lines else lines
 
 
 def _cell(value: object) -> str:

@@ -40,6 +40,8 @@ __all__ = ["announce_models", "dry_run", "recorded", "seat_models", "start_detac
 RUN_LOG = "run.log"
 # How long --detach waits for the background run to take the debate's lock before it returns.
 STARTUP_DEADLINE_S = 60.0
+# In ARGUE_HOME: the single-model warning was shown once (--dry-run still lists it).
+SHARED_MODEL_SEEN = "shared_model_warning_shown"
 
 
 def seat_models(
@@ -63,13 +65,31 @@ def announce_models(choices: Sequence[SeatChoice], debate: ChatModel) -> None:
     """One line on stderr: the personas' own models, or the warning that all share one."""
     warning = shared_model_warning(choices)
     if warning:
-        _report(warning)
+        if _first_time(SHARED_MODEL_SEEN):
+            _report(warning)
     elif any((c.provider, c.model) != (debate.provider, debate.model) for c in choices):
         _report(
             "Persona models: "
             + ", ".join(f"{c.persona.display_name} {c.label()}" for c in choices)
             + f"  ·  framing, judge, synthesis: {debate.provider}/{debate.model}"
         )
+
+
+def _first_time(marker: str) -> bool:
+    """True the first time in this ``ARGUE_HOME`` (a small file remembers it): a warning about
+    the usual set-up is said once, not on every run. A home that cannot be written says it
+    every time."""
+    from argue.paths import ArgueHomeError, argue_home
+    from argue.store._atomic import write_text_atomic
+
+    try:
+        path = argue_home() / marker
+        if path.exists():
+            return False
+        write_text_atomic(path, "shown once; delete this file to see it again\n")
+    except (ArgueHomeError, OSError):
+        pass
+    return True
 
 
 # ------------------------------------------------------------------ --dry-run
@@ -264,7 +284,7 @@ def start_detached(store: DebateStore, json_output: bool) -> NoReturn:
     run, debate_id = command_name(), store.debate_id
     _report(
         f"Running in the background (pid {process.pid}); log: {log_path}\n"
-        f"Follow it with: {run} status {debate_id} · {run} interject {debate_id} NOTE · "
+        f"Follow it with: {run} watch {debate_id} · {run} interject {debate_id} NOTE · "
         f"{run} stop {debate_id} · {run} transcript {debate_id}"
     )
     raise typer.Exit(0)

@@ -108,6 +108,7 @@ def test_a_detached_debate_runs_to_its_synthesis(cli: Cli, fake: FakeLLM, backgr
     assert "Running in the background (pid" in started.stderr
     background.append(int(started.stderr.split("(pid ", 1)[1].split(")")[0]))
     assert "run.log" in started.stderr
+    assert f"watch {debate_id} · " in started.stderr.split("Follow it with:", 1)[1]
 
     done = _wait_for_status(cli, debate_id, "completed")
     assert done["round"] == 2 and done["termination"]

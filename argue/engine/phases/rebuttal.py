@@ -19,7 +19,7 @@ from argue.engine.phases._common import (
     records_phase_failure,
 )
 from argue.engine.phases.argument import argument_evidence
-from argue.engine.schemas import RebuttalDraft
+from argue.engine.schemas import ConcessionDraft, RebuttalDraft
 from argue.llm.base import ChatModel, Message
 
 
@@ -119,7 +119,7 @@ async def make_rebuttal(
             valid_target=c.target_claim_id in owners,
             target_note=target_note(c.target_claim_id, known, letter, names),
         )
-        for c in draft.concessions
+        for c in _first_per_target(draft.concessions)
     ]
     record = RebuttalRecord(
         persona=letter,
@@ -131,6 +131,18 @@ async def make_rebuttal(
         reasked_for_concession=reasked,
     )
     return PhaseOutcome(record, reask_failures)
+
+
+def _first_per_target(concessions: list[ConcessionDraft]) -> list[ConcessionDraft]:
+    """One concession per claim: a persona that concedes the same claim several times in a
+    round (``conceded B1.c1, B1.c1, B1.c1``) has conceded it once, in its first words."""
+    seen: set[str] = set()
+    kept = []
+    for concession in concessions:
+        if concession.target_claim_id not in seen:
+            seen.add(concession.target_claim_id)
+            kept.append(concession)
+    return kept
 
 
 def target_note(claim_id: str, known: dict[str, Claim], letter: str, names: dict[str, str]) -> str:
