@@ -106,6 +106,13 @@ class Usage(BaseModel):
         description="calls whose cost is unknown (no price for the model, or an answer without "
         "token counts); cost_usd then is a lower bound",
     )
+    possibly_billed_calls: int = Field(
+        default=0,
+        exclude_if=lambda v: not v,
+        description="requests sent whose answer never arrived (timed out): the provider may "
+        "still have computed and billed them, at a cost nobody can read; cost_usd then is a "
+        "lower bound. Such a row has no tokens.",
+    )
     purpose: str | None = Field(default=None, description="e.g. 'A/R2/argument'")
     repairs: list[str] = Field(
         default_factory=list,
@@ -128,6 +135,7 @@ class Usage(BaseModel):
             cost_usd=self.cost_usd + other.cost_usd,
             calls=self.calls + other.calls,
             unpriced_calls=self.unpriced_calls + other.unpriced_calls,
+            possibly_billed_calls=self.possibly_billed_calls + other.possibly_billed_calls,
         )
 
 
@@ -197,11 +205,14 @@ class DebateConfig(BaseModel):
         )
 
 
-FailureCause = Literal["rejected", "unavailable", "crashed", "cut_off", "invalid_output"]
+FailureCause = Literal[
+    "rejected", "unavailable", "crashed", "cut_off", "invalid_output", "refused_by_model"
+]
 """Why a model call failed: the server refused the request (never retried), the server did not
 answer, the server process died (a connection dropped mid-answer, then nothing listened: its log
-or ``dmesg`` says why), the answer was cut off by a limit, or the answer did not match what was
-asked."""
+or ``dmesg`` says why), the answer was cut off by a limit, the answer did not match what was
+asked, or the model declined to answer (the provider's refusal field or stop reason, or a
+refusal in prose in place of the JSON asked for; the reason quotes its first words)."""
 
 
 class Failure(BaseModel):

@@ -309,18 +309,21 @@ def _completeness(store: DebateStore, state: DebateState) -> dict[str, Any]:
 
 def _usage_summary(store: DebateStore) -> dict[str, Any]:
     """Calls, tokens and cost for --json outputs. ``cost_usd`` is null unless every call has a
-    known price; ``cost_usd_at_least`` is the priced part; ``cost`` says it in words."""
+    known price and no request timed out (``possibly_billed_calls``: sent, never answered, maybe
+    billed); ``cost_usd_at_least`` is the priced part; ``cost`` says it in words."""
     from argue.llm import UsageLedger
     from argue.llm.pricing import describe_cost, total_tokens
 
     ledger = UsageLedger(store.load_usage())
     total = ledger.total()
+    exact = total.unpriced_calls == 0 and total.possibly_billed_calls == 0
     return {
         "calls": total.calls,
         "tokens": total_tokens(total),
-        "cost_usd": round(total.cost_usd, 6) if total.unpriced_calls == 0 else None,
+        "cost_usd": round(total.cost_usd, 6) if exact else None,
         "cost_usd_at_least": round(total.cost_usd, 6),
         "unpriced_calls": total.unpriced_calls,
+        "possibly_billed_calls": total.possibly_billed_calls,
         "cost": describe_cost(total),
         "models": {name: usage.calls for name, usage in ledger.by_model().items()},
     }

@@ -64,6 +64,11 @@ class MeteredModel:
         self._tell_notes()
         return result
 
+    def record_usage(self, answers: list[Usage]) -> None:
+        """Record answers billed outside ``complete``: a skill's own model-backed service
+        (Perplexity's answer engine, ``SkillResult.usage``)."""
+        self._count(answers, None)
+
     def _tell_notes(self) -> None:
         notes = getattr(self.inner, "dialect_notes", None)
         if not isinstance(notes, list) or self._notify is None:

@@ -102,7 +102,13 @@ class SkillToolkit:
         started = time.monotonic()
         skill = self.skills.get(call.skill)
         if skill is not None:
-            return await skill.run(request, self.context(request.letter))
+            result = await skill.run(request, self.context(request.letter))
+            if result.usage:
+                # A model-backed service the skill paid for (Perplexity): in the usage ledger.
+                record = getattr(self.model, "record_usage", None)
+                if callable(record):
+                    record(result.usage)
+            return result
         if call.skill in self.problems:
             note = f"{call.skill} is not available: {self.problems[call.skill]}"
         else:

@@ -36,6 +36,7 @@ from argue.llm._retry import (
     call_with_retries,
     error_detail,
     one_line,
+    sent_before_timeout,
     status_failure,
 )
 from argue.llm._secrets import masked_error
@@ -246,19 +247,27 @@ class SDKAdapter(Adapter, Generic[ConnectionT, ClientT, ResponseT]):
             self._client_loop = loop
         return self._client
 
-    async def _call(self, request: dict[str, Any]) -> tuple[ResponseT, float]:
-        """``request`` sent with retries inside a provider slot: the response, its latency (s).
+    async def _call(self, request: dict[str, Any]) -> tuple[ResponseT, float, list[Usage]]:
+        """``request`` sent with retries inside a provider slot: the response, its latency (s),
+        and one Usage per earlier attempt that timed out after it was sent (``unanswered``: no
+        tokens, ``possibly_billed_calls`` 1, since the provider may have computed and billed
+        it). A caller puts those before its answer's Usage (``with_unanswered``); when the call
+        fails they are billed to the error.
 
         Each attempt carries its own ``timeout`` (the policy's, cut to the call's budget left)."""
         client = self._client_for_running_loop()
         unreadable: list[TransportFailure] = []
         last: list[TransportFailure] = []
+        unanswered: list[Usage] = []
 
         async def attempt(timeout_s: float) -> ResponseT:
+            sent_at = self._clock()
             try:
                 return await self._attempt(client, {**request, "timeout": timeout_s})
             except TransportFailure as failure:
                 last[:] = [failure]
+                if failure.kind == "timeout" and failure.possibly_billed:
+                    unanswered.append(self._unanswered(self._clock() - sent_at))
                 if failure.kind == "unreadable":  # a 2xx came back: the server answered
                     unreadable.append(failure)
                 if failure.kind == "dropped" and await refuses_connections(
@@ -317,11 +326,23 @@ class SDKAdapter(Adapter, Generic[ConnectionT, ClientT, ResponseT]):
                         calls=len(unreadable),
                     )
                     bill(error, [self._prices.price(answer, tokens_known=False)])
+                if unanswered:
+                    bill(error, unanswered)  # sent, never answered: possibly billed
                 if error.cause == "crashed":
                     raise error from None
                 raise
             self._server_died = False  # it answers again (restarted)
-            return response, self._clock() - started
+            return response, self._clock() - started, unanswered
+
+    def _unanswered(self, waited_s: float) -> Usage:
+        """A request sent whose answer never came (timed out): maybe computed and billed, at a
+        cost nobody can read. Not "unpriced" (its price is known, its tokens are not)."""
+        return Usage(
+            provider=self.provider,
+            model=self.model,
+            latency_s=waited_s,
+            possibly_billed_calls=1,
+        )
 
     @abc.abstractmethod
     async def _attempt(self, client: ClientT, request: dict[str, Any]) -> ResponseT:
@@ -335,8 +356,12 @@ class SDKAdapter(Adapter, Generic[ConnectionT, ClientT, ResponseT]):
             yield
         except sdk.APIStatusError as error:
             raise status_failure(error.status_code, error.response.headers, error.body) from None
-        except sdk.APITimeoutError:
-            raise TransportFailure("timeout", detail=f"no answer within {timeout_s:g} s") from None
+        except sdk.APITimeoutError as error:
+            raise TransportFailure(
+                "timeout",
+                detail=f"no answer within {timeout_s:g} s",
+                possibly_billed=sent_before_timeout(error),
+            ) from None
         except sdk.APIConnectionError as error:
             if _dropped_mid_request(error):
                 raise TransportFailure(
@@ -351,6 +376,18 @@ class SDKAdapter(Adapter, Generic[ConnectionT, ClientT, ResponseT]):
             raise TransportFailure(
                 "unreadable", detail=f"HTTP 200, body is not valid JSON ({error.msg})"
             ) from None
+
+
+def with_unanswered(reply: RawReply, unanswered: list[Usage]) -> RawReply:
+    """``reply`` with the timed-out attempts before it (``SDKAdapter._call``) as answers of its
+    own: possibly billed, so counted."""
+    if not unanswered:
+        return reply
+    answers = [*unanswered, *reply.answers]
+    total = answers[0]
+    for answer in answers[1:]:
+        total = total + answer
+    return replace(reply, usage=total, answers=answers)
 
 
 def carries_schema(request: dict[str, Any]) -> bool:

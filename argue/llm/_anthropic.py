@@ -25,17 +25,25 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import BaseModel
 
 from argue.domain import Usage
-from argue.llm._adapter import CallSettings, SDKAdapter, alternating_turns, unreadable_body
+from argue.llm._adapter import (
+    CallSettings,
+    SDKAdapter,
+    alternating_turns,
+    unreadable_body,
+    with_unanswered,
+)
 from argue.llm._providers import AnthropicProvider
 from argue.llm._retry import RetryPolicy, Sleep
+from argue.llm._secrets import masked_error
 from argue.llm._structured import (
     RawReply,
     output_schema,
     schema_instruction,
     tool_name_for,
 )
-from argue.llm.base import Message, ModelRequestError
+from argue.llm.base import Message, ModelRefusalError, ModelRequestError, bill
 from argue.llm.pricing import PriceTable
+from argue.text.refusal import first_words
 
 if TYPE_CHECKING:
     from anthropic import AsyncAnthropic
@@ -150,7 +158,7 @@ class AnthropicModel(SDKAdapter[AnthropicProvider, "AsyncAnthropic", "AnthropicM
     ) -> RawReply:
         output = call.output
         request = self._build_request(messages, output, mode, call.max_tokens, call.temperature)
-        response, latency_s = await self._call(request)
+        response, latency_s, unanswered = await self._call(request)
         reported = response.usage  # absent from some gateways' replies: count zeros
         usage = Usage(
             provider=self.provider,
@@ -163,11 +171,20 @@ class AnthropicModel(SDKAdapter[AnthropicProvider, "AsyncAnthropic", "AnthropicM
         )
         usage = self._prices.price(usage, tokens_known=reported is not None)
         tool_name = tool_name_for(output) if output is not None and mode == "tool" else None
-        return RawReply(
-            text=_reply_text(response, tool_name),
-            usage=usage,
-            truncated=response.stop_reason == "max_tokens",
-        )
+        text = _reply_text(response, tool_name)
+        if response.stop_reason == "refusal":
+            # The API's own word that the model declined (its safety classifiers stopped it).
+            said = f": “{first_words(text)}”" if text.strip() else " (no text came back)"
+            error = masked_error(
+                ModelRefusalError,
+                self.provider,
+                f"the model refused (stop_reason refusal){said}",
+                secrets=self._secrets(),
+            )
+            bill(error, [*unanswered, usage])  # a refusal is an answer: it was billed
+            raise error
+        reply = RawReply(text=text, usage=usage, truncated=response.stop_reason == "max_tokens")
+        return with_unanswered(reply, unanswered)
 
     async def _attempt(self, client: AsyncAnthropic, request: dict[str, Any]) -> AnthropicMessage:
         import anthropic

@@ -16,9 +16,16 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from argue.domain import Usage
-from argue.llm._adapter import CallSettings, SDKAdapter
+from argue.llm._adapter import CallSettings, SDKAdapter, with_unanswered
 from argue.llm._dialects import compact_schema
-from argue.llm._retry import RetryPolicy, Sleep, TransportFailure, one_line, status_failure
+from argue.llm._retry import (
+    RetryPolicy,
+    Sleep,
+    TransportFailure,
+    one_line,
+    sent_before_timeout,
+    status_failure,
+)
 from argue.llm._structured import ContextCut, RawReply, schema_instruction
 from argue.llm.base import Message, ModelRequestError
 from argue.llm.pricing import PriceTable
@@ -110,7 +117,7 @@ class OllamaNativeModel(SDKAdapter[OllamaNativeProvider, _HttpClient, dict]):
         return request
 
     async def _reply(self, request: dict[str, Any], max_tokens: int) -> RawReply:
-        body, latency_s = await self._call(request)
+        body, latency_s, unanswered = await self._call(request)
         message = body.get("message")
         text = message.get("content") if isinstance(message, dict) else None
         prompt_tokens = body.get("prompt_eval_count")
@@ -132,12 +139,13 @@ class OllamaNativeModel(SDKAdapter[OllamaNativeProvider, _HttpClient, dict]):
             context_cut = ContextCut(
                 prompt_tokens=prompt_tokens, output_tokens=output_tokens, output_limit=max_tokens
             )
-        return RawReply(
+        reply = RawReply(
             text=text if isinstance(text, str) else "",
             usage=usage,
             truncated=truncated,
             context_cut=context_cut,
         )
+        return with_unanswered(reply, unanswered)
 
     async def _attempt(self, client: _HttpClient, request: dict[str, Any]) -> dict:
         import httpx
@@ -145,8 +153,12 @@ class OllamaNativeModel(SDKAdapter[OllamaNativeProvider, _HttpClient, dict]):
         timeout = request.pop("timeout")
         try:
             response = await client.http.post("/api/chat", json=request, timeout=timeout)
-        except httpx.TimeoutException:
-            raise TransportFailure("timeout", detail=f"no answer within {timeout:g} s") from None
+        except httpx.TimeoutException as error:
+            raise TransportFailure(
+                "timeout",
+                detail=f"no answer within {timeout:g} s",
+                possibly_billed=sent_before_timeout(error),
+            ) from None
         except httpx.RemoteProtocolError:
             raise TransportFailure(
                 "dropped", detail="the server closed the connection without answering"

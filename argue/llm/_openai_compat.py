@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel
 
 from argue.domain import Usage
-from argue.llm._adapter import CallSettings, SDKAdapter, unreadable_body
+from argue.llm._adapter import CallSettings, SDKAdapter, unreadable_body, with_unanswered
 from argue.llm._dialects import (
     DIALECT_WORDS,
     Dialect,
@@ -43,11 +43,13 @@ from argue.llm._structured import ContextCut, RawReply, schema_instruction, tool
 from argue.llm.base import (
     Message,
     ModelOutputError,
+    ModelRefusalError,
     ModelRequestError,
     ModelServerDiedError,
     bill,
 )
 from argue.llm.pricing import PriceTable
+from argue.text.refusal import first_words
 
 if TYPE_CHECKING:
     from openai import AsyncOpenAI
@@ -259,13 +261,13 @@ class OpenAICompatModel(SDKAdapter[OpenAICompatProvider, "AsyncOpenAI", "ChatCom
         return request
 
     async def _send_request(self, request: dict[str, Any], max_tokens: int) -> RawReply:
-        response, latency_s = await self._call(request)
+        response, latency_s, unanswered = await self._call(request)
         choice = response.choices[0]
         usage = self._usage(response, latency_s)
         try:
             text = self._reply_text(response)
         except ModelOutputError as error:
-            bill(error, [usage])  # a refusal is an answer: it was billed
+            bill(error, [*unanswered, usage])  # a refusal is an answer: it was billed
             raise
         truncated = choice.finish_reason == "length"
         context_cut = None
@@ -276,7 +278,8 @@ class OpenAICompatModel(SDKAdapter[OpenAICompatProvider, "AsyncOpenAI", "ChatCom
                 output_tokens=usage.output_tokens,
                 output_limit=max_tokens,
             )
-        return RawReply(text=text, usage=usage, truncated=truncated, context_cut=context_cut)
+        reply = RawReply(text=text, usage=usage, truncated=truncated, context_cut=context_cut)
+        return with_unanswered(reply, unanswered)
 
     async def _attempt(self, client: AsyncOpenAI, request: dict[str, Any]) -> ChatCompletion:
         import openai
@@ -295,11 +298,12 @@ class OpenAICompatModel(SDKAdapter[OpenAICompatProvider, "AsyncOpenAI", "ChatCom
 
     def _reply_text(self, response: ChatCompletion) -> str:
         message = response.choices[0].message
-        if message.content is None and getattr(message, "refusal", None):
+        refusal = getattr(message, "refusal", None)
+        if not message.content and isinstance(refusal, str) and refusal.strip():
             raise masked_error(
-                ModelOutputError,
+                ModelRefusalError,
                 self.provider,
-                f"the model refused: {message.refusal}",
+                f"the model refused (its refusal field): “{first_words(refusal)}”",
                 secrets=[self._connection.api_key],
             )
         return message.content or ""

@@ -114,9 +114,12 @@ class TransportFailure(Exception):
         retry_after_s: float | None = None,
         quota_exhausted: bool = False,
         deterministic: bool = False,
+        possibly_billed: bool = False,
     ) -> None:
         super().__init__(detail)
         self.kind = kind
+        # A timeout after the request was sent: the server may have computed it, and billed it.
+        self.possibly_billed = possibly_billed
         self.status = status
         self.detail = detail
         self.retry_after_s = retry_after_s
@@ -142,6 +145,24 @@ class TransportFailure(Exception):
         if self.kind == "status":
             return f"HTTP {self.status}: {self.detail}" if self.detail else f"HTTP {self.status}"
         return self.detail
+
+
+def sent_before_timeout(error: BaseException) -> bool:
+    """Whether a timeout came while waiting for the answer to a request already sent (httpx's
+    ReadTimeout), so that the server may have computed, and billed, it. A timeout connecting,
+    waiting for a pooled connection or still writing the request (ConnectTimeout, PoolTimeout,
+    WriteTimeout) was not; a timeout that cannot be told apart counts as sent."""
+    seen: BaseException | None = error
+    for _ in range(6):
+        if seen is None:
+            break
+        name = type(seen).__name__
+        if name in ("ConnectTimeout", "PoolTimeout", "WriteTimeout"):
+            return False
+        if name == "ReadTimeout":
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return True
 
 
 def one_line(text: str, limit: int = DETAIL_LIMIT) -> str:

@@ -3,6 +3,10 @@
 An adapter supplies ``send(messages) -> RawReply`` (one model call, already retried at the HTTP
 level); ``complete_structured`` validates the reply into the requested pydantic model, re-asks
 once with the validation error when it does not fit, and raises ``ModelOutputError`` after that.
+A reply that is a refusal in prose in place of the JSON ("I'm sorry, but I can't help with
+that.", ``argue.text.refusal``) is not re-asked: it raises ``ModelRefusalError`` (cause
+``refused_by_model``) quoting its first words, its answer billed like any other. Asking again
+would bill a second refusal and report it as "invalid JSON".
 """
 
 from __future__ import annotations
@@ -17,11 +21,22 @@ from pydantic import BaseModel, ValidationError
 
 from argue.domain import Usage
 from argue.llm._secrets import masked_error
-from argue.llm.base import ChatResult, Message, ModelError, ModelOutputError, bill
+from argue.llm.base import (
+    ChatResult,
+    Message,
+    ModelError,
+    ModelOutputError,
+    ModelRefusalError,
+    bill,
+)
+from argue.text.refusal import first_words, is_refusal
 
 T = TypeVar("T", bound=BaseModel)
 
 ERROR_LIMIT = 1200
+# Prose in place of JSON is a refusal when it opens with a refusal formula and is at most this
+# long (longer than a claim may be: a model that declines often explains itself).
+PROSE_REFUSAL_CHARS = 1500
 _FENCE = re.compile(r"^```[a-zA-Z0-9_-]*\s*\n?(.*?)\n?```$", re.DOTALL)
 
 
@@ -188,6 +203,34 @@ def reask_messages(
     ]
 
 
+def refuses_in_prose(text: str) -> bool:
+    """Whether a reply that did not parse is a refusal in prose: no JSON object in it, and it
+    opens with a refusal formula (``argue.text.refusal.is_refusal``, English or French)."""
+    return "{" not in text and is_refusal(text, max_chars=PROSE_REFUSAL_CHARS)
+
+
+def refusal_error(
+    text: str,
+    output: type[BaseModel],
+    answers: list[Usage],
+    *,
+    provider: str,
+    purpose: str | None,
+    secrets: Iterable[str | None],
+) -> ModelRefusalError:
+    """The error for a refusal in prose, quoting its first words, with its answers billed."""
+    failure = masked_error(
+        ModelRefusalError,
+        provider,
+        f"the model refused, in prose in place of the {output.__name__} JSON asked for (not "
+        f"asked again): “{first_words(text)}”",
+        secrets=secrets,
+    )
+    bill(failure, answers, purpose)
+    failure.raw_text = text  # type: ignore[attr-defined]
+    return failure
+
+
 def with_purpose(usage: Usage, purpose: str | None) -> Usage:
     return usage.model_copy(update={"purpose": purpose})
 
@@ -233,6 +276,15 @@ async def complete_structured(
     try:
         value = parse_output(first.text, output, repairs)
     except ValidationError as error:
+        if refuses_in_prose(first.text):
+            raise refusal_error(
+                first.text,
+                output,
+                first_answers,
+                provider=provider,
+                purpose=purpose,
+                secrets=secrets,
+            ) from None
         first_error = describe_validation_error(error)
     else:
         return ChatResult[output](
@@ -253,6 +305,10 @@ async def complete_structured(
     try:
         value = parse_output(second.text, output, repairs)
     except ValidationError as error:
+        if refuses_in_prose(second.text):
+            raise refusal_error(
+                second.text, output, answers, provider=provider, purpose=purpose, secrets=secrets
+            ) from None
         failure = masked_error(
             ModelOutputError,
             provider,

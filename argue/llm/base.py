@@ -123,6 +123,14 @@ class ModelOutputError(ModelError):
     cause: FailureCause | None = "invalid_output"
 
 
+class ModelRefusalError(ModelOutputError):
+    """The model declined to answer: the provider said so (OpenAI's ``message.refusal``,
+    Anthropic's ``stop_reason`` "refusal"), or the reply was a refusal in prose in place of the
+    JSON asked for. The message quotes its first words; the answer was billed. Not re-asked."""
+
+    cause: FailureCause | None = "refused_by_model"
+
+
 class ProviderNotConfigured(Exception):
     """No usable provider: the message lists the ways to configure one (CLI exits 2)."""
 

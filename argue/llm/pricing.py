@@ -1,6 +1,7 @@
 """What a call costs: USD per million tokens, per provider and model.
 
-The table covers a handful of current Anthropic and OpenAI models; in-process llama.cpp
+The table covers a handful of current Anthropic and OpenAI models and Perplexity's Sonar (the
+research source, priced per token and per request); in-process llama.cpp
 (provider ``local``) bills nothing. A ``[prices]`` table in config.toml and then ``ARGUE_PRICES``
 (a JSON file shaped like ``DEFAULT_PRICES``: provider -> model -> USD per million tokens) add or
 override entries. A model in none of these is looked up in the maintained price library
@@ -32,16 +33,30 @@ PER_MILLION = 1_000_000
 
 
 class ModelPrice(BaseModel):
-    """USD per million tokens."""
+    """USD per million tokens, plus ``request``: USD per request (answer engines such as
+    Perplexity's Sonar charge a fee per request on top of the tokens)."""
 
     input: float = Field(ge=0)
     output: float = Field(ge=0)
     cache_read: float = Field(default=0.0, ge=0)
     cache_write: float = Field(default=0.0, ge=0)
+    request: float = Field(default=0.0, ge=0)
 
 
-def _price(input: float, output: float, cache_read: float, cache_write: float = 0.0) -> ModelPrice:
-    return ModelPrice(input=input, output=output, cache_read=cache_read, cache_write=cache_write)
+def _price(
+    input: float,
+    output: float,
+    cache_read: float,
+    cache_write: float = 0.0,
+    request: float = 0.0,
+) -> ModelPrice:
+    return ModelPrice(
+        input=input,
+        output=output,
+        cache_read=cache_read,
+        cache_write=cache_write,
+        request=request,
+    )
 
 
 # Published list prices (standard tier, 5-minute cache writes), checked November 2026.
@@ -67,6 +82,16 @@ DEFAULT_PRICES: dict[str, dict[str, ModelPrice]] = {
         "gpt-4.1-mini": _price(0.40, 1.60, 0.10),
         "gpt-4o": _price(2.50, 10.0, 1.25),
         "gpt-4o-mini": _price(0.15, 0.60, 0.075),
+    },
+    # The research source ``perplexity`` (argue/skills/dogpile/sources/perplexity.py): Sonar's
+    # published prices, tokens plus the per-request fee at the "low" search context size (the
+    # API's default, which argue does not change). A reply that states its own cost
+    # (``usage.cost.total_cost``) is recorded at that cost instead.
+    "perplexity": {
+        "sonar": _price(1.0, 1.0, 0.0, request=0.005),
+        "sonar-pro": _price(3.0, 15.0, 0.0, request=0.006),
+        "sonar-reasoning": _price(1.0, 5.0, 0.0, request=0.005),
+        "sonar-reasoning-pro": _price(2.0, 8.0, 0.0, request=0.006),
     },
 }
 # Providers that bill nothing, whatever the model: in-process llama.cpp runs on this machine.
@@ -166,7 +191,7 @@ class PriceTable:
             + usage.output_tokens * price.output
             + usage.cache_read_tokens * price.cache_read
             + usage.cache_write_tokens * price.cache_write
-        ) / PER_MILLION
+        ) / PER_MILLION + usage.calls * price.request
 
 
 @cache
@@ -201,6 +226,7 @@ def library_price(provider: str, model: str) -> tuple[ModelPrice, str] | None:
         output=output_price,
         cache_read=usd("cache_read_mtok") or 0.0,
         cache_write=usd("cache_write_mtok") or 0.0,
+        request=(usd("requests_kcount") or 0.0) / 1000,
     )
     return price, f"{LIBRARY_DIST} {version(LIBRARY_DIST)}"
 
@@ -265,16 +291,26 @@ def missing_price_message(provider: str, model: str) -> str:
     )
 
 
-def describe_cost(usage: Usage) -> str:
-    """A cost as people should read it: "$0.0123", "at least $0.0123 (3 unpriced calls)" when
-    some calls have no known price, "unknown (12 unpriced calls)" when none has."""
-    unpriced = usage.unpriced_calls
-    if unpriced <= 0:
+def describe_cost(usage: Usage, lang: str = "en") -> str:
+    """A cost as people should read it (``lang``: "en" or "fr"): "$0.0123" when every call has
+    a known price; "at least $0.0123 (3 unpriced calls)" when some calls have none, or "(1
+    request timed out, possibly billed)" when a request's answer never arrived (the provider
+    may have computed and billed it); "unknown (…)" when no call has a known cost."""
+    from argue.records.labels import label
+
+    unpriced, possibly_billed = usage.unpriced_calls, usage.possibly_billed_calls
+    if unpriced <= 0 and possibly_billed <= 0:
         return f"${usage.cost_usd:.4f}"
-    calls = f"{unpriced} unpriced call{'s' if unpriced != 1 else ''}"
-    if unpriced >= usage.calls and usage.cost_usd == 0:
-        return f"unknown ({calls})"
-    return f"at least ${usage.cost_usd:.4f} ({calls})"
+    notes = []
+    if unpriced > 0:
+        notes.append(label(f"cost_unpriced_{'one' if unpriced == 1 else 'many'}", lang, n=unpriced))
+    if possibly_billed > 0:
+        key = f"cost_possibly_billed_{'one' if possibly_billed == 1 else 'many'}"
+        notes.append(label(key, lang, n=possibly_billed))
+    why = ", ".join(notes)
+    if unpriced + possibly_billed >= usage.calls and usage.cost_usd == 0:
+        return f"{label('cost_unknown', lang)} ({why})"
+    return f"{label('cost_at_least', lang, cost=f'${usage.cost_usd:.4f}')} ({why})"
 
 
 def total_tokens(usage: Usage) -> int:

@@ -459,7 +459,7 @@ async def _ask(
         said = one_line(said, 300)  # (the probe forced the dialect, not the setting)
         if error.cause == "cut_off" and output is None:
             status, said = "ok", "answered (cut off at the tiny output limit)"
-        elif error.cause in ("invalid_output", "cut_off"):
+        elif error.cause in ("invalid_output", "cut_off", "refused_by_model"):
             status = "invalid_output"
         elif error.cause == "crashed":
             status = "crashed"

@@ -211,6 +211,23 @@ _LABELS: dict[str, tuple[str, str]] = {
         "invalid output — the answer did not match what was asked",
         "sortie invalide — la réponse ne correspondait pas à la demande",
     ),
+    "cause_refused_by_model": (
+        "refused by the model — it declined to answer",
+        "refusé par le modèle — il a refusé de répondre",
+    ),
+    # a stated cost (argue.llm.pricing.describe_cost)
+    "cost_unknown": ("unknown", "inconnu"),
+    "cost_at_least": ("at least {cost}", "au moins {cost}"),
+    "cost_unpriced_one": ("{n} unpriced call", "{n} appel sans prix connu"),
+    "cost_unpriced_many": ("{n} unpriced calls", "{n} appels sans prix connu"),
+    "cost_possibly_billed_one": (
+        "{n} request timed out, possibly billed",
+        "{n} requête expirée, peut-être facturée",
+    ),
+    "cost_possibly_billed_many": (
+        "{n} requests timed out, possibly billed",
+        "{n} requêtes expirées, peut-être facturées",
+    ),
     # partial reasons
     "partial_status": (
         "the debate is {status}, not completed",

@@ -17,7 +17,9 @@ from jinja2 import (
     FileSystemLoader,
     PackageLoader,
     StrictUndefined,
+    pass_context,
 )
+from jinja2.runtime import Context
 
 from argue.domain import Claim, DebateState, Evidence, Usage
 from argue.grounding.index import ReferenceIndex
@@ -88,11 +90,13 @@ def _usage_total(usage: list[Usage]) -> Usage:
     return UsageLedger(usage).total()
 
 
-def _describe_cost(usage: Usage) -> str:
-    """A cost: "$0.0123", or "unknown (…)" / "at least $… (…)" when calls lack a price."""
+@pass_context
+def _describe_cost(context: Context, usage: Usage) -> str:
+    """A cost in the debate's language: "$0.0123", or "unknown (…)" / "at least $… (…)" when
+    calls lack a price or a request timed out (possibly billed)."""
     from argue.llm.pricing import describe_cost
 
-    return describe_cost(usage)
+    return describe_cost(usage, str(context.get("lang") or "en"))
 
 
 def _models_used(usage: list[Usage]) -> str:

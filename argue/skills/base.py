@@ -11,7 +11,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from argue.domain import Provenance
+from argue.domain import Provenance, Usage
 
 SkillStatus = Literal["ok", "empty", "refused", "failed"]
 
@@ -48,6 +48,13 @@ class SkillResult(BaseModel):
     note: str = Field(default="", description="Why, in plain words")
     elapsed_s: float = 0.0
     sources: list[SourceStatus] = Field(default_factory=list)
+    usage: list[Usage] = Field(
+        default_factory=list,
+        exclude_if=lambda v: not v,
+        description="One Usage per billed request the skill made to a model-backed service "
+        "(Perplexity's answer engine), a timed-out one included (possibly billed); the "
+        "debate's toolkit records each in the usage ledger",
+    )
 
     @classmethod
     def refused(cls, skill: str, query: str, note: str) -> SkillResult:

@@ -98,6 +98,7 @@ async def dogpile(
         note=note,
         elapsed_s=time.monotonic() - started,
         sources=statuses,
+        usage=[usage for name in chosen for usage in results[name].usage],
     )
 
 
@@ -148,7 +149,12 @@ async def _ask_one(
     except TimeoutError:
         waited = " (including its wait for a rate-limit turn)" if name in PACED_SOURCES else ""
         note = f"{name}: timed out after {budget:g} s{waited}"
-        return SkillResult.failed(name, query, note, elapsed_s=time.monotonic() - started)
+        failed = SkillResult.failed(name, query, note, elapsed_s=time.monotonic() - started)
+        # A model-backed source (Perplexity) may have computed, and billed, the request it sent.
+        unanswered = getattr(_BY_NAME[name].module, "unanswered_usage", None)
+        if callable(unanswered):
+            failed.usage.append(unanswered(time.monotonic() - started))
+        return failed
     except Exception as exc:  # an adapter bug must not sink the other sources: report it
         note = f"{name}: crashed ({type(exc).__name__}: {exc})"
         return SkillResult.failed(name, query, note, elapsed_s=time.monotonic() - started)

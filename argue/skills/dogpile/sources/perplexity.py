@@ -2,19 +2,29 @@
 
 The answer itself is one item; each search result (or, in older payloads, each cited URL)
 is another, so the debate can cite the underlying pages rather than the summary.
+
+Sonar is a model and bills per token and per request, so every answer it sends (and every
+request that timed out after it was sent: possibly billed) comes back in ``SkillResult.usage``
+as one Usage (provider ``perplexity``), which the debate records in usage.jsonl. Its cost is
+the one the reply states (``usage.cost.total_cost``) when it states one, else the price table's
+(``argue.llm.pricing``: tokens and the per-request fee); a reply without token counts is
+unpriced.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+import time
 from typing import Any
 
 import httpx
 
+from argue.domain import Usage
 from argue.skills.base import SkillItem, SkillResult
 from argue.skills.dogpile.sources._http import (
     TITLE_CHARS,
+    SourceError,
     clean_text,
     expect_success,
     fetch,
@@ -40,25 +50,89 @@ async def search(query: str, *, client: httpx.AsyncClient, limit: int) -> SkillR
     if not api_key:
         return SkillResult.refused(SOURCE, query, "PERPLEXITY_API_KEY not set")
 
-    async def run() -> list[SkillItem]:
-        fetched = await fetch(
-            client,
-            SOURCE,
-            "POST",
-            source_url("ARGUE_PERPLEXITY_URL", DEFAULT_URL) + "/chat/completions",
-            headers={"Authorization": f"Bearer {api_key}", "Accept": "application/json"},
-            json_body={
-                "model": MODEL,
-                "messages": [
-                    {"role": "system", "content": SYSTEM_PROMPT},
-                    {"role": "user", "content": query},
-                ],
-            },
-        )
-        expect_success(SOURCE, fetched)
-        return parse_completion(query, parse_json(SOURCE, fetched))[:limit]
+    billed: list[Usage] = []
 
-    return await guarded(SOURCE, query, run)
+    async def run() -> list[SkillItem]:
+        started = time.monotonic()
+        try:
+            fetched = await fetch(
+                client,
+                SOURCE,
+                "POST",
+                source_url("ARGUE_PERPLEXITY_URL", DEFAULT_URL) + "/chat/completions",
+                headers={"Authorization": f"Bearer {api_key}", "Accept": "application/json"},
+                json_body={
+                    "model": MODEL,
+                    "messages": [
+                        {"role": "system", "content": SYSTEM_PROMPT},
+                        {"role": "user", "content": query},
+                    ],
+                },
+            )
+        except SourceError as error:
+            if _timed_out_after_sending(error):
+                billed.append(unanswered_usage(time.monotonic() - started))
+            raise
+        expect_success(SOURCE, fetched)
+        payload = parse_json(SOURCE, fetched)
+        billed.append(answer_usage(payload, time.monotonic() - started))
+        return parse_completion(query, payload)[:limit]
+
+    result = await guarded(SOURCE, query, run)
+    return result.model_copy(update={"usage": billed}) if billed else result
+
+
+def answer_usage(payload: Any, latency_s: float) -> Usage:
+    """What one Sonar answer cost: its ``usage`` tokens, priced as the reply states
+    (``usage.cost.total_cost``) or by the price table; unpriced without token counts."""
+    from argue.llm.pricing import load_price_table
+
+    reported = payload.get("usage") if isinstance(payload, dict) else None
+    reported = reported if isinstance(reported, dict) else {}
+    model = payload.get("model") if isinstance(payload, dict) else None
+    model = model if isinstance(model, str) and 0 < len(model) <= 80 else MODEL
+    prompt, completion = (
+        _count(reported.get("prompt_tokens")),
+        _count(reported.get("completion_tokens")),
+    )
+    usage = Usage(
+        provider=SOURCE,
+        model=model,
+        input_tokens=prompt or 0,
+        output_tokens=completion or 0,
+        latency_s=latency_s,
+        purpose="dogpile/perplexity",
+    )
+    cost = reported.get("cost")
+    stated = cost.get("total_cost") if isinstance(cost, dict) else None
+    if isinstance(stated, int | float) and not isinstance(stated, bool) and 0 <= stated < 100:
+        return usage.model_copy(update={"cost_usd": float(stated), "unpriced_calls": 0})
+    known = prompt is not None and completion is not None
+    return load_price_table().price(usage, tokens_known=known)
+
+
+def unanswered_usage(waited_s: float) -> Usage:
+    """A request sent whose answer never came: possibly billed, at a cost nobody can read."""
+    return Usage(
+        provider=SOURCE,
+        model=MODEL,
+        latency_s=waited_s,
+        possibly_billed_calls=1,
+        purpose="dogpile/perplexity",
+    )
+
+
+def _timed_out_after_sending(error: SourceError) -> bool:
+    """A read timeout: the request was sent, the answer never came (connecting, waiting for a
+    pooled connection or writing the request sends nothing Sonar could bill)."""
+    return isinstance(error.__cause__, httpx.ReadTimeout)
+
+
+def _count(value: object) -> int | None:
+    """A token count from an untrusted reply, or None."""
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 10**9:
+        return value
+    return None
 
 
 def parse_completion(query: str, payload: Any) -> list[SkillItem]:
