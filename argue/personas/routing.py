@@ -2,7 +2,9 @@
 
 No model is involved, so the same question always yields the same choice and the choice can be
 unit-tested (seed 003). A persona's score is the number of its expertise keywords found in the
-question (see ``argue.personas.keywords`` for how text is tokenised).
+question, in English or French (see ``argue.personas.keywords``: case, accents, plurals and common
+endings such as ``taxer``/``taxed`` → ``taxe`` are folded). The reason names each keyword, and the
+question's own word when it matched through an ending: ``mirela matched taxe ("taxer")``.
 
 Selection rule, applied one seat at a time:
 1. higher score first;
@@ -25,7 +27,7 @@ from pydantic import BaseModel, Field
 
 from argue.domain import Persona
 from argue.personas.catalog import PersonaCatalog
-from argue.personas.keywords import match_keywords, tokenise
+from argue.personas.keywords import KeywordMatch, find_keywords
 
 DEFAULT_ORDER_HEAD: tuple[str, ...] = ("embry", "horus", "brandon")
 _TIE_RULE = (
@@ -55,7 +57,12 @@ def default_order(catalog: PersonaCatalog) -> list[Persona]:
 
 
 def expertise_matches(question: str, persona: Persona) -> list[str]:
-    return match_keywords(tokenise(question), persona.expertise)
+    return [match.keyword for match in find_keywords(question, persona.expertise)]
+
+
+def _said(found: list[KeywordMatch]) -> str:
+    """``tax, taxe ("taxer") (2)``: the matched keywords and how many."""
+    return f"{', '.join(match.label() for match in found)} ({len(found)})"
 
 
 def _dominant(persona: Persona) -> str:
@@ -71,8 +78,8 @@ def select_personas(question: str, catalog: PersonaCatalog, count: int = 2) -> P
             f"cannot select {count} personas: only {len(catalog)} known "
             f"({', '.join(catalog.names())})"
         )
-    tokens = tokenise(question)
-    matches = {persona.name: match_keywords(tokens, persona.expertise) for persona in catalog}
+    found = {persona.name: find_keywords(question, persona.expertise) for persona in catalog}
+    matches = {name: [match.keyword for match in hits] for name, hits in found.items()}
     candidates = [persona for persona in catalog if matches[persona.name]]
     chosen: list[Persona] = []
     explanations: list[str] = []
@@ -90,8 +97,7 @@ def select_personas(question: str, catalog: PersonaCatalog, count: int = 2) -> P
         if candidates and len(matches[candidates[0].name]) == len(matches[pick.name]):
             tie_broken = True
         chosen.append(pick)
-        keywords = matches[pick.name]
-        explanations.append(f"{pick.name} matched {', '.join(keywords)} ({len(keywords)})")
+        explanations.append(f"{pick.name} matched {_said(found[pick.name])}")
 
     via_colleagues = _colleague_fill(chosen, catalog, count - len(chosen))
     seated = chosen + [persona for persona, _ in via_colleagues]
@@ -175,17 +181,15 @@ def route_colleague(
             f"{asker.name} has no colleague to ask (colleagues: {listed}; "
             f"excluded: {', '.join(sorted(excluded))})"
         )
-    tokens = tokenise(question)
     scored = [
-        (match_keywords(tokens, persona.expertise), position, persona)
+        (find_keywords(question, persona.expertise), position, persona)
         for position, persona in enumerate(candidates)
     ]
-    keywords, _, best = min(scored, key=lambda entry: (-len(entry[0]), entry[1]))
+    hits, _, best = min(scored, key=lambda entry: (-len(entry[0]), entry[1]))
     pool = ", ".join(persona.name for persona in candidates)
-    if keywords:
+    if hits:
         reason = (
-            f"routed to {best.name}: matched {', '.join(keywords)} ({len(keywords)}) "
-            f"among {asker.name}'s colleagues ({pool})"
+            f"routed to {best.name}: matched {_said(hits)} among {asker.name}'s colleagues ({pool})"
         )
     else:
         reason = (

@@ -226,7 +226,8 @@ def test_questions_seat_topical_personas(
     # order: a topical question reaches a topical persona or one of its colleagues
     lead = pair[0]
     assert three.matches[lead], three.reason
-    assert f"{lead} matched {', '.join(three.matches[lead])}" in three.reason
+    said = three.reason.split(f"{lead} matched ", 1)[1]
+    assert all(keyword in said for keyword in three.matches[lead]), three.reason
     assert "default order" not in three.reason
     for name in three.names():  # matched, or seated as a colleague of someone who matched
         assert name in three.reason, three.reason
