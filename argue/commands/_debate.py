@@ -176,13 +176,11 @@ def _require_price(chat_model: ChatModel, budget_usd: float | None) -> None:
         die(missing_price_message(chat_model.provider, chat_model.model), 2)
 
 
-def _read_moderator_note(round_no: int) -> str | None:
+def _read_moderator_note(round_no: int, lang: str = "en") -> str | None:
     """Blocking read of one line from stdin (run in a thread); EOF or empty means none."""
-    stderr_console.print(
-        f"Round {round_no} done. Moderator note for the next rounds (Enter to continue): ",
-        end="",
-        markup=False,
-    )
+    from argue.records.labels import label
+
+    stderr_console.print(label("t_moderator_prompt", lang, n=round_no), end="", markup=False)
     try:
         return input()
     except EOFError:
@@ -199,15 +197,18 @@ def _run(
     from argue.concurrency import run_in_daemon_thread
     from argue.engine import DebateRunner, SkillToolkit, memory_writer
     from argue.llm import mask_secrets
+    from argue.records.labels import label
     from argue.store import DebateLocked, StoreWriteError
 
-    persona_models = models_for_run(store.config(), chat_model)
+    config = store.config()
+    lang = config.language
+    persona_models = models_for_run(config, chat_model)
     toolkit = SkillToolkit(
         chat_model, sources=research_sources or None, external=_settings().external_skills
     )
 
     async def moderator(round_no: int) -> str | None:
-        return await run_in_daemon_thread(_read_moderator_note, round_no)
+        return await run_in_daemon_thread(_read_moderator_note, round_no, lang)
 
     runner = DebateRunner(
         store,
@@ -228,9 +229,7 @@ def _run(
             nonlocal presses
             presses += 1
             if presses == 1:
-                _report(
-                    "Ctrl-C: finishing the current batch, then saving (Ctrl-C again to cancel now)."
-                )
+                _report(label("t_ctrl_c", lang))
                 runner.request_stop("interrupt")
             elif task is not None:
                 task.cancel()
@@ -252,30 +251,30 @@ def _run(
     except StoreWriteError as exc:
         die(str(exc), 1)
     except (asyncio.CancelledError, KeyboardInterrupt):
-        _report(f"Cancelled. Resume with: {command_name()} resume {store.debate_id}")
+        _report(label("t_cancelled", lang, command=f"{command_name()} resume {store.debate_id}"))
         raise typer.Exit(130) from None
     except Exception as exc:
         store.update_state(
             status="failed", error=mask_secrets(f"{type(exc).__name__}: {exc}"), pid=None
         )
-        die(
-            f"debate {store.debate_id} failed: {mask_secrets(f'{type(exc).__name__}: {exc}')}",
-            1,
-        )
+        error = mask_secrets(f"{type(exc).__name__}: {exc}")
+        die(label("t_run_failed", lang, id=store.debate_id, error=error), 1)
 
 
 def _finish(store: DebateStore, state: DebateState, json_output: bool) -> None:
+    from argue.records.labels import label
+
     code = EXIT_BY_STATUS.get(state.status, 1)
     synthesis = store.paths.synthesis
+    lang = store.config().language
     if state.status in ("stopped", "budget_exhausted", "interrupted"):
-        _report(
-            f"Debate {store.debate_id} is {state.status}. "
-            f"Resume with: {command_name()} resume {store.debate_id}"
-        )
+        status = state.status if lang == "en" else label(f"status_{state.status}", lang)
+        command = f"{command_name()} resume {store.debate_id}"
+        _report(label("t_paused", lang, id=store.debate_id, status=status, command=command))
     elif state.status == "failed":
-        _report(f"Debate {store.debate_id} failed: {state.error}")
+        _report(label("t_failed", lang, id=store.debate_id, error=state.error))
     else:
-        _report(f"Synthesis: {synthesis}")
+        _report(label("t_synthesis_path", lang, path=synthesis))
     if json_output:
         committed = store.committed_rounds()
         print(

@@ -57,8 +57,13 @@ def resume_command(
     store = _open(_debates_dir(debates_dir), debate_id)
     config = store.config()
     state = store.state()
+    from argue.records.labels import label
+    from argue.records.terminal import word
+
+    lang = config.language
     if state.status == "completed":
-        _report(f"Debate {debate_id} is already completed ({state.termination}).")
+        ending = word("termination", state.termination, lang)
+        _report(label("t_already_completed", lang, id=debate_id, termination=ending))
         _finish(store, state, json_output)
     if store.is_locked():
         die(f"debate {debate_id} is being run by another process (pid {state.pid})", 2)
@@ -74,7 +79,7 @@ def resume_command(
         config.budget_tokens = max_tokens
     if budget_usd is not None or max_tokens is not None:
         store.save_config(config)
-    _report(f"Resuming {debate_id} after round {max(store.committed_rounds(), default=0)}")
+    _report(label("t_resuming", lang, id=debate_id, n=max(store.committed_rounds(), default=0)))
     state = _run(store, chat_model, config.research_sources)
     _finish(store, state, json_output)
 
@@ -160,6 +165,8 @@ def _status_row(store: DebateStore, *, full: bool = True) -> dict[str, Any]:
     }
     if full:
         row.update(usage=_usage_summary(store), **_completeness(store, state))
+    else:
+        row["language"] = config.language  # the table's words; not in --json
     return row
 
 
@@ -200,30 +207,43 @@ def status_command(
     if not items:
         stdout_console.print(f"No debates in {root}", markup=False)
         return
-    table = status_table(items, stdout_console.width, wrap=stdout_console.is_terminal)
+    languages = {row.get("language", "en") for row in items}
+    lang = languages.pop() if len(languages) == 1 else "en"
+    table = status_table(items, stdout_console.width, wrap=stdout_console.is_terminal, lang=lang)
     stdout_console.print(table, markup=False, emoji=False)
 
 
-def status_table(rows: list[dict[str, Any]], width: int, *, wrap: bool = False) -> str:
+def status_table(
+    rows: list[dict[str, Any]], width: int, *, wrap: bool = False, lang: str = "en"
+) -> str:
     """Id, status, round and termination always whole; mode and personas only when there is
     room; the question takes what is left: in a terminal (``wrap``) it wraps onto lines of its
     own column, piped it is cut to one line (one debate a line, for grep and scripts).
 
     Plain lines, not a rich Table: a thousand debates render in milliseconds (a Table took
     0.4 s). Every cell comes from a debate's files, so control characters go before widths
-    are measured."""
+    are measured. ``lang`` "fr": French headers, and words for status, termination and mode
+    (English keeps the ids a script greps for)."""
     from rich.cells import cell_len, set_cell_size
 
-    headers = ["id", "status", "round", "termination", "mode", "personas"]
+    from argue.records.labels import label
+    from argue.records.terminal import word
+
+    def shown(kind: str, value: str | None) -> str:
+        return (value or "—") if lang == "en" else word(kind, value, lang)
+
+    names = ["id", "status", "round", "termination", "mode", "personas", "question"]
+    headers = [label(f"status_h_{name}", lang) for name in names[:-1]]
+    question_header = label("status_h_question", lang)
     cells = [
         [
             _cell(value)
             for value in (
                 row["id"],
-                row["status"],
+                shown("status", row["status"]),
                 f"{row['round']}/{row['max_rounds']}",
-                row["termination"] or "—",
-                row["mode"],
+                shown("termination", row["termination"]),
+                shown("mode", row["mode"]),
                 ", ".join(row["personas"].values()),
             )
         ]
@@ -242,7 +262,7 @@ def status_table(rows: list[dict[str, Any]], width: int, *, wrap: bool = False) 
         )
         return (padded + question).rstrip()
 
-    lines = [line(headers[:keep], "question"), "─" * (used + question_width)]
+    lines = [line(headers[:keep], question_header), "─" * (used + question_width)]
     for row, values in zip(rows, cells, strict=True):
         question = _cell(row["question"])
         if wrap:

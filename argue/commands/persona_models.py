@@ -98,15 +98,14 @@ def recorded(choices: Sequence[SeatChoice], debate: ChatModel) -> dict[str, Seat
     }
 
 
-def shared_model_warning(choices: Sequence[SeatChoice]) -> str | None:
+def shared_model_warning(choices: Sequence[SeatChoice], lang: str = "en") -> str | None:
     """One line when every persona speaks with the same model (less diverse arguments)."""
+    from argue.records.labels import label
+
     models = {c.label() for c in choices}
     if len(choices) < 2 or len(models) != 1:
         return None
-    return (
-        f"warning: all personas use {models.pop()}; give one its own with "
-        f"{FLAG} NAME=MODEL (or a persona file's model field) for more diverse arguments"
-    )
+    return label("t_shared_model", lang, model=models.pop(), flag=FLAG)
 
 
 def resolve_seat_models(

@@ -61,17 +61,22 @@ def seat_models(
     return choices
 
 
-def announce_models(choices: Sequence[SeatChoice], debate: ChatModel) -> None:
+def announce_models(choices: Sequence[SeatChoice], debate: ChatModel, lang: str = "en") -> None:
     """One line on stderr: the personas' own models, or the warning that all share one."""
-    warning = shared_model_warning(choices)
+    from argue.records.labels import label
+
+    warning = shared_model_warning(choices, lang)
     if warning:
         if _first_time(SHARED_MODEL_SEEN):
             _report(warning)
     elif any((c.provider, c.model) != (debate.provider, debate.model) for c in choices):
         _report(
-            "Persona models: "
-            + ", ".join(f"{c.persona.display_name} {c.label()}" for c in choices)
-            + f"  ·  framing, judge, synthesis: {debate.provider}/{debate.model}"
+            label(
+                "t_persona_models",
+                lang,
+                models=", ".join(f"{c.persona.display_name} {c.label()}" for c in choices),
+                debate=f"{debate.provider}/{debate.model}",
+            )
         )
 
 
@@ -109,6 +114,7 @@ def dry_run(
     max_tokens: int | None,
     detach: bool,
     json_output: bool,
+    lang: str = "en",
 ) -> NoReturn:
     """Print the plan and exit 0; nothing is written and no model is called."""
     from argue.engine.estimate import ModelRef, estimate_debate
@@ -123,9 +129,17 @@ def dry_run(
         persona_models={c.letter: ModelRef(c.provider, c.model) for c in choices},
         prices=_price_table(),
     )
-    why = f"auto-selected: {reason}" if reason else "named on the command line"
-    warnings = [w for w in (shared_model_warning(choices),) if w]
-    budget_note = _budget_note(estimate, budget_usd, max_tokens)
+    from argue.records.labels import label
+    from argue.records.terminal import persona_label, persona_lens
+
+    def say(key: str, **fields: object) -> str:
+        return label(key, lang, **fields)
+
+    if json_output:
+        lang = "en"  # the JSON document keeps its English words
+    why = say("dr_auto", reason=reason) if reason else say("dr_named")
+    warnings = [w for w in (shared_model_warning(choices, lang),) if w]
+    budget_note = _budget_note(estimate, budget_usd, max_tokens, lang)
     if json_output:
         print(
             json.dumps(
@@ -164,37 +178,44 @@ def dry_run(
         raise typer.Exit(0)
     for warning in warnings:
         _report(warning)
+    mode_shown = mode if lang == "en" else say(f"mode_{mode}")
     lines = [
-        "Dry run: no debate folder is created and no model is called.",
-        f"Question: {question.strip()}",
-        f"Mode: {mode}" + ("  (would run in the background: --detach)" if detach else ""),
-        f"Seating ({why}):",
+        say("dr_title"),
+        say("t_question", question=question.strip()),
+        say("dr_mode", mode=mode_shown) + (say("dr_detach") if detach else ""),
+        say("dr_seating", why=why),
         *(
-            f"  {c.letter}  {c.persona.label()} — {c.persona.lens} — {c.label()} ({c.source})"
+            f"  {c.letter}  {persona_label(c.persona, lang)} — {persona_lens(c.persona, lang)} "
+            f"— {c.label()} ({_seat_source(c.source, lang)})"
             for c in choices
         ),
-        f"Debate model (framing, judge, synthesis): {debate.provider}/{debate.model}",
-        f"Rounds: {rounds} at most  ·  Sources: {', '.join(sources) or 'all'}",
+        say("dr_debate_model", model=f"{debate.provider}/{debate.model}"),
+        say("dr_rounds", n=rounds, sources=", ".join(sources) or say("dr_all")),
     ]
     if budget_note:
-        lines.append(f"Budget: {budget_note}")
+        lines.append(say("dr_budget", note=budget_note))
+    heads = [say(k) for k in ("dr_calls", "dr_tokens", "dr_cost")]
+    column_calls = "calls" if lang == "en" else heads[0]
+    step_width = max([20, *(len(_step_word(s.step, lang)) for s in estimate.steps if s.calls_max)])
+    width = max(len(h) for h in heads) + 2
     lines += [
-        f"Estimate for {rounds} round(s):",
-        f"  model calls  {_span(estimate.calls_min, estimate.calls_max)}",
-        f"  tokens       {_span(estimate.tokens_min, estimate.tokens_max)}",
-        f"  cost         {estimate.describe_cost()}",
-        f"  {'step':<20} {'model':<32} {'calls':>7} {'tokens':>17}",
+        say("dr_estimate", n=rounds),
+        f"  {heads[0]:<{width}}{_span(estimate.calls_min, estimate.calls_max)}",
+        f"  {heads[1]:<{width}}{_span(estimate.tokens_min, estimate.tokens_max)}",
+        f"  {heads[2]:<{width}}{_describe_cost(estimate, lang)}",
+        f"  {say('dr_step'):<{step_width}} {say('dr_model'):<32} {column_calls:>7} "
+        f"{say('dr_tokens'):>17}",
     ]
     for step in estimate.steps:
         if step.calls_max:
             lines.append(
-                f"  {step.step:<20} {step.model.label():<32} "
+                f"  {_step_word(step.step, lang):<{step_width}} {step.model.label():<32} "
                 f"{_span(step.calls_min, step.calls_max):>7} "
                 f"{_span(step.tokens_min, step.tokens_max):>17}"
             )
-    lines.append("Prices (source of each):")
-    lines += [f"  {line}" for line in estimate.describe_prices()]
-    lines.append(f"Assumptions: {estimate.as_json()['assumptions']}")
+    lines.append(say("dr_prices"))
+    lines += [f"  {line}" for line in _describe_prices(estimate, lang)]
+    lines.append(say("dr_assumptions", text=_assumptions(lang)))
     for line in lines:
         stdout_console.print(line, markup=False, highlight=False)
     raise typer.Exit(0)
@@ -204,26 +225,103 @@ def _span(low: int, high: int) -> str:
     return f"{low:,}" if low == high else f"{low:,}–{high:,}"
 
 
-def _budget_note(estimate: Any, budget_usd: float | None, max_tokens: int | None) -> str | None:
+def _budget_note(
+    estimate: Any, budget_usd: float | None, max_tokens: int | None, lang: str = "en"
+) -> str | None:
+    from argue.records.labels import label
+
     notes = []
     if budget_usd is not None:
         low, high = estimate.priced_cost
         if high <= budget_usd:
-            fits = "the estimate fits"
+            fits = label("dr_fits", lang)
         elif low <= budget_usd:
-            fits = "may pause the debate (budget_exhausted) before its last round"
+            fits = label("dr_may_pause_budget", lang)
         else:
-            fits = "will likely pause the debate (budget_exhausted) before its last round"
-        notes.append(f"${budget_usd:g}: {fits}")
+            fits = label("dr_will_pause_budget", lang)
+        notes.append(f"${budget_usd:g}{label('colon', lang)} {fits}")
     if max_tokens is not None:
         if estimate.tokens_max <= max_tokens:
-            fits = "the estimate fits"
+            fits = label("dr_fits", lang)
         elif estimate.tokens_min <= max_tokens:
-            fits = "may pause the debate before its last round"
+            fits = label("dr_may_pause", lang)
         else:
-            fits = "will likely pause the debate before its last round"
-        notes.append(f"{max_tokens:,} tokens: {fits}")
-    return "; ".join(notes) or None
+            fits = label("dr_will_pause", lang)
+        notes.append(label("dr_budget_tokens", lang, n=f"{max_tokens:,}", fits=fits))
+    return (label("semicolon", lang) + " ").join(notes) or None
+
+
+def _price_source(source: str, lang: str) -> str:
+    from argue.records.labels import _LABELS, label
+
+    key = f"price_source_{source}"
+    return label(key, lang) if key in _LABELS else source
+
+
+def _step_word(step: str, lang: str) -> str:
+    from argue.records.labels import _LABELS, label
+
+    return label(f"step_{step}", lang) if f"step_{step}" in _LABELS else step
+
+
+def _describe_cost(estimate: Any, lang: str) -> str:
+    """The estimate's cost (``DebateEstimate.describe_cost``), in the debate's language."""
+    from argue.records.labels import label
+
+    if lang == "en":
+        return str(estimate.describe_cost())
+    low, high = estimate.priced_cost
+    span = f"${low:.4f}" if round(low, 4) == round(high, 4) else f"${low:.4f}–${high:.4f}"
+    if estimate.cost_known:
+        return span
+    missing = label("dr_no_price_for", lang, models=", ".join(estimate.unpriced_models))
+    if all(s.cost_max is None for s in estimate.steps if s.calls_max):
+        return label("dr_cost_unknown", lang, missing=missing)
+    return label("dr_cost_at_least", lang, span=span, missing=missing)
+
+
+def _describe_prices(estimate: Any, lang: str) -> list[str]:
+    from argue.records.labels import label
+
+    if lang == "en":
+        return list(estimate.describe_prices())
+    lines = []
+    for model, price in estimate.prices.items():
+        if price["source"] is None:
+            lines.append(label("dr_no_price", lang, model=model))
+        else:
+            lines.append(
+                label(
+                    "dr_price",
+                    lang,
+                    model=model,
+                    input=f"{price['input_per_mtok']:.2f}",
+                    output=f"{price['output_per_mtok']:.2f}",
+                    source=_price_source(price["source"], lang),
+                )
+            )
+    return lines
+
+
+def _assumptions(lang: str) -> str:
+    from argue.engine.estimate import ASSUMPTION, TYPICAL_CALLS
+    from argue.records.labels import label
+
+    if lang == "en":
+        return ASSUMPTION
+    sizes = ", ".join(
+        f"{_step_word(kind, lang)} ~{typical.input_tokens}/{typical.output_tokens}"
+        for kind, typical in TYPICAL_CALLS.items()
+    )
+    return label("dr_assumptions_fr", lang, sizes=sizes)
+
+
+def _seat_source(source: str, lang: str) -> str:
+    """Where a seat's model comes from ("debate model", …), French when the debate is."""
+    from argue.records.labels import _LABELS, label
+
+    key = "seat_source_" + source.replace(" ", "_").replace("-", "_")
+    return label(key, lang) if key in _LABELS else source
 
 
 # ------------------------------------------------------------------ --detach
@@ -281,11 +379,20 @@ def start_detached(store: DebateStore, json_output: bool) -> NoReturn:
                 }
             )
         )
+    from argue.records.labels import label
+
     run, debate_id = command_name(), store.debate_id
     _report(
-        f"Running in the background (pid {process.pid}); log: {log_path}\n"
-        f"Follow it with: {run} watch {debate_id} · {run} interject {debate_id} NOTE · "
-        f"{run} stop {debate_id} · {run} transcript {debate_id}"
+        label(
+            "t_background",
+            store.config().language,
+            pid=process.pid,
+            log=log_path,
+            watch=f"{run} watch {debate_id}",
+            interject=f"{run} interject {debate_id}",
+            stop=f"{run} stop {debate_id}",
+            transcript=f"{run} transcript {debate_id}",
+        )
     )
     raise typer.Exit(0)
 

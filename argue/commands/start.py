@@ -126,13 +126,25 @@ def argue_command(
     question = _question(question, question_file, interactive)
     if lang is not None and lang not in ("en", "fr"):
         die(f"unknown language {lang!r}; choose en or fr", 2)
+    from argue.records.labels import detect_language, label
+    from argue.records.terminal import persona_label
+
+    language = lang or detect_language(question)
     settings = _settings()
     named_count = len([n for n in (personas or "").split(",") if n.strip()])
     implied_panel = mode is None and named_count >= 3
     # The spec's own panel command names three personas and no mode: that means a panel.
     mode_name = "panel" if implied_panel else _check_mode(mode or settings.defaults.mode)
     lineup, reason = _lineup(
-        mode_name, persona_a, persona_b, personas, questioner, defender, advocate, question
+        mode_name,
+        persona_a,
+        persona_b,
+        personas,
+        questioner,
+        defender,
+        advocate,
+        question,
+        language,
     )
     research_sources = _sources(settings.sources(sources, os.environ))
     chat_model = _resolve(
@@ -161,6 +173,7 @@ def argue_command(
             max_tokens=max_tokens,
             detach=detach,
             json_output=json_output,
+            lang=language,
         )
     try:
         store = create_debate(
@@ -175,29 +188,33 @@ def argue_command(
             budget_usd=budget,
             budget_tokens=max_tokens,
             selection_reason=reason,
-            language=lang,
+            language=language,
             persona_models=plan.recorded(seats, chat_model),
         )
     except ModeError as exc:
         die(str(exc), 2)
     except OSError as exc:
         die(f"cannot create the debate folder: {exc}", 2)
-    id_line = f"Debate ID: {store.debate_id}"
+    id_line = label("t_debate_id", language, id=store.debate_id)
     if json_output:
         _report(id_line)
     else:
         stdout_console.print(id_line, markup=False)
-    _report(f"Question: {question}")
+    _report(label("t_question", language, question=question))
     _report(
-        "Personas: "
-        + " vs ".join(p.label() for p in lineup)
-        + f"  ·  Mode: {mode_name}  ·  Model: {chat_model.provider}/{chat_model.model}"
+        label(
+            "t_personas",
+            language,
+            personas=label("t_vs", language).join(persona_label(p, language) for p in lineup),
+            mode=label(f"mode_{mode_name}", language),
+            model=f"{chat_model.provider}/{chat_model.model}",
+        )
     )
     if implied_panel:
-        _report(f"Panel mode: {named_count} personas named (no --mode given)")
+        _report(label("t_panel_implied", language, n=named_count))
     if reason:
-        _report(f"Auto-selected: {reason}")
-    plan.announce_models(seats, chat_model)
+        _report(label("t_auto_selected", language, reason=reason))
+    plan.announce_models(seats, chat_model, language)
     if detach:
         plan.start_detached(store, json_output)
     state = _run(store, chat_model, research_sources, interactive=interactive)
@@ -268,6 +285,7 @@ def _lineup(
     defender: str | None,
     advocate: str | None,
     question: str,
+    lang: str = "en",
 ) -> tuple[list[Persona], str | None]:
     """The persona flags turned into names in seat order (A, B, …); the engine seats them.
 
@@ -300,7 +318,7 @@ def _lineup(
     from argue.personas import UnknownPersonaError
 
     try:
-        lineup = seat_lineup(mode, named, question, _catalog())  # type: ignore[arg-type]
+        lineup = seat_lineup(mode, named, question, _catalog(), lang)  # type: ignore[arg-type]
     except (ModeError, UnknownPersonaError) as exc:
         die(str(exc), 2)
     return lineup.personas, lineup.reason

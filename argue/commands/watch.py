@@ -27,6 +27,8 @@ from argue.commands._debate import (
     command_name,
 )
 from argue.console import stdout_console
+from argue.records.labels import label
+from argue.records.terminal import detail_words, word
 
 if TYPE_CHECKING:
     from argue.domain import DebateState
@@ -76,8 +78,12 @@ def follow_and_exit(store: DebateStore, interval: float) -> None:
         state = follow(store, _print_line, interval=interval)
     except KeyboardInterrupt:
         _print_line(
-            f"Stopped watching {store.debate_id}; the debate itself is not affected "
-            f"(watch again with: {command_name()} watch {store.debate_id})."
+            label(
+                "w_stopped_watching",
+                store.config().language,
+                id=store.debate_id,
+                command=f"{command_name()} watch {store.debate_id}",
+            )
         )
         raise typer.Exit(130) from None
     except StoreError as exc:
@@ -126,8 +132,7 @@ def follow(
                 state = state.model_copy(
                     update={
                         "status": "interrupted",
-                        "termination_detail": "no process is running it any more (it was "
-                        "killed or crashed); its committed rounds are kept",
+                        "termination_detail": label("w_orphan", "en"),
                     }
                 )
                 emit(tracker.termination_line(state))
@@ -162,6 +167,7 @@ class _Tracker:
 
     def __post_init__(self) -> None:
         self.config = self.store.config()
+        self.lang = self.config.language
         self.names = {letter: self._name(letter) for letter in self.config.personas}
 
     def _name(self, letter: str) -> str:
@@ -176,23 +182,38 @@ class _Tracker:
         question = " ".join(self.config.question.split())
         if len(question) > 100:
             question = question[:99] + "…"
-        return (
-            f"Following {self.config.id}: {question} "
-            f"({' vs '.join(self.names.values())}; {self.config.mode}; up to "
-            f"{self.config.max_rounds} round(s)). Ctrl-C stops watching, not the debate."
+        return self._say(
+            "w_following",
+            id=self.config.id,
+            question=question,
+            names=label("t_vs", self.lang).join(self.names.values()),
+            mode=self.config.mode
+            if self.lang == "en"
+            else word("mode", self.config.mode, self.lang),
+            n=self.config.max_rounds,
         )
+
+    def _say(self, key: str, **fields: object) -> str:
+        return label(key, self.lang, **fields)
 
     def termination_line(self, state: DebateState) -> str:
         why = state.termination_detail or state.error or ""
-        status = state.status
-        if state.termination and state.termination != status:
-            status += f" ({state.termination})"
-        line = f"Termination: {status}" + (f" — {why}" if why else "")
+        if self.lang != "en" and state.termination_detail:
+            why = detail_words(state.termination_detail, self.lang)
+        english = self.lang == "en"
+        status = state.status if english else word("status", state.status, self.lang)
+        if state.termination and state.termination != state.status:
+            ending = (
+                state.termination if english else word("termination", state.termination, self.lang)
+            )
+            status += f" ({ending})"
+        line = self._say("w_termination", status=status) + (f" — {why}" if why else "")
         line += f" · {self._spending()}"
         if state.status == "completed":
-            line += f" · synthesis: {self.store.paths.synthesis}"
+            line += " · " + self._say("w_synthesis", path=self.store.paths.synthesis)
         elif state.status in ("stopped", "budget_exhausted", "interrupted"):
-            line += f" · resume with: {command_name()} resume {self.config.id}"
+            command = f"{command_name()} resume {self.config.id}"
+            line += " · " + self._say("w_resume", command=command)
         return line
 
     def _spending(self) -> str:
@@ -200,7 +221,8 @@ class _Tracker:
         from argue.llm.pricing import describe_cost
 
         total = UsageLedger(self.store.load_usage()).total()
-        return f"{_plural(total.calls, 'model call')}, {describe_cost(total)} so far"
+        calls = _plural(total.calls, "model_call", self.lang)
+        return self._say("w_spending", calls=calls, cost=describe_cost(total, self.lang))
 
     # -- records
 
@@ -224,12 +246,27 @@ class _Tracker:
         if key != self.phase and state.status == "running":
             self.phase = key
             words = PHASE_WORDS.get(state.phase, state.phase)
+            if self.lang != "en" and state.phase in PHASE_WORDS:
+                words = self._say(f"w_phase_{state.phase}")
             if state.phase == "synthesis":
-                line = f"Writing the synthesis ({state.termination or 'ending'})…"
+                ending = state.termination or ""
+                reason = (
+                    (ending or "ending")
+                    if self.lang == "en"
+                    else word("termination", ending, self.lang)
+                    if ending
+                    else self._say("w_ending")
+                )
+                line = self._say("w_writing_synthesis", reason=reason)
                 keyed.append(((self.config.max_rounds + 1, 0, 0), line))
             elif state.round >= 1 and state.phase != "framing":
-                line = f"Round {state.round}/{self.config.max_rounds} · {words} · "
-                line += self._spending()
+                line = self._say(
+                    "w_round",
+                    n=state.round,
+                    total=self.config.max_rounds,
+                    words=words,
+                    spending=self._spending(),
+                )
                 keyed.append(((state.round, _STEP.get(state.phase, 0), 0), line))
             else:
                 keyed.append(((0, 0, 0), f"{words.capitalize()}…"))
@@ -282,7 +319,7 @@ class _Tracker:
             if record is None:
                 continue  # being replaced: the next look reads it
             self.seen.add(path)
-            line = f"  [{name}] {describe(record)}"  # type: ignore[operator]
+            line = f"  [{name}] {describe(record, self.lang)}"  # type: ignore[operator]
             lines.append(((round_no, _STEP[step], 1), line))
         return lines
 
@@ -297,7 +334,7 @@ class _Tracker:
             f"{self.names.get(letter, letter)} {s.total:.2f}/{s.max_total:.1f}"
             for letter, s in score.personas.items()
         ]
-        return f"Round {round_no} scored: " + ", ".join(parts)
+        return self._say("w_scored", n=round_no, scores=", ".join(parts))
 
     def _new_failures(self) -> list[tuple[tuple[int, int, int], str]]:
         from argue.domain import Failure
@@ -326,11 +363,14 @@ class _Tracker:
         return lines
 
 
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}{'' if n == 1 else 's'}"
+def _plural(n: int, noun: str, lang: str = "en") -> str:
+    """``1 call``, ``2 calls``; French ``2 appels`` (``noun``: model_call, call, item, claim,
+    counter, concession)."""
+    key = "model_calls" if noun == "call" else f"plural_{noun}"
+    return label(f"{key}_{'one' if n == 1 else 'many'}", lang, n=n)
 
 
-def _describe_research(record: object) -> str:
+def _describe_research(record: object, lang: str = "en") -> str:
     from argue.domain import ResearchRecord
 
     assert isinstance(record, ResearchRecord)
@@ -339,44 +379,56 @@ def _describe_research(record: object) -> str:
         if call.status != "ok":
             statuses[call.status] = statuses.get(call.status, 0) + 1
     documents = sum(1 for e in record.evidence if e.is_document)
-    line = (
-        f"research R{record.round}: {_plural(len(record.calls), 'call')}, "
-        f"{_plural(len(record.evidence), 'item')} ({documents} retrieved documents)"
+    line = label(
+        "w_research",
+        lang,
+        round=record.round,
+        calls=_plural(len(record.calls), "call", lang),
+        items=_plural(len(record.evidence), "item", lang),
+        documents=documents,
     )
     if statuses:
-        line += " · " + ", ".join(f"{n} {status}" for status, n in sorted(statuses.items()))
+        line += " · " + ", ".join(
+            f"{n} {status if lang == 'en' else label(f'call_{status}', lang)}"
+            for status, n in sorted(statuses.items())
+        )
     return line
 
 
-def _describe_argument(record: object) -> str:
+def _describe_argument(record: object, lang: str = "en") -> str:
     from argue.domain import ArgumentRecord
 
     assert isinstance(record, ArgumentRecord)
     ids = ", ".join(c.id for c in record.claims)
-    return f"argument R{record.round}: {_plural(len(record.claims), 'claim')}" + (
+    claims = _plural(len(record.claims), "claim", lang)
+    return label("w_argument", lang, round=record.round, claims=claims) + (
         f" ({ids})" if ids else ""
     )
 
 
-def _describe_rebuttal(record: object) -> str:
+def _describe_rebuttal(record: object, lang: str = "en") -> str:
     from argue.domain import RebuttalRecord
 
     assert isinstance(record, RebuttalRecord)
     counted = sum(1 for c in record.counters if c.valid_target)
     conceded = [c.claim_id for c in record.concessions if c.valid_target]
-    line = (
-        f"rebuttal R{record.round}: {_plural(len(record.counters), 'counter')} "
-        f"({counted} on real claims), {_plural(len(record.concessions), 'concession')}"
+    line = label(
+        "w_rebuttal",
+        lang,
+        round=record.round,
+        counters=_plural(len(record.counters), "counter", lang),
+        counted=counted,
+        concessions=_plural(len(record.concessions), "concession", lang),
     )
     if conceded:
-        line += f" (conceded {', '.join(conceded)})"
+        line += label("w_conceded", lang, ids=", ".join(conceded))
     if record.declined_to_concede:
-        line += " · declined to concede"
+        line += label("w_declined", lang)
     return line
 
 
-def _describe_reflection(record: object) -> str:
+def _describe_reflection(record: object, lang: str = "en") -> str:
     from argue.domain import ReflectionRecord
 
     assert isinstance(record, ReflectionRecord)
-    return f"reflection R{record.round}: confidence {record.confidence:.2f}"
+    return label("w_reflection", lang, round=record.round, confidence=f"{record.confidence:.2f}")

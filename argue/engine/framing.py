@@ -31,7 +31,7 @@ class DebateFraming(RunnerState):
         self.store.update_state(phase="framing")
         fallback = config.framing
         if fallback is not None:
-            self.report("The framing call failed before: asking for the proposition again…")
+            self.say("t_framing_again")
         lenses = {k: f"{p.display_name}: {p.lens}" for k, p in self.history.personas.items()}
         try:
             result = await self.model.complete(
@@ -93,7 +93,7 @@ class DebateFraming(RunnerState):
         )
         self.store.save_config(config)
         self.history.config = config
-        self.report(f"Proposition: {proposition}")
+        self.say("t_proposition", proposition=proposition)
 
     def _framing_to_ask_again(self) -> bool:
         """On resume: the framing call failed (the question stands as the proposition) and no

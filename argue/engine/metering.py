@@ -91,11 +91,17 @@ class MeteredModel:
 
         return UsageLedger(self.usage).total()
 
-    def describe_spending(self) -> str:
-        """Calls, tokens and cost so far, e.g. "12 model calls, 34567 tokens, cost $0.0123"."""
+    def describe_spending(self, lang: str = "en") -> str:
+        """Calls, tokens and cost so far, e.g. "12 model calls, 34567 tokens, cost $0.0123"
+        (``lang``: the debate's language)."""
         from argue.llm.pricing import describe_cost, total_tokens
+        from argue.records.labels import label
 
         total = self.total()
-        return (
-            f"{total.calls} model calls, {total_tokens(total)} tokens, cost {describe_cost(total)}"
+        return label(
+            "t_spending",
+            lang,
+            calls=total.calls,
+            tokens=total_tokens(total),
+            cost=describe_cost(total, lang),
         )

@@ -244,10 +244,13 @@ class Lineup:
     reason: str | None = None  # why routing chose the seats it filled; None if all were named
 
 
-def seat_lineup(mode: Mode, named: list[str], question: str, catalog: PersonaCatalog) -> Lineup:
+def seat_lineup(
+    mode: Mode, named: list[str], question: str, catalog: PersonaCatalog, lang: str = "en"
+) -> Lineup:
     """Seat the named personas (A, B, …) and fill empty seats by deterministic keyword routing.
 
     Unknown names raise the catalog's UnknownPersonaError; a wrong count raises ModeError.
+    The reason is said in ``lang`` (the debate's language).
     """
     from argue.personas import select_personas
 
@@ -261,7 +264,9 @@ def seat_lineup(mode: Mode, named: list[str], question: str, catalog: PersonaCat
     needed = spec.min_personas
     if len(chosen) >= needed:
         return Lineup(chosen)
-    selection = select_personas(question, catalog, count=min(len(catalog.names()), needed + 2))
+    selection = select_personas(
+        question, catalog, count=min(len(catalog.names()), needed + 2), lang=lang
+    )
     filled = [p for p in selection.personas if p.name not in set(names)][: needed - len(chosen)]
     seats = ", ".join(f"{'ABCDEFGHIJ'[len(chosen) + i]}={p.name}" for i, p in enumerate(filled))
     return Lineup(chosen + filled, f"{seats} ({selection.reason})")

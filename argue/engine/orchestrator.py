@@ -23,10 +23,11 @@ from argue.engine.context import DebateHistory
 from argue.engine.framing import DebateFraming
 from argue.engine.metering import MeteredModel
 from argue.engine.runner_state import DebateFailed, Reporter, StopKind
-from argue.engine.termination import check_termination
+from argue.engine.termination import TerminationDecision, check_termination, max_rounds_decision
 from argue.engine.toolkit import ResearchToolkit
 from argue.engine.waves import _WAVES, RoundWaves
 from argue.llm.base import ChatModel, ModelAuthError
+from argue.records.labels import _LABELS, label
 from argue.store import DebateStore, StoreWriteError
 from argue.store.history import load_history
 
@@ -116,7 +117,11 @@ class DebateRunner(DebateFraming, RoundWaves):
         config = self.store.config()
         state = self.store.state()
         if state.status == "completed":
-            self.report(f"Debate {config.id} is already completed ({state.termination}).")
+            self.say(
+                "t_already_completed",
+                id=config.id,
+                termination=self._ending_word(state.termination),
+            )
             return state
         self.store.clear_stop()
         # An ending already decided (the run died while writing the synthesis) is kept.
@@ -131,8 +136,8 @@ class DebateRunner(DebateFraming, RoundWaves):
         )
         try:
             if decided is not None and decided != "stopped":
-                self.report(f"Resuming the ending of {config.id}: {decided}")
-                return await self._conclude(decided, detail)
+                self.say("t_resuming_ending", id=config.id, reason=self._ending_word(decided))
+                return await self._conclude(TerminationDecision(decided, detail))
             # Prose written for an earlier, unfinished state (`synthesize` on a stopped debate)
             # must not stand in for the ending this run reaches.
             self.store.discard(self.paths.synthesis_prose)
@@ -145,11 +150,9 @@ class DebateRunner(DebateFraming, RoundWaves):
                     return await self._synthesize_stopped(outcome)
                 if outcome is not None:
                     return outcome
-            return await self._conclude(
-                "max_rounds", f"reached the limit of {config.max_rounds} round(s)"
-            )
+            return await self._conclude(max_rounds_decision(config.max_rounds))
         except ModelAuthError as exc:
-            return self._fail(f"{exc} — check the provider's API key")
+            return self._fail(self.words("t_check_api_key", error=exc))
         except DebateFailed as exc:
             return self._fail(str(exc))
 
@@ -169,13 +172,16 @@ class DebateRunner(DebateFraming, RoundWaves):
 
     async def _round(self, round_no: int) -> DebateState | None:
         config = self.history.config
-        self.report(f"Round {round_no}/{config.max_rounds}")
+        self.say("t_round", n=round_no, total=config.max_rounds)
         self.seats = self._seats(round_no)
         known = len(self.history.moderator_notes)
         # A note binds from the first round whose prompts see it (not a round already started).
         self.history.moderator_notes = self.store.drain_inbox(round_no)
         for note in self.history.moderator_notes[known:]:
-            self.report(f"Moderator note: {note.get('read_by') or f'binds from round {round_no}'}")
+            self.say(
+                "t_moderator_note",
+                note=note.get("read_by") or self.words("t_binds_from", n=round_no),
+            )
         # Three model waves: the data needs no more (an argument needs its own research, a
         # rebuttal the arguments, a reflection the rebuttals; the judge joins the reflections).
         # Rendering and snapshots wait for the round's commit, off the critical path.
@@ -188,21 +194,22 @@ class DebateRunner(DebateFraming, RoundWaves):
             if halted:
                 return halted
             self.store.update_state(round=round_no, phase=phase)
-            self.report(f"  {_WAVES[phase]}: {len(self.history.letters)} personas in parallel…")
+            self.say("t_wave", wave=self.words(_WAVES[phase]), n=len(self.history.letters))
             await wave(round_no)
             if phase == "research" and self._stop_flag():
                 arguments = self.history.round(round_no).arguments
                 if len(arguments) < len(self.history.letters):
-                    return self._stopped_state(round_no, "after the research")
+                    return self._stopped_state(round_no, "where_after_research")
         score = await self._score(round_no)
         decision = check_termination(self.history, round_no, self._stop_flag())
-        self.report(
-            f"Round {round_no} scored: "
-            + ", ".join(
+        self.say(
+            "t_scored",
+            n=round_no,
+            scores=", ".join(
                 f"{self.history.persona_name(k)} {v.total:.2f}/{v.max_total:.1f}"
                 for k, v in score.personas.items()
-            )
-            + f" · {self.model.describe_spending()} so far"
+            ),
+            spending=self.model.describe_spending(self.lang),
         )
         if decision is None:
             halted = self._budget_halt(round_no)
@@ -210,16 +217,16 @@ class DebateRunner(DebateFraming, RoundWaves):
                 note = await self.moderator(round_no)
                 if note and note.strip():
                     self.store.post_note(note.strip())
-                    self.report(f"Moderator note queued: it binds from round {round_no + 1}.")
+                    self.say("t_note_queued", n=round_no + 1)
             return halted
         if decision.reason == "stopped":
-            return self._stopped_state(round_no, "after scoring")
+            return self._stopped_state(round_no, "where_after_scoring")
         # Notes posted while this round ran: the debate ends here, so no round will read them.
         known = len(self.history.moderator_notes)
         self.history.moderator_notes = self.store.drain_inbox(round_no, debate_ends=True)
         for note in self.history.moderator_notes[known:]:
-            self.report(f"Moderator note: {note.get('read_by')}")
-        return await self._conclude(decision.reason, decision.detail)
+            self.say("t_moderator_note", note=note.get("read_by"))
+        return await self._conclude(decision)
 
     # ------------------------------------------------------------ endings
 
@@ -228,10 +235,11 @@ class DebateRunner(DebateFraming, RoundWaves):
 
     def _halt_if_requested(self, round_no: int, phase: str) -> DebateState | None:
         if self._stop == "interrupt":
-            self.report(f"Interrupted before the {phase} of round {round_no}; checkpoint saved.")
+            where = self.words("t_where_before", phase=self.words(f"phase_{phase}"))
+            self.say("t_interrupted", where=where, n=round_no)
             return self._halt(status="interrupted")
         if self._stop_flag():
-            return self._stopped_state(round_no, f"before the {phase}")
+            return self._stopped_state(round_no, "t_where_before", phase=phase)
         return self._budget_halt(round_no)
 
     def _budget_halt(self, round_no: int) -> DebateState | None:
@@ -242,34 +250,36 @@ class DebateRunner(DebateFraming, RoundWaves):
         config = self.history.config
         total = self.model.total()
         if config.budget_usd is not None and total.cost_usd >= config.budget_usd:
-            budget = config.budget_usd
-            self.report(
-                f"Budget of ${budget:g} reached (${total.cost_usd:.4f} spent); stopping. "
-                "Resume with a larger --budget-usd."
+            budget, spent = f"{config.budget_usd:g}", f"{total.cost_usd:.4f}"
+            self.say("t_budget_reached", budget=budget, spent=spent)
+            detail = label(
+                "detail_budget_usd", "en", spent=f"${spent}", budget=f"${budget}", n=round_no
             )
-            detail = f"spent ${total.cost_usd:.4f} of a ${budget:g} budget in round {round_no}"
         elif config.budget_tokens is not None and total_tokens(total) >= config.budget_tokens:
             limit, used = config.budget_tokens, total_tokens(total)
-            self.report(
-                f"Token budget of {limit} reached ({used} tokens used); stopping. Resume with a "
-                "larger --max-tokens."
-            )
-            detail = f"used {used} of a {limit}-token budget in round {round_no}"
+            self.say("t_token_budget_reached", limit=limit, used=used)
+            detail = label("detail_budget_tokens", "en", used=used, limit=limit, n=round_no)
         else:
             return None
         return self._halt(status="budget_exhausted", termination_detail=detail)
 
-    def _stopped_state(self, round_no: int, where: str) -> DebateState:
+    def _stopped_state(self, round_no: int, where_key: str, phase: str = "") -> DebateState:
+        """``where_key``: the label saying where in the round (``t_where_before`` a ``phase``)."""
+
+        def where(lang: str) -> str:
+            named = {"phase": label(f"phase_{phase}", lang)} if phase else {}
+            return label(where_key, lang, **named)
+
         if self._stop == "interrupt":
             # Ctrl-C is an interruption wherever it lands (exit 130), never a `stop` (exit 3).
-            self.report(f"Interrupted {where} of round {round_no}; checkpoint saved.")
+            self.say("t_interrupted", where=where(self.lang), n=round_no)
             return self._halt(status="interrupted")
-        self.report(f"Stop requested: stopped {where} of round {round_no}; resumable.")
+        self.say("t_stop_requested", where=where(self.lang), n=round_no)
         self.store.clear_stop()
         return self._halt(
             status="stopped",
             termination="stopped",
-            termination_detail=f"stop requested; stopped {where} of round {round_no}",
+            termination_detail=label("detail_stop_where", "en", where=where("en"), n=round_no),
         )
 
     async def _synthesize_stopped(self, state: DebateState) -> DebateState:
@@ -279,13 +289,13 @@ class DebateRunner(DebateFraming, RoundWaves):
 
         if not self.history.all_claims():
             return state
-        self.report("Writing the synthesis of the stopped debate…")
+        self.say("t_writing_stopped_synthesis")
         try:
             await write_synthesis(
                 self.store, self.history, self.model, self.usage, self.report, state=state
             )
         except ModelAuthError as exc:
-            self.report(f"  synthesis not written: {exc}")
+            self.say("t_synthesis_not_written", error=exc)
         self._checkpoint_usage()
         self._render_transcript()
         return state
@@ -304,7 +314,14 @@ class DebateRunner(DebateFraming, RoundWaves):
             status="completed", termination=reason, termination_detail=detail, pid=None
         )
 
-    async def _conclude(self, reason: str, detail: str) -> DebateState:
+    def _ending_word(self, reason: str | None) -> str:
+        """A termination reason as the word the debate's language uses for it."""
+        if reason is None:
+            return "—"
+        key = f"termination_{reason}"
+        return self.words(key) if key in _LABELS else reason
+
+    async def _conclude(self, decision: TerminationDecision) -> DebateState:
         """Write the ending (synthesis, archive), then mark the debate completed.
 
         The synthesis is rendered as the completed debate it describes; if the run dies while
@@ -312,7 +329,10 @@ class DebateRunner(DebateFraming, RoundWaves):
         """
         from argue.engine.synthesis import archive_debate, write_synthesis
 
-        self.report(f"Termination: {reason} — {detail}")
+        reason, detail = decision.reason, decision.detail
+        self.say(
+            "t_termination", reason=self._ending_word(reason), detail=decision.shown(self.lang)
+        )
         self.store.update_state(phase="synthesis", termination=reason, termination_detail=detail)
         final = self.store.state().model_copy(update={"status": "completed", "pid": None})
         writer = self.memory_writer
@@ -363,14 +383,14 @@ class DebateRunner(DebateFraming, RoundWaves):
                     if failure.persona is None
                     else f"[{self.history.persona_name(failure.persona)}] "
                 )
-                + failure.sentence()
+                + failure.sentence(self.lang)
             )
         self.store.save(self.paths.failures, self.history.failures)
 
     def _report_repeated_refusals(self) -> None:
         for reason, count in self._refusals.items():
             if count > 1:
-                self.report(f"  (the same refusal happened {count} times in all: {reason})")
+                self.say("t_same_refusal", count=count, reason=reason)
         self._refusals.clear()
 
     def _start_bookkeeping(self) -> None:

@@ -13,6 +13,7 @@ from argue.engine.context import DebateHistory
 from argue.engine.metering import MeteredModel
 from argue.engine.phases import PersonaSeat
 from argue.engine.toolkit import ResearchToolkit
+from argue.records.labels import label
 from argue.store import DebatePaths, DebateStore
 
 Reporter = Callable[[str], None]
@@ -36,6 +37,18 @@ class RunnerState:
     seats: dict[str, PersonaSeat]
     _stop: StopKind | None
     _verdicts: dict[int, JudgeVerdictRecord]
+
+    @property
+    def lang(self) -> str:
+        """The debate's language: what the terminal lines are said in."""
+        return self.history.config.language
+
+    def words(self, key: str, **fields: object) -> str:
+        return label(key, self.lang, **fields)
+
+    def say(self, key: str, **fields: object) -> None:
+        """Report the label ``key`` in the debate's language."""
+        self.report(label(key, self.lang, **fields))
 
     def _record_failures(self, failures: list[Failure]) -> None:
         raise NotImplementedError

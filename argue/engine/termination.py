@@ -2,28 +2,65 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from argue.domain import Termination
 from argue.engine.context import DebateHistory
+from argue.records.labels import label
 
 CONVERGENCE_DELTA = 0.1
 
 
 @dataclass(frozen=True)
 class TerminationDecision:
+    """``detail`` is the English words recorded in state.json; ``shown(lang)`` says them in the
+    debate's language (``key``/``fields``: the label the detail is made of)."""
+
     reason: Termination
     detail: str
+    key: str = ""
+    fields: dict[str, object] = field(default_factory=dict)
+
+    def shown(self, lang: str = "en") -> str:
+        if not self.key:
+            return self.detail
+        return label(self.key, lang, **{k: _said(v, lang) for k, v in self.fields.items()})
+
+
+def _said(value: object, lang: str) -> object:
+    return value.shown(lang) if isinstance(value, _Words) else value
+
+
+@dataclass(frozen=True)
+class _Words:
+    """A part of a detail that is itself a label (a persona's deltas in a convergence)."""
+
+    parts: tuple[tuple[str, dict[str, object]], ...]
+    joiner: str = ", "
+
+    def shown(self, lang: str) -> str:
+        return self.joiner.join(label(key, lang, **fields) for key, fields in self.parts)
+
+
+def decision(ending: Termination, key: str, /, **fields: object) -> TerminationDecision:
+    """A decision whose detail is the English side of label ``key``."""
+    english = label(key, "en", **{k: _said(v, "en") for k, v in fields.items()})
+    return TerminationDecision(ending, english, key, fields)
+
+
+def max_rounds_decision(rounds: int) -> TerminationDecision:
+    key = "detail_max_rounds_one" if rounds == 1 else "detail_max_rounds_many"
+    return decision("max_rounds", key, n=rounds)
 
 
 def check_termination(
     history: DebateHistory, round_no: int, stop_requested: bool
 ) -> TerminationDecision | None:
     if stop_requested:
-        return TerminationDecision("stopped", f"stop requested; round {round_no} was completed")
+        return decision("stopped", "detail_stop_completed", n=round_no)
     converged = _convergence(history, round_no)
     if converged:
-        return TerminationDecision("convergence", converged)
+        return converged
     if round_no >= 2:
         scores = [
             record.score
@@ -33,24 +70,21 @@ def check_termination(
         if len(scores) == 2 and all(
             s.novel_claims == 0 and s.new_verified_evidence == 0 for s in scores
         ):
-            return TerminationDecision(
-                "null_production",
-                "no novel claim and no new verified evidence in rounds "
-                f"{round_no - 1} and {round_no}",
-            )
+            return decision("null_production", "detail_null_production", a=round_no - 1, b=round_no)
         current = history.rounds.get(round_no)
         if current and current.score and current.score.judge.synthesis_ready:
-            return TerminationDecision(
-                "synthesis_ready", "judge: " + (current.score.judge.ready_reason or "ready")
+            why = current.score.judge.ready_reason
+            return decision(
+                "synthesis_ready",
+                "detail_judge",
+                reason=why or _Words((("t_judge_ready", {}),)),
             )
     if round_no >= history.config.max_rounds:
-        return TerminationDecision(
-            "max_rounds", f"reached the limit of {round_no} round{'s' if round_no != 1 else ''}"
-        )
+        return max_rounds_decision(round_no)
     return None
 
 
-def _convergence(history: DebateHistory, round_no: int) -> str | None:
+def _convergence(history: DebateHistory, round_no: int) -> TerminationDecision | None:
     """Every persona's |Δconfidence| < 0.1 in rounds k and k−1 (needs rounds k−2..k)."""
     if round_no < 3:
         return None
@@ -66,14 +100,21 @@ def _convergence(history: DebateHistory, round_no: int) -> str | None:
             return None
         deltas[letter] = (d1, d2)
         finals[letter] = by_round[round_no]
-    summary = ", ".join(
-        f"{history.persona_name(k)} Δ={d[0]:.2f},{d[1]:.2f} (now {finals[k]:.2f})"
-        for k, d in deltas.items()
+    summary = _Words(
+        tuple(
+            (
+                "t_persona_delta",
+                {
+                    "name": history.persona_name(k),
+                    "d1": f"{d[0]:.2f}",
+                    "d2": f"{d[1]:.2f}",
+                    "now": f"{finals[k]:.2f}",
+                },
+            )
+            for k, d in deltas.items()
+        )
     )
     opposed = history.config.mode in ("adversarial", "devils-advocate")
     if opposed and all(v >= 0.5 for v in finals.values()):
-        return (
-            "stable disagreement: confidence settled while both sides still hold "
-            f"opposite positions ({summary})"
-        )
-    return f"confidence settled for every persona ({summary})"
+        return decision("convergence", "detail_stable_disagreement", summary=summary)
+    return decision("convergence", "detail_confidence_settled", summary=summary)

@@ -25,6 +25,7 @@ from argue.engine.phases import PhaseOutcome
 from argue.engine.runner_state import DebateFailed, RunnerState
 from argue.engine.schemas import ResearchPlanDraft
 from argue.engine.scoring import score_round
+from argue.records.labels import label
 
 
 class RoundWaves(RunnerState):
@@ -80,17 +81,22 @@ class RoundWaves(RunnerState):
         if existing is not None:
             target.pop(letter, None)
             self.store.discard(path)
-            self.report(
-                f"  [{self.history.persona_name(letter)}] {phase}: failed before, asked again"
+            self.say(
+                "t_asked_again",
+                name=self.history.persona_name(letter),
+                phase=self.words(f"phase_{phase}"),
             )
         started = time.monotonic()
         outcome = await produce(letter)
         if outcome.record is not None:
             target[letter] = outcome.record
             self.store.save(path_of(letter, round_no), outcome.record)
-            self.report(
-                f"  [{self.history.persona_name(letter)}] {phase}: "
-                f"{_summary(outcome.record)} ({time.monotonic() - started:.0f} s)"
+            self.say(
+                "t_phase_done",
+                name=self.history.persona_name(letter),
+                phase=self.words(f"phase_{phase}"),
+                summary=_summary(outcome.record, self.lang),
+                seconds=f"{time.monotonic() - started:.0f}",
             )
         self._record_failures(outcome.failures)
         return False
@@ -113,10 +119,7 @@ class RoundWaves(RunnerState):
             return
         failed = [i for i, call in enumerate(research.calls) if call.status == "failed"]
         if failed:
-            self.report(
-                f"  [{self.history.persona_name(letter)}] retrying {len(failed)} failed "
-                "research call(s)"
-            )
+            self.say("t_retrying", name=self.history.persona_name(letter), n=len(failed))
             retry = ResearchPlanDraft(
                 calls=[phases.research_call_from_record(research.calls[i]) for i in failed],
                 why=research.why,
@@ -182,12 +185,10 @@ class RoundWaves(RunnerState):
             return
         self._check_references(round_no)
         if not any(a.claims for a in arguments.values()):
-            raise DebateFailed(f"no persona produced an argument in round {round_no}")
+            raise DebateFailed(self.words("t_no_argument", n=round_no))
         lost = [self.history.persona_name(k) for k in self.history.letters if k not in arguments]
         if lost:
-            self.report(
-                f"Round {round_no}: no argument from {', '.join(lost)} (recorded as failed)"
-            )
+            self.say("t_no_argument_from", n=round_no, names=", ".join(lost))
 
     def _check_references(self, round_no: int) -> None:
         """Check the references written in this round's claims against every document the
@@ -225,8 +226,12 @@ class RoundWaves(RunnerState):
                 self.store.save(plan_path, plan)
             for call in plan.calls[: phases.RESEARCH_BUDGET]:
                 target = f" {call.colleague}" if call.colleague else ""
-                self.report(
-                    f'[{self.history.persona_name(letter)}] /{call.skill}{target} "{call.query}"'
+                self.say(
+                    "t_search_via" if call.skill == "dogpile" else "t_skill_call",
+                    name=self.history.persona_name(letter),
+                    skill=call.skill,
+                    target=target,
+                    query=call.query,
                 )
             outcome = await phases.run_research(plan, self.history, letter, self.toolkit, round_no)
             research = outcome.record
@@ -349,28 +354,30 @@ class RoundWaves(RunnerState):
             self.store.save(marker, {"memory_ids": stored})
 
 
-def _summary(record: object) -> str:
-    """One line of progress for a finished persona phase."""
+def _summary(record: object, lang: str = "en") -> str:
+    """One line of progress for a finished persona phase, in the debate's language."""
     if isinstance(record, ResearchRecord):
         worked = sum(1 for c in record.calls if c.status == "ok")
-        return f"{len(record.evidence)} item(s) from {worked}/{len(record.calls)} call(s)"
+        return label(
+            "sum_research", lang, items=len(record.evidence), ok=worked, calls=len(record.calls)
+        )
     if isinstance(record, ArgumentRecord):
         quoted = sum(len(c.quoted_citations) for c in record.claims)
-        return f"{len(record.claims)} claim(s), {quoted} quote(s) found in their sources"
+        return label("sum_argument", lang, claims=len(record.claims), quotes=quoted)
     if isinstance(record, RebuttalRecord):
         conceded = sum(1 for c in record.concessions if c.valid_target)
-        return f"{len(record.counters)} counter(s), {conceded} concession(s)" + (
-            " — declined to concede" if record.declined_to_concede else ""
+        return label("sum_rebuttal", lang, counters=len(record.counters), conceded=conceded) + (
+            label("sum_declined", lang) if record.declined_to_concede else ""
         )
     if isinstance(record, ReflectionRecord):
-        return f"confidence {record.confidence:.2f}"
-    return "done"
+        return label("sum_reflection", lang, confidence=f"{record.confidence:.2f}")
+    return label("sum_done", lang)
 
 
-_WAVES = {
-    "research": "research and argument",
-    "rebuttal": "rebuttal",
-    "reflection": "reflection and judge",
+_WAVES = {  # the label of each wave's progress line
+    "research": "wave_research",
+    "rebuttal": "wave_rebuttal",
+    "reflection": "wave_reflection",
 }
 _BUCKET = {
     "research": "research",

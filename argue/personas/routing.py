@@ -69,8 +69,13 @@ def _dominant(persona: Persona) -> str:
     return persona.dominant_bridge()[0]
 
 
-def select_personas(question: str, catalog: PersonaCatalog, count: int = 2) -> PersonaSelection:
-    """Pick ``count`` personas for ``question``; raises ValueError if the catalog is too small."""
+def select_personas(
+    question: str, catalog: PersonaCatalog, count: int = 2, lang: str = "en"
+) -> PersonaSelection:
+    """Pick ``count`` personas for ``question``; raises ValueError if the catalog is too small.
+    The reason is said in ``lang`` ("en" or "fr")."""
+    from argue.records.labels import label
+
     if count < 1:
         raise ValueError("count must be at least 1")
     if count > len(catalog):
@@ -97,25 +102,27 @@ def select_personas(question: str, catalog: PersonaCatalog, count: int = 2) -> P
         if candidates and len(matches[candidates[0].name]) == len(matches[pick.name]):
             tie_broken = True
         chosen.append(pick)
-        explanations.append(f"{pick.name} matched {_said(found[pick.name])}")
+        explanations.append(
+            label("route_matched", lang, name=pick.name, said=_said(found[pick.name]))
+        )
 
     via_colleagues = _colleague_fill(chosen, catalog, count - len(chosen))
     seated = chosen + [persona for persona, _ in via_colleagues]
     filler = [persona for persona in default_order(catalog) if persona not in seated]
     filler = filler[: count - len(seated)]
     if not chosen:
-        reason = "no expertise keyword matched the question; default order: " + ", ".join(
-            persona.name for persona in filler
-        )
+        reason = label("route_none", lang) + ", ".join(persona.name for persona in filler)
     else:
-        reason = "keyword routing: " + "; ".join(explanations)
-        fills = _colleague_reasons(via_colleagues)
+        semicolon = label("semicolon", lang) + " "
+        reason = label("route_keywords", lang) + semicolon.join(explanations)
+        fills = _colleague_reasons(via_colleagues, lang)
         if filler:
-            fills.append(f"{', '.join(persona.name for persona in filler)} from the default order")
+            names = ", ".join(persona.name for persona in filler)
+            fills.append(label("route_default_order", lang, names=names))
         if fills:
-            reason += f"; {'; '.join(fills)} (no other persona matched)"
+            reason += semicolon + semicolon.join(fills) + label("route_no_other", lang)
         if tie_broken:
-            reason += f" ({_TIE_RULE})"
+            reason += f" ({_TIE_RULE if lang != 'fr' else label('route_tie_rule', lang)})"
     chosen = seated + filler
     return PersonaSelection(
         personas=chosen,
@@ -148,13 +155,20 @@ def _colleague_fill(
     return found
 
 
-def _colleague_reasons(via_colleagues: list[tuple[Persona, str]]) -> list[str]:
+def _colleague_reasons(via_colleagues: list[tuple[Persona, str]], lang: str = "en") -> list[str]:
     """``["horus as odile's colleague", "embry, aldous as brandon's colleagues"]``."""
+    from argue.records.labels import label
+
     groups: dict[str, list[str]] = {}
     for persona, via in via_colleagues:
         groups.setdefault(via, []).append(persona.name)
     return [
-        f"{', '.join(names)} as {via}'s colleague{'s' if len(names) > 1 else ''}"
+        label(
+            "route_colleague_many" if len(names) > 1 else "route_colleague_one",
+            lang,
+            names=", ".join(names),
+            via=via,
+        )
         for via, names in groups.items()
     ]
 

@@ -21,10 +21,10 @@ _LABELS: dict[str, tuple[str, str]] = {
     "participants": ("Participants", "Participants"),
     "lens": ("lens", "prisme"),
     "side": ("side", "camp"),
-    "rounds": ("Rounds", "Tours"),
-    "round": ("Round", "Tour"),
+    "rounds": ("Rounds", "Rounds"),
+    "round": ("Round", "Round"),
     "incomplete": ("incomplete", "inachevé"),
-    "termination": ("Termination", "Fin"),
+    "termination": ("Termination", "Terminaison"),
     "proposition": ("Proposition", "Proposition"),
     "prose_missing": (
         "The prose parts (agreements, disagreements, open questions, conclusion) are missing:",
@@ -125,9 +125,9 @@ _LABELS: dict[str, tuple[str, str]] = {
     "not_measured": ("not measured", "non mesuré"),
     "what_did_not_work_round": (
         "What did not work this round",
-        "Ce qui n'a pas fonctionné ce tour-ci",
+        "Ce qui n'a pas fonctionné ce round-ci",
     ),
-    "before_first_round": ("Before the first round", "Avant le premier tour"),
+    "before_first_round": ("Before the first round", "Avant le premier round"),
     "not_evidence": ("not evidence", "pas une preuve"),
     "dropped": ("dropped (over budget)", "abandonné (au-delà du budget)"),
     "not_opponent_claim": ("not an opponent claim id", "pas une affirmation adverse"),
@@ -158,11 +158,12 @@ _LABELS: dict[str, tuple[str, str]] = {
     "map_note": (
         "Each box is a claim (id, persona, round, score). Arrows start at a persona's rebuttal "
         "and end at the claim it counters or concedes.",
-        "Chaque boîte est une affirmation (identifiant, persona, tour, score). Les flèches partent "
-        "de la réfutation d'un persona et aboutissent à l'affirmation contestée ou concédée.",
+        "Chaque boîte est une affirmation (identifiant, persona, round, score). Les flèches "
+        "partent de la réfutation d'un persona et aboutissent à l'affirmation contestée ou "
+        "concédée.",
     ),
-    "confidence_over_rounds": ("Confidence over rounds", "Confiance au fil des tours"),
-    "score_components": ("Score components per round", "Composantes du score par tour"),
+    "confidence_over_rounds": ("Confidence over rounds", "Confiance au fil des rounds"),
+    "score_components": ("Score components per round", "Composantes du score par round"),
     "claims": ("Claims", "Affirmations"),
     "usage_and_cost": ("Usage and cost", "Consommation et coût"),
     "by_model": ("By model", "Par modèle"),
@@ -239,13 +240,503 @@ _LABELS: dict[str, tuple[str, str]] = {
     ),
     "partial_missing": (
         "{name} produced no argument in round(s) {rounds}",
-        "{name} n'a produit aucun argument au(x) tour(s) {rounds}",
+        "{name} n'a produit aucun argument au(x) round(s) {rounds}",
     ),
     "partial_prose": (
         "the synthesis prose (agreements, disagreements, open questions, conclusion) is missing",
         "les parties rédigées de la synthèse (accords, désaccords, questions ouvertes, "
         "conclusion) manquent",
     ),
+    # documents (issue 21)
+    "colon": (":", " :"),
+    "semicolon": (";", " ;"),
+    "termination_convergence": ("Convergence", "Convergence"),
+    "termination_null_production": ("Null production", "Production nulle"),
+    "termination_max_rounds": ("Maximum rounds", "Nombre maximum de rounds"),
+    "termination_synthesis_ready": ("Synthesis ready", "Synthèse prête"),
+    "termination_stopped": ("Stopped", "Interrupteur d'arrêt"),
+    "mode_adversarial": ("Adversarial", "Adversaire"),
+    "mode_panel": ("Panel", "Panel"),
+    "mode_socratic": ("Socratic", "Socratique"),
+    "mode_devils-advocate": ("Devil's advocate", "Avocat du diable"),
+    "status_running": ("running", "en cours"),
+    "status_stopped": ("stopped", "arrêté"),
+    "status_completed": ("completed", "terminé"),
+    "status_failed": ("failed", "échoué"),
+    "status_interrupted": ("interrupted", "interrompu"),
+    "status_budget_exhausted": ("budget exhausted", "budget épuisé"),
+    "bridge_precision": ("Precision", "Précision"),
+    "bridge_resilience": ("Resilience", "Résilience"),
+    "bridge_fragility": ("Fragility", "Fragilité"),
+    "bridge_corruption": ("Corruption", "Corruption"),
+    "bridge_loyalty": ("Loyalty", "Loyauté"),
+    "bridge_stealth": ("Stealth", "Furtivité"),
+    "lens_line": ("{lens} lens", "Prisme {lens}"),
+    "side_for": ("for the proposition", "pour la proposition"),
+    "side_against": ("against the proposition", "contre la proposition"),
+    "side_devils_advocate": (
+        "devil's advocate: the side opposite to its own view",
+        "avocat du diable : le camp opposé à son propre avis",
+    ),
+    "side_questioner": ("questioner", "questionneur"),
+    "side_defender": ("defender", "défenseur"),
+    "angle": ("angle", "angle"),
+    "kind_full": ("full", "totale"),
+    "kind_partial": ("partial", "partielle"),
+    "call_ok": ("ok", "ok"),
+    "call_empty": ("empty", "vide"),
+    "call_refused": ("refused", "refusé"),
+    "call_failed": ("failed", "échoué"),
+    "provenance_document": ("retrieved document", "document trouvé"),
+    "provenance_testimony": ("model-written answer", "réponse écrite par un modèle"),
+    "provenance_recall": ("recalled memory, model-written", "souvenir, écrit par un modèle"),
+    "provenance_label": (
+        "taxonomy label, model-written",
+        "étiquette de taxonomie, écrite par un modèle",
+    ),
+    "note_from_round": ("from round {n}", "à partir du round {n}"),
+    "note_read_by_no_round": ("read by no round", "lu par aucun round"),
+    "not_counted_target": (
+        "not a real opponent claim: not counted",
+        "pas une vraie affirmation adverse : non comptée",
+    ),
+    "target_missing": (
+        "no claim {claim_id} exists in this debate so far: not counted",
+        "aucune affirmation {claim_id} n'existe dans ce débat pour l'instant : non comptée",
+    ),
+    "target_own": (
+        "{claim_id} is {name}'s own claim: not counted",
+        "{claim_id} est une affirmation de {name} : non comptée",
+    ),
+    "model_calls_one": ("{n} call", "{n} appel"),
+    "model_calls_many": ("{n} calls", "{n} appels"),
+    "no_model": ("none", "aucun"),
+    "quoted_text": ("“{text}”", "« {text} »"),
+    # termination details (the engine records them in English; documents show them translated)
+    "detail_stop_completed": (
+        "stop requested; round {n} was completed",
+        "arrêt demandé ; le round {n} était terminé",
+    ),
+    "detail_stop_where": (
+        "stop requested; stopped {where} of round {n}",
+        "arrêt demandé ; arrêté {where} du round {n}",
+    ),
+    "detail_null_production": (
+        "no novel claim and no new verified evidence in rounds {a} and {b}",
+        "aucune affirmation nouvelle ni nouvelle preuve vérifiée aux rounds {a} et {b}",
+    ),
+    "detail_judge": ("judge: {reason}", "juge : {reason}"),
+    "judge": ("judge", "juge"),
+    "detail_max_rounds_one": ("reached the limit of {n} round", "limite de {n} round atteinte"),
+    "detail_max_rounds_many": (
+        "reached the limit of {n} rounds",
+        "limite de {n} rounds atteinte",
+    ),
+    "detail_stable_disagreement": (
+        "stable disagreement: confidence settled while both sides still hold opposite "
+        "positions ({summary})",
+        "désaccord stable : la confiance s'est stabilisée alors que les deux camps gardent des "
+        "positions opposées ({summary})",
+    ),
+    "detail_confidence_settled": (
+        "confidence settled for every persona ({summary})",
+        "la confiance s'est stabilisée pour chaque persona ({summary})",
+    ),
+    "detail_now": ("now", "maintenant"),
+    "detail_budget_usd": (
+        "spent {spent} of a {budget} budget in round {n}",
+        "{spent} dépensés sur un budget de {budget} au round {n}",
+    ),
+    "detail_budget_tokens": (
+        "used {used} of a {limit}-token budget in round {n}",
+        "{used} jetons utilisés sur un budget de {limit} au round {n}",
+    ),
+    "where_after the research": ("after the research", "après la recherche"),
+    "where_after scoring": ("after scoring", "après la notation"),
+    "where_before the argument": ("before the argument", "avant l'argument"),
+    "where_before the rebuttal": ("before the rebuttal", "avant la réfutation"),
+    "where_before the reflection": ("before the reflection", "avant la réflexion"),
+    # failed or refused steps (Failure.what), in documents
+    "what_framing_call": ("framing model call", "appel au modèle pour le cadrage"),
+    "what_judge_call": ("judge model call", "appel au modèle du juge"),
+    "what_synthesis_call": ("synthesis model call", "appel au modèle pour la synthèse"),
+    "what_phase_call": ("{phase} model call", "appel au modèle ({phase})"),
+    "what_rebuttal": ("rebuttal", "réfutation"),
+    "what_debate": ("debate", "débat"),
+    "what_archive": (
+        "episodic archive (shared memory) write",
+        "écriture de l'archive épisodique (mémoire partagée)",
+    ),
+    "what_memory_write": ("memory write of {claim_id}", "écriture en mémoire de {claim_id}"),
+    "what_skill": ("skill {name}", "skill {name}"),
+    "what_over_budget": (
+        "{n} research call(s) over the budget of {budget}",
+        "{n} appel(s) de recherche au-delà du budget de {budget}",
+    ),
+    "what_research_call": ("{skill} {query}", "{skill} {query}"),
+    "what_research_source": (
+        "{skill} source {source} for {query}",
+        "{skill}, source {source}, pour {query}",
+    ),
+    "phase_argument": ("argument", "argument"),
+    "phase_rebuttal": ("rebuttal", "réfutation"),
+    "phase_reflection": ("reflection", "réflexion"),
+    "phase_research": ("research", "recherche"),
+    "phase_research-plan": ("research plan", "plan de recherche"),
+    "phase_framing": ("framing", "cadrage"),
+    "phase_scoring": ("scoring", "notation"),
+    "phase_synthesis": ("synthesis", "synthèse"),
+    "reason_nothing_sent": ("nothing sent", "rien n'a été envoyé"),
+    "reason_no_results": ("no results", "aucun résultat"),
+    "note_results": ("{n} result(s)", "{n} résultat(s)"),
+    "reason_no_opponent_claim": (
+        "no opponent published a claim this round: nothing to rebut",
+        "aucun adversaire n'a publié d'affirmation ce round-ci : rien à réfuter",
+    ),
+    "reason_question_as_proposition": (
+        "the question itself is used as the proposition",
+        "la question elle-même sert de proposition",
+    ),
+    "reason_coherence_not_measured": (
+        "coherence not measured this round",
+        "cohérence non mesurée ce round-ci",
+    ),
+    "reason_dropped": ("dropped by the engine", "abandonnés par le moteur"),
+    "reason_none_given": ("no reason given", "aucune raison donnée"),
+    # terminal (issue 21)
+    "t_debate_id": ("Debate ID: {id}", "ID du débat : {id}"),
+    "t_question": ("Question: {question}", "Question : {question}"),
+    "t_personas": (
+        "Personas: {personas}  ·  Mode: {mode}  ·  Model: {model}",
+        "Personas : {personas}  ·  Mode : {mode}  ·  Modèle : {model}",
+    ),
+    "t_vs": (" vs ", " vs "),
+    "t_panel_implied": (
+        "Panel mode: {n} personas named (no --mode given)",
+        "Mode Panel : {n} personas nommés (aucun --mode donné)",
+    ),
+    "t_auto_selected": ("Auto-selected: {reason}", "Choix automatique : {reason}"),
+    "t_shared_model": (
+        "warning: all personas use {model}; give one its own with {flag} NAME=MODEL (or a "
+        "persona file's model field) for more diverse arguments",
+        "attention : tous les personas utilisent {model} ; donnez-en un autre à l'un d'eux avec "
+        "{flag} NOM=MODÈLE (ou le champ model d'un fichier persona) pour des arguments plus "
+        "variés",
+    ),
+    "t_persona_models": (
+        "Persona models: {models}  ·  framing, judge, synthesis: {debate}",
+        "Modèles des personas : {models}  ·  cadrage, juge, synthèse : {debate}",
+    ),
+    "route_keywords": ("keyword routing: ", "choix par mots-clés : "),
+    "route_matched": ("{name} matched {said}", "{name} correspond à {said}"),
+    "route_none": (
+        "no expertise keyword matched the question; default order: ",
+        "aucun mot-clé d'expertise ne correspond à la question ; ordre par défaut : ",
+    ),
+    "route_default_order": (
+        "{names} from the default order",
+        "{names} pris dans l'ordre par défaut",
+    ),
+    "route_no_other": (" (no other persona matched)", " (aucun autre persona ne correspond)"),
+    "route_colleague_one": ("{names} as {via}'s colleague", "{names} comme collègue de {via}"),
+    "route_colleague_many": ("{names} as {via}'s colleagues", "{names} comme collègues de {via}"),
+    "route_tie_rule": (
+        "ties go to a persona whose dominant bridge is not yet represented, then alphabetical "
+        "order",
+        "à égalité, priorité à un persona dont le pont dominant n'est pas encore représenté, puis "
+        "ordre alphabétique",
+    ),
+    "t_round": ("Round {n}/{total}", "Round {n}/{total}"),
+    "t_search_via": ('[{name}] /{skill} "{query}"', '[{name}] Recherche via /{skill} "{query}"…'),
+    "t_skill_call": ('[{name}] /{skill}{target} "{query}"', '[{name}] /{skill}{target} "{query}"'),
+    "price_source_built-in table": ("built-in table", "table intégrée"),
+    "t_wave": ("  {wave}: {n} personas in parallel…", "  {wave} : {n} personas en parallèle…"),
+    "wave_research": ("research and argument", "recherche et argument"),
+    "wave_rebuttal": ("rebuttal", "réfutation"),
+    "wave_reflection": ("reflection and judge", "réflexion et juge"),
+    "t_phase_done": (
+        "  [{name}] {phase}: {summary} ({seconds} s)",
+        "  [{name}] {phase} : {summary} ({seconds} s)",
+    ),
+    "t_asked_again": (
+        "  [{name}] {phase}: failed before, asked again",
+        "  [{name}] {phase} : échec précédent, redemandé",
+    ),
+    "t_retrying": (
+        "  [{name}] retrying {n} failed research call(s)",
+        "  [{name}] nouvel essai de {n} appel(s) de recherche échoué(s)",
+    ),
+    "sum_research": (
+        "{items} item(s) from {ok}/{calls} call(s)",
+        "{items} élément(s) issu(s) de {ok}/{calls} appel(s)",
+    ),
+    "sum_argument": (
+        "{claims} claim(s), {quotes} quote(s) found in their sources",
+        "{claims} affirmation(s), {quotes} citation(s) trouvée(s) dans leurs sources",
+    ),
+    "sum_rebuttal": (
+        "{counters} counter(s), {conceded} concession(s)",
+        "{counters} contre-argument(s), {conceded} concession(s)",
+    ),
+    "sum_declined": (" — declined to concede", " — a refusé de concéder"),
+    "sum_reflection": ("confidence {confidence}", "confiance {confidence}"),
+    "sum_done": ("done", "fait"),
+    "t_no_argument_from": (
+        "Round {n}: no argument from {names} (recorded as failed)",
+        "Round {n} : aucun argument de {names} (enregistré comme échec)",
+    ),
+    "t_no_argument": (
+        "no persona produced an argument in round {n}",
+        "aucun persona n'a produit d'argument au round {n}",
+    ),
+    "t_scored": (
+        "Round {n} scored: {scores} · {spending} so far",
+        "Round {n} noté : {scores} · {spending} jusqu'ici",
+    ),
+    "t_spending": (
+        "{calls} model calls, {tokens} tokens, cost {cost}",
+        "{calls} appels au modèle, {tokens} jetons, coût {cost}",
+    ),
+    "t_termination": ("Termination: {reason} — {detail}", "Terminaison : {reason} — {detail}"),
+    "t_judge_ready": ("ready", "prête"),
+    "t_persona_delta": ("{name} Δ={d1},{d2} (now {now})", "{name} Δ={d1},{d2} (maintenant {now})"),
+    "t_moderator_note": ("Moderator note: {note}", "Note du modérateur : {note}"),
+    "t_binds_from": ("binds from round {n}", "s'applique à partir du round {n}"),
+    "t_note_queued": (
+        "Moderator note queued: it binds from round {n}.",
+        "Note du modérateur en attente : elle s'applique à partir du round {n}.",
+    ),
+    "t_moderator_prompt": (
+        "Round {n} done. Moderator note for the next rounds (Enter to continue): ",
+        "Round {n} terminé. Note du modérateur pour les rounds suivants (Entrée pour continuer) : ",
+    ),
+    "t_already_completed": (
+        "Debate {id} is already completed ({termination}).",
+        "Le débat {id} est déjà terminé ({termination}).",
+    ),
+    "t_resuming_ending": (
+        "Resuming the ending of {id}: {reason}",
+        "Reprise de la fin de {id} : {reason}",
+    ),
+    "t_resuming": ("Resuming {id} after round {n}", "Reprise de {id} après le round {n}"),
+    "t_where_before": ("before the {phase}", "avant la {phase}"),
+    "where_after_research": ("after the research", "après la recherche"),
+    "where_after_scoring": ("after scoring", "après la notation"),
+    "t_interrupted": (
+        "Interrupted {where} of round {n}; checkpoint saved.",
+        "Interrompu {where} du round {n} ; point de reprise enregistré.",
+    ),
+    "t_stop_requested": (
+        "Stop requested: stopped {where} of round {n}; resumable.",
+        "Arrêt demandé : arrêté {where} du round {n} ; reprise possible.",
+    ),
+    "t_budget_reached": (
+        "Budget of ${budget} reached (${spent} spent); stopping. Resume with a larger "
+        "--budget-usd.",
+        "Budget de ${budget} atteint (${spent} dépensés) ; arrêt. Reprenez avec un --budget-usd "
+        "plus grand.",
+    ),
+    "t_token_budget_reached": (
+        "Token budget of {limit} reached ({used} tokens used); stopping. Resume with a larger "
+        "--max-tokens.",
+        "Budget de {limit} jetons atteint ({used} jetons utilisés) ; arrêt. Reprenez avec un "
+        "--max-tokens plus grand.",
+    ),
+    "t_writing_stopped_synthesis": (
+        "Writing the synthesis of the stopped debate…",
+        "Rédaction de la synthèse du débat arrêté…",
+    ),
+    "t_synthesis_not_written": (
+        "  synthesis not written: {error}",
+        "  synthèse non écrite : {error}",
+    ),
+    "t_same_refusal": (
+        "  (the same refusal happened {count} times in all: {reason})",
+        "  (le même refus s'est produit {count} fois en tout : {reason})",
+    ),
+    "t_check_api_key": (
+        "{error} — check the provider's API key",
+        "{error} — vérifiez la clé d'API du fournisseur",
+    ),
+    "t_proposition": ("Proposition: {proposition}", "Proposition : {proposition}"),
+    "t_framing_again": (
+        "The framing call failed before: asking for the proposition again…",
+        "L'appel de cadrage avait échoué : nouvelle demande de la proposition…",
+    ),
+    "t_question_as_proposition": (
+        "{error}; the question itself is used as the proposition",
+        "{error} ; la question elle-même sert de proposition",
+    ),
+    "t_not_obtained": (
+        "{what} could not be obtained: {error}",
+        "{what} n'a pas pu être obtenu : {error}",
+    ),
+    "t_ctrl_c": (
+        "Ctrl-C: finishing the current batch, then saving (Ctrl-C again to cancel now).",
+        "Ctrl-C : fin du lot en cours, puis sauvegarde (Ctrl-C à nouveau pour annuler tout de "
+        "suite).",
+    ),
+    "t_cancelled": ("Cancelled. Resume with: {command}", "Annulé. Reprendre avec : {command}"),
+    "t_run_failed": ("debate {id} failed: {error}", "le débat {id} a échoué : {error}"),
+    "t_paused": (
+        "Debate {id} is {status}. Resume with: {command}",
+        "Le débat {id} est {status}. Reprendre avec : {command}",
+    ),
+    "t_failed": ("Debate {id} failed: {error}", "Le débat {id} a échoué : {error}"),
+    "t_synthesis_path": ("Synthesis: {path}", "Synthèse : {path}"),
+    "t_background": (
+        "Running in the background (pid {pid}); log: {log}\nFollow it with: {watch} · {interject} "
+        "NOTE · {stop} · {transcript}",
+        "En arrière-plan (pid {pid}) ; journal : {log}\nSuivez-le avec : {watch} · {interject} "
+        "NOTE · {stop} · {transcript}",
+    ),
+    # terminal (issue 21): --dry-run
+    "dr_title": (
+        "Dry run: no debate folder is created and no model is called.",
+        "Simulation : aucun dossier de débat n'est créé et aucun modèle n'est appelé.",
+    ),
+    "dr_mode": ("Mode: {mode}", "Mode : {mode}"),
+    "dr_detach": (
+        "  (would run in the background: --detach)",
+        "  (tournerait en arrière-plan : --detach)",
+    ),
+    "dr_seating": ("Seating ({why}):", "Placement ({why}) :"),
+    "dr_auto": ("auto-selected: {reason}", "choix automatique : {reason}"),
+    "dr_named": ("named on the command line", "nommés sur la ligne de commande"),
+    "dr_debate_model": (
+        "Debate model (framing, judge, synthesis): {model}",
+        "Modèle du débat (cadrage, juge, synthèse) : {model}",
+    ),
+    "dr_rounds": (
+        "Rounds: {n} at most  ·  Sources: {sources}",
+        "Rounds : {n} au plus  ·  Sources : {sources}",
+    ),
+    "dr_all": ("all", "toutes"),
+    "dr_budget": ("Budget: {note}", "Budget : {note}"),
+    "dr_estimate": ("Estimate for {n} round(s):", "Estimation pour {n} round(s) :"),
+    "dr_calls": ("model calls", "appels"),
+    "dr_tokens": ("tokens", "jetons"),
+    "dr_cost": ("cost", "coût"),
+    "dr_step": ("step", "étape"),
+    "dr_model": ("model", "modèle"),
+    "dr_prices": ("Prices (source of each):", "Prix (source de chacun) :"),
+    "dr_assumptions": ("Assumptions: {text}", "Hypothèses : {text}"),
+    "dr_fits": ("the estimate fits", "l'estimation tient dans la limite"),
+    "dr_may_pause_budget": (
+        "may pause the debate (budget_exhausted) before its last round",
+        "peut mettre le débat en pause (budget épuisé) avant son dernier round",
+    ),
+    "dr_will_pause_budget": (
+        "will likely pause the debate (budget_exhausted) before its last round",
+        "mettra probablement le débat en pause (budget épuisé) avant son dernier round",
+    ),
+    "dr_may_pause": (
+        "may pause the debate before its last round",
+        "peut mettre le débat en pause avant son dernier round",
+    ),
+    "dr_will_pause": (
+        "will likely pause the debate before its last round",
+        "mettra probablement le débat en pause avant son dernier round",
+    ),
+    "step_framing": ("framing", "cadrage"),
+    "step_pre-debate step": ("pre-debate step", "étape préalable"),
+    "step_research plan": ("research plan", "plan de recherche"),
+    "step_ask consultation": ("ask consultation", "consultation ask"),
+    "step_argument": ("argument", "argument"),
+    "step_rebuttal": ("rebuttal", "réfutation"),
+    "step_concession re-ask": ("concession re-ask", "nouvelle demande de concession"),
+    "step_reflection": ("reflection", "réflexion"),
+    "step_judge": ("judge", "juge"),
+    "step_synthesis": ("synthesis", "synthèse"),
+    "dr_price": (
+        "{model}  ${input} in / ${output} out per Mtok  ({source})",
+        "{model}  ${input} en entrée / ${output} en sortie par million de jetons  ({source})",
+    ),
+    "dr_no_price": ("{model}  no price", "{model}  aucun prix"),
+    "dr_no_price_for": ("no price for {models}", "aucun prix pour {models}"),
+    "dr_cost_unknown": ("unknown ({missing})", "inconnu ({missing})"),
+    "dr_cost_at_least": ("at least {span} ({missing})", "au moins {span} ({missing})"),
+    "dr_assumptions_fr": (
+        "{sizes}",
+        "les jetons supposent des tailles typiques par appel (entrée, prompt système et schéma "
+        "compris / sortie) : {sizes} ; les prompts grossissent de quelques centaines de jetons "
+        "par round précédent et par autre persona. Le maximum suppose que chaque round a lieu ; "
+        "un débat qui converge plus tôt en utilise moins. Une réponse qui échoue à la validation "
+        "est redemandée une fois (non comptée ici).",
+    ),
+    "seat_source_debate_model": ("debate model", "modèle du débat"),
+    "seat_source_persona_file": ("persona file", "fichier persona"),
+    "dr_budget_tokens": ("{n} tokens: {fits}", "{n} jetons : {fits}"),
+    # terminal (issue 21): watch and status
+    "w_following": (
+        "Following {id}: {question} ({names}; {mode}; up to {n} round(s)). Ctrl-C stops watching, "
+        "not the debate.",
+        "Suivi de {id} : {question} ({names} ; {mode} ; jusqu'à {n} round(s)). Ctrl-C arrête le "
+        "suivi, pas le débat.",
+    ),
+    "w_stopped_watching": (
+        "Stopped watching {id}; the debate itself is not affected (watch again with: {command}).",
+        "Suivi de {id} arrêté ; le débat lui-même continue (reprendre le suivi avec : {command}).",
+    ),
+    "w_termination": ("Termination: {status}", "Terminaison : {status}"),
+    "w_synthesis": ("synthesis: {path}", "synthèse : {path}"),
+    "w_resume": ("resume with: {command}", "reprendre avec : {command}"),
+    "w_spending": ("{calls}, {cost} so far", "{calls}, {cost} jusqu'ici"),
+    "w_writing_synthesis": (
+        "Writing the synthesis ({reason})…",
+        "Rédaction de la synthèse ({reason})…",
+    ),
+    "w_ending": ("ending", "fin"),
+    "status_h_id": ("id", "id"),
+    "status_h_status": ("status", "statut"),
+    "status_h_round": ("round", "round"),
+    "status_h_termination": ("termination", "terminaison"),
+    "status_h_mode": ("mode", "mode"),
+    "status_h_personas": ("personas", "personas"),
+    "status_h_question": ("question", "question"),
+    "w_phase_framing": ("framing the question", "cadrage de la question"),
+    "w_phase_research": ("research and argument", "recherche et argument"),
+    "w_phase_argument": ("argument", "argument"),
+    "w_phase_rebuttal": ("rebuttal", "réfutation"),
+    "w_phase_reflection": ("reflection and judge", "réflexion et juge"),
+    "w_phase_scoring": ("scoring", "notation"),
+    "w_phase_synthesis": ("writing the synthesis", "rédaction de la synthèse"),
+    "w_orphan": (
+        "no process is running it any more (it was killed or crashed); its committed rounds are "
+        "kept",
+        "plus aucun processus ne le fait tourner (tué ou planté) ; ses rounds validés sont "
+        "conservés",
+    ),
+    "w_research": (
+        "research R{round}: {calls}, {items} ({documents} retrieved documents)",
+        "recherche R{round} : {calls}, {items} ({documents} documents trouvés)",
+    ),
+    "w_argument": ("argument R{round}: {claims}", "argument R{round} : {claims}"),
+    "w_rebuttal": (
+        "rebuttal R{round}: {counters} ({counted} on real claims), {concessions}",
+        "réfutation R{round} : {counters} ({counted} sur de vraies affirmations), {concessions}",
+    ),
+    "w_conceded": (" (conceded {ids})", " (a concédé {ids})"),
+    "w_declined": (" · declined to concede", " · a refusé de concéder"),
+    "w_reflection": (
+        "reflection R{round}: confidence {confidence}",
+        "réflexion R{round} : confiance {confidence}",
+    ),
+    "w_scored": ("Round {n} scored: {scores}", "Round {n} noté : {scores}"),
+    "w_round": (
+        "Round {n}/{total} · {words} · {spending}",
+        "Round {n}/{total} · {words} · {spending}",
+    ),
+    "plural_model_call_one": ("{n} model call", "{n} appel au modèle"),
+    "plural_model_call_many": ("{n} model calls", "{n} appels au modèle"),
+    "plural_item_one": ("{n} item", "{n} élément"),
+    "plural_item_many": ("{n} items", "{n} éléments"),
+    "plural_claim_one": ("{n} claim", "{n} affirmation"),
+    "plural_claim_many": ("{n} claims", "{n} affirmations"),
+    "plural_counter_one": ("{n} counter", "{n} contre-argument"),
+    "plural_counter_many": ("{n} counters", "{n} contre-arguments"),
+    "plural_concession_one": ("{n} concession", "{n} concession"),
+    "plural_concession_many": ("{n} concessions", "{n} concessions"),
 }
 
 _FRENCH_WORDS = frozenset(

@@ -1,0 +1,100 @@
+"""Terminal words about a debate in the debate's language (issue 21): a persona's label and lens,
+a termination reason or a mode as a word, a status."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from argue.records.labels import _LABELS, label
+
+if TYPE_CHECKING:
+    from argue.domain import Persona
+
+
+def persona_label(persona: Persona, lang: str = "en") -> str:
+    """``Embry (Precision=0.85)``; French: ``Embry (Précision=0.85)``."""
+    bridge, weight = persona.dominant_bridge()
+    key = f"bridge_{bridge}"
+    word = label(key, lang) if key in _LABELS else bridge.capitalize()
+    return f"{persona.display_name} ({word}={weight:.2f})"
+
+
+def persona_lens(persona: Persona, lang: str = "en") -> str:
+    """The persona's lens, French when its file has one and the debate is French."""
+    french = getattr(persona, "fr", None)
+    return french.lens if lang == "fr" and french is not None else persona.lens
+
+
+def word(kind: str, value: str | None, lang: str = "en") -> str:
+    """A mode, termination or status id as a word (``kind``: mode, termination, status); an id
+    with no label is shown as it is."""
+    if value is None:
+        return "—"
+    key = f"{kind}_{value}"
+    return label(key, lang) if key in _LABELS else value
+
+
+_WHERE = {
+    "before the research": ("t_where_before", "research"),
+    "before the rebuttal": ("t_where_before", "rebuttal"),
+    "before the reflection": ("t_where_before", "reflection"),
+    "after the research": ("where_after_research", ""),
+    "after scoring": ("where_after_scoring", ""),
+}
+_DETAILS: list[tuple[str, str]] = [
+    (r"stop requested; round (?P<n>\d+) was completed", "detail_stop_completed"),
+    (r"stop requested; stopped (?P<where>.+) of round (?P<n>\d+)", "detail_stop_where"),
+    (
+        r"no novel claim and no new verified evidence in rounds (?P<a>\d+) and (?P<b>\d+)",
+        "detail_null_production",
+    ),
+    (r"reached the limit of (?P<n>1) round(?:\(s\))?", "detail_max_rounds_one"),
+    (r"reached the limit of (?P<n>\d+) rounds?(?:\(s\))?", "detail_max_rounds_many"),
+    (
+        r"stable disagreement: confidence settled while both sides still hold opposite "
+        r"positions \((?P<summary>.*)\)",
+        "detail_stable_disagreement",
+    ),
+    (r"confidence settled for every persona \((?P<summary>.*)\)", "detail_confidence_settled"),
+    (
+        r"spent (?P<spent>\$[\d.]+) of a (?P<budget>\$[\d.]+) budget in round (?P<n>\d+)",
+        "detail_budget_usd",
+    ),
+    (
+        r"used (?P<used>\d+) of a (?P<limit>\d+)-token budget in round (?P<n>\d+)",
+        "detail_budget_tokens",
+    ),
+    (r"judge: (?P<reason>.*)", "detail_judge"),
+]
+
+
+def detail_words(detail: str, lang: str = "en") -> str:
+    """A termination detail as recorded (English, from the engine) in the debate's language;
+    a detail it does not recognise is returned as it is."""
+    import re
+
+    if lang == "en":
+        return detail
+    if detail == label("w_orphan", "en"):
+        return label("w_orphan", lang)
+    for pattern, key in _DETAILS:
+        found = re.fullmatch(pattern, detail, flags=re.DOTALL)
+        if found is None:
+            continue
+        fields = dict(found.groupdict())
+        if "where" in fields:
+            where_key, phase = _WHERE.get(fields["where"], ("", ""))
+            if not where_key:
+                return detail
+            named = {"phase": label(f"phase_{phase}", lang)} if phase else {}
+            fields["where"] = label(where_key, lang, **named)
+        if "summary" in fields:
+            fields["summary"] = re.sub(
+                r"\(now ([\d.]+)\)",
+                lambda m: f"({label('detail_now', lang)} {m[1]})",
+                fields["summary"],
+            )
+        if key == "detail_judge" and fields["reason"] == "ready":
+            fields["reason"] = label("t_judge_ready", lang)
+        return label(key, lang, **fields)
+    return detail
