@@ -58,6 +58,14 @@ class BDIState(BaseModel):
     intentions: list[str] = Field(default_factory=list)
 
 
+class PersonaWords(BaseModel):
+    """A persona's role and lens in another language, for documents (the prompts keep the
+    English ones)."""
+
+    role: str
+    lens: str
+
+
 class Persona(BaseModel):
     name: str = Field(description="Lower-case identifier used on the command line")
     display_name: str
@@ -73,6 +81,12 @@ class Persona(BaseModel):
     model: str | None = Field(
         default=None,
         description="This persona's own model: MODEL (the debate's provider) or provider:model",
+    )
+    fr: PersonaWords | None = Field(
+        default=None,
+        exclude_if=lambda v: v is None,
+        description="French role and lens for French documents (the file's [fr] table); "
+        "without it a French document shows the English ones",
     )
 
     def dominant_bridge(self) -> tuple[str, float]:

@@ -37,5 +37,5 @@ def test_failure_sentences_speak_the_debate_language() -> None:
     assert failure.sentence() == "brave: refused — nothing happened (no key)."
     assert failure.sentence("fr") == "brave: refusé — rien ne s'est passé (no key)."
     assert label("partial_missing", "fr", name="Embry", rounds="2") == (
-        "Embry n'a produit aucun argument au(x) tour(s) 2"
+        "Embry n'a produit aucun argument au(x) round(s) 2"
     )

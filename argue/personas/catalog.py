@@ -58,6 +58,13 @@ class _BDIFile(BaseModel):
     intentions: list[str] = Field(default_factory=list)
 
 
+class _PersonaWordsFile(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    role: str = Field(min_length=1)
+    lens: str = Field(min_length=1)
+
+
 class _PersonaFile(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -72,6 +79,8 @@ class _PersonaFile(BaseModel):
     colleagues: list[str] = Field(default_factory=list)
     # This persona's own model: "MODEL" (the debate's provider) or "provider:MODEL".
     model: str | None = Field(default=None, min_length=1, pattern=r"\S")
+    # French role and lens, shown in French documents: [fr] role = "…", lens = "…".
+    fr: _PersonaWordsFile | None = None
 
     @field_validator("name")
     @classmethod

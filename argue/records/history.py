@@ -137,7 +137,8 @@ class DebateHistory:
         lang = self.config.language
         reasons = []
         if state.status != "completed":
-            reasons.append(label("partial_status", lang, status=state.status))
+            status = f"status_{state.status}"
+            reasons.append(label("partial_status", lang, status=label(status, lang)))
         if state.termination == "stopped":
             reasons.append(label("partial_stopped", lang))
         for letter in self.letters:

@@ -24,7 +24,8 @@ from jinja2.runtime import Context
 from argue.domain import Claim, DebateState, Evidence, Usage
 from argue.grounding.index import ReferenceIndex
 from argue.records import DebateHistory, SynthesisDraft
-from argue.records.labels import Labels
+from argue.records.labels import Labels, label
+from argue.render import words
 from argue.render.inline import (
     _model_filter,
     _model_paragraphs_filter,
@@ -99,30 +100,63 @@ def _describe_cost(context: Context, usage: Usage) -> str:
     return describe_cost(usage, str(context.get("lang") or "en"))
 
 
-def _models_used(usage: list[Usage]) -> str:
+def _models_used(usage: list[Usage], lang: str = "en") -> str:
     """Every provider/model that answered, with its calls (``resume --model`` adds one)."""
-    from argue.llm.pricing import models_used
-
-    return models_used(usage)
+    return words.models_used_words(usage, lang)
 
 
 def _participants(history: DebateHistory) -> list[dict[str, Any]]:
+    """Each participant as the spec writes it: role, dominant bridge, lens and side, in the
+    debate's language ("**Embry** (Ingénieur aérospatial, Précision=0.85) — Prisme
+    formel/mathématique")."""
     framing = history.config.framing
+    lang = history.config.language
     rows = []
     for letter, persona in history.personas.items():
+        stance = framing.stances.get(letter, "") if framing else ""
+        side, side_by_model = words.stance_words(stance, lang)
         rows.append(
             {
                 "letter": letter,
                 "persona": persona,
-                "label": persona.label(),
+                "label": f"{persona.display_name} ({words.dominant_bridge_words(persona, lang)})",
+                "role": words.capitalised(words.persona_role(persona, lang)),
+                "dominant": words.dominant_bridge_words(persona, lang),
+                "lens_line": label("lens_line", lang, lens=words.persona_lens(persona, lang)),
                 "bridges": ", ".join(
-                    f"{name.capitalize()}={weight:.2f}"
+                    f"{words.bridge_words(name, lang)}={weight:.2f}"
                     for name, weight in sorted(persona.bridges.items(), key=lambda kv: -kv[1])
                 ),
-                "stance": framing.stances.get(letter, "") if framing else "",
+                "stance": stance,
+                "side": side,
+                "side_by_model": side_by_model,
             }
         )
     return rows
+
+
+def _detail(state: DebateState, lang: str) -> dict[str, str]:
+    """The termination's detail: code's words (translated), or the judge's (model text)."""
+    text, by_model = words.detail_words(state.termination_detail, lang)
+    if by_model:
+        return {"words": "", "model": text.removeprefix("judge: ")}
+    return {"words": text, "model": ""}
+
+
+def _document_words(lang: str) -> dict[str, Any]:
+    """Recorded ids and code's recorded English as words, for every document template."""
+    return {
+        "termination_words": lambda value: words.termination_words(value, lang),
+        "status_words": lambda value: words.status_words(value, lang),
+        "mode_words": lambda value: words.mode_words(value, lang),
+        "kind_words": lambda value: words.kind_words(value, lang),
+        "call_words": lambda value: words.call_words(str(value), lang),
+        "failure_sentence": lambda failure: words.failure_sentence(failure, lang),
+        "research_note": lambda note: words.research_note(note, lang),
+        "provenance_words": lambda value: words.provenance_words(value, lang),
+        "target_note_words": lambda note: words.target_note_words(note, lang),
+        "component_words": lambda name: words.component_words(name, lang),
+    }
 
 
 def _evidence_index(history: DebateHistory) -> dict[str, Evidence]:
@@ -168,6 +202,7 @@ def render_transcript(history: DebateHistory, state: DebateState, usage: list[Us
             references=history.reference_index(record.round),
             L=labels,
             lang=history.config.language,
+            **_document_words(history.config.language),
         )
         if record.committed:
             if len(_ROUND_SECTIONS) >= _MAX_CACHED_SECTIONS:
@@ -183,10 +218,12 @@ def render_transcript(history: DebateHistory, state: DebateState, usage: list[Us
         failures=history.failures,
         notes=history.moderator_notes,
         usage=_usage_total(usage),
-        models_used=_models_used(usage),
+        models_used=_models_used(usage, history.config.language),
         references=history.reference_index(),
         L=labels,
         lang=history.config.language,
+        detail=_detail(state, history.config.language),
+        **_document_words(history.config.language),
     )
 
 
@@ -274,7 +311,9 @@ def synthesis_context(
         "usage": _usage_total(usage),
         "L": Labels(history.config.language),
         "lang": history.config.language,
-        "models_used": _models_used(usage),
+        "models_used": _models_used(usage, history.config.language),
+        "detail": _detail(state, history.config.language),
+        **_document_words(history.config.language),
     }
 
 

@@ -122,10 +122,13 @@ def report_context(
     from argue.llm.pricing import describe_cost
 
     by_model = [
-        {"name": name, "usage": total, "cost": describe_cost(total)}
+        {"name": name, "usage": total, "cost": describe_cost(total, lang)}
         for name, total in UsageLedger(usage).by_model().items()
     ]
-    title = f"{label('report_title', lang)}: {' '.join(history.config.question.split())}"
+    title = (
+        f"{label('report_title', lang)}{label('colon', lang)} "
+        f"{' '.join(history.config.question.split())}"
+    )
     return {
         **ctx,
         "title": title,
@@ -139,7 +142,7 @@ def report_context(
         "component_words": lambda name: component_words(name, lang),
         "claim_rounds": _claim_rounds(history),
         "by_model": by_model,
-        "total_cost": describe_cost(ctx["usage"]),
+        "total_cost": describe_cost(ctx["usage"], lang),
         "model": model,
         "model_paragraphs": model_paragraphs,
         "inert": inert_html,

@@ -269,7 +269,7 @@ def test_a_french_debate_gets_french_headings(run_debate):
     run.store.save_config(config)
     page = Page(write_report(run.store).read_text(encoding="utf-8"))
     assert page.all("html")[0]["lang"] == "fr"
-    for heading in ("Carte des arguments", "Confiance au fil des tours", "Points d'accord"):
+    for heading in ("Carte des arguments", "Confiance au fil des rounds", "Points d'accord"):
         assert heading in page.plain
 
 

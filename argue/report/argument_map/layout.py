@@ -18,6 +18,7 @@ from argue.domain import Claim
 from argue.grounding.index import ReferenceIndex
 from argue.records import DebateHistory
 from argue.records.labels import label
+from argue.render.words import target_note_words
 
 EdgeKind = Literal["refute", "undercut", "question", "concede_full", "concede_partial"]
 EDGE_KINDS: tuple[EdgeKind, ...] = (
@@ -239,7 +240,7 @@ def build_map(
                         target,
                         counter.valid_target,
                         counter.text,
-                        counter.target_note,
+                        target_note_words(counter.target_note, lang),
                     )
                 )
                 if isinstance(target, ClaimNode) and counter.valid_target:
@@ -256,7 +257,7 @@ def build_map(
                         target,
                         concession.valid_target,
                         concession.text,
-                        concession.target_note,
+                        target_note_words(concession.target_note, lang),
                     )
                 )
                 if isinstance(target, ClaimNode) and concession.valid_target:

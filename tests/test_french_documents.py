@@ -1,0 +1,269 @@
+"""A French debate's documents are French (issue 21, Deliver 1, the documents half).
+
+Teeth: put one English label back (e.g. ``"termination": ("Termination", "Termination")`` in
+argue/records/labels.py, or ``{{ state.termination }}`` in synthesis.md.j2) and
+``test_a_whole_french_debate_has_no_english_word_from_code`` fails naming the word and the
+document; drop Embry's ``[fr]`` table and the participants-line test fails.
+
+Model-written text (the scripted model writes English placeholders) is removed from each
+document before the check, field by field from the debate's records; what remains is code's.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from argue.commands.report import write_report
+from argue.domain import BRIDGES, Failure
+from argue.engine import create_debate
+from argue.engine.modes import MODES
+from argue.personas import load_catalog
+from argue.records.labels import _LABELS
+from argue.render import words
+from tests.engine.conftest import personas, run_debate  # noqa: F401  (fixtures)
+from tests.engine.script import DebateScript, ScriptedToolkit, names_of
+
+QUESTION = "La conjecture de Collatz est-elle décidable ?"
+
+# Fields of the records that hold model-written (or retrieved) text, never code's words.
+MODEL_FIELDS = {
+    "text",
+    "warrant",
+    "position",
+    "reason",
+    "point",
+    "position_now",
+    "would_change_my_mind",
+    "belief",
+    "query",
+    "why",
+    "title",
+    "snippet",
+    "proposition",
+    "angle",
+    "angles",
+    "conclusion",
+    "open_questions",
+    "crux",
+    "common_ground",
+    "located",
+    "quote",
+    "view",
+    "ready_reason",
+    "taxonomy_tags",
+    "dropped_calls",
+    "stances",
+}
+
+IDS = re.compile(r"[A-Z]-R\d+-E\d+|[A-Z]\d+\.c\d+|\n")
+TOKEN = re.compile(r"[A-Za-zÀ-ÿœŒ_']+")
+
+
+def _tokens(text: str) -> set[str]:
+    return {t.strip("'").lower() for t in TOKEN.findall(text) if t.strip("'")}
+
+
+def _english_words() -> set[str]:
+    """Code's own English: every label's English side, minus words its French sides use too,
+    plus the recorded ids and the personas' English roles and lenses."""
+    english: set[str] = set()
+    french: set[str] = set()
+    for en, fr in _LABELS.values():
+        english |= _tokens(re.sub(r"\{[^}]*\}", " ", en))
+        if fr != en:  # a label left English must not teach the check that its words are French
+            french |= _tokens(re.sub(r"\{[^}]*\}", " ", fr))
+    ids = {"synthesis_ready", "max_rounds", "null_production", "stopped", "convergence"}
+    ids |= {"running", "completed", "failed", "interrupted", "budget_exhausted"}
+    ids |= {"adversarial", "socratic", "devils-advocate", "panelist", "questioner", "defender"}
+    ids |= set(BRIDGES)
+    for persona in load_catalog():
+        ids |= _tokens(persona.role) | _tokens(persona.lens)
+    french_too = french | {"a", "on", "panel", "convergence", "corruption", "ok", "angle", "total"}
+    french_too |= {"score", "round", "rounds", "argument", "persona", "skill", "mode"}
+    return (english | ids) - french_too - {"mode", "participants", "proposition", "sources"}
+
+
+def _model_strings(value: Any, out: list[str], inside: bool = False) -> None:
+    if isinstance(value, dict):
+        for key, item in value.items():
+            _model_strings(item, out, inside or key in MODEL_FIELDS)
+    elif isinstance(value, list):
+        for item in value:
+            _model_strings(item, out, inside)
+    elif isinstance(value, str) and inside and value.strip():
+        out.append(value)
+
+
+def _without_model_text(text: str, root: Path) -> str:
+    strings: list[str] = []
+    for path in root.rglob("*.json"):
+        if path.name in ("config.json", "state.json"):
+            continue
+        try:
+            _model_strings(json.loads(path.read_text()), strings)
+        except (ValueError, UnicodeDecodeError):
+            continue
+    config = json.loads((root / "config.json").read_text())
+    _model_strings(config.get("framing") or {}, strings, inside=True)
+    state = json.loads((root / "state.json").read_text())
+    if state.get("termination_detail", "").startswith("judge: "):
+        strings.append(state["termination_detail"].removeprefix("judge: "))
+    # Model text reaches a document whole, clipped, or cut around the ids code marks: remove
+    # each piece between ids (a short piece as a whole word only).
+    pieces = {p.strip() for s in strings for p in IDS.split(s) if p.strip()}
+    for piece in sorted(pieces, key=len, reverse=True):
+        if len(piece) > 3:
+            text = text.replace(piece, " ")
+        else:
+            text = re.sub(rf"(?<!\w){re.escape(piece)}(?!\w)", " ", text)
+    text = text.replace(QUESTION, " ")
+    text = re.sub(r"https?://\S+", " ", text)
+    text = re.sub(r"\b[A-Z]-R\d+-E\d+\b|\b[A-Z]\d+\.c\d+\b|argue_\d+_\d+\S*", " ", text)
+    text = re.sub(r"/(?:dogpile|memory|ask|taxonomy)\b", " ", text)  # skill names
+    return re.sub(r"scripted(?:-1)?|SECRET-RESEARCH-[A-Z]|SPARTA", " ", text)
+
+
+class _Text(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.parts: list[str] = []
+        self._style = False
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        # the style sheet, and the map's clipped claim and rebuttal texts (model text)
+        if tag == "style" or dict(attrs).get("class") in ("ntext", "rtext"):
+            self._style = True
+        for name, value in attrs:
+            if name in ("title", "aria-label") and value:
+                self.parts.append(value)
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in ("style", "text"):
+            self._style = False
+
+    def handle_data(self, data: str) -> None:
+        if not self._style:
+            self.parts.append(data)
+
+
+def _french_debate(run_debate, tmp_path: Path, personas, mode: str, names: list[str]):  # noqa: F811
+    store = create_debate(
+        tmp_path / mode,
+        question=QUESTION,
+        mode=mode,  # type: ignore[arg-type]
+        personas=[personas[n] for n in names],
+        max_rounds=2,
+        provider="scripted",
+        model="scripted-1",
+        language="fr",
+    )
+    script = DebateScript(names=names_of([personas[n] for n in names]), cite_bogus=True)
+    run = run_debate(
+        names, mode=mode, store=store, script=script, toolkit=ScriptedToolkit(fail_skill="ask")
+    )
+    report = write_report(run.store, tmp_path / mode / "report.html")
+    page = _Text()
+    page.feed(report.read_text())
+    return run.store.paths.root, {
+        "synthesis.md": run.store.paths.synthesis.read_text(),
+        "transcript.md": run.store.paths.transcript.read_text(),
+        "report.html": "\n".join(page.parts),
+    }
+
+
+@pytest.mark.parametrize(
+    ("mode", "names"),
+    [("adversarial", ["embry", "horus"]), ("panel", ["embry", "horus", "brandon"])],
+)
+def test_a_whole_french_debate_has_no_english_word_from_code(
+    run_debate,  # noqa: F811
+    tmp_path: Path,
+    personas,  # noqa: F811
+    mode: str,
+    names: list[str],
+) -> None:
+    root, documents = _french_debate(run_debate, tmp_path, personas, mode, names)
+    english = _english_words()
+    assert {"termination", "because", "synthesis_ready", "precision", "engineer"} <= english
+    for name, text in documents.items():
+        code_only = _without_model_text(text, root)
+        found = sorted(_tokens(code_only) & english)
+        assert not found, f"{mode} {name}: English from code: {found}"
+
+
+def test_the_spec_participants_line_is_reproduced(run_debate, tmp_path: Path, personas) -> None:  # noqa: F811
+    _, documents = _french_debate(run_debate, tmp_path, personas, "adversarial", ["embry", "horus"])
+    synthesis = documents["synthesis.md"]
+    assert (
+        "- **Embry** (Ingénieur aérospatial, Précision=0.85) — Prisme formel/mathématique"
+        in synthesis
+    )
+    assert "- **Horus** (IA, Résilience=0.80) — Prisme informatique/pratique" in synthesis
+    assert re.search(r"^## Rounds : 2 \| Terminaison : Nombre maximum de rounds$", synthesis, re.M)
+    assert "camp : pour la proposition" in synthesis
+    assert "**Mode :** Adversaire" in documents["transcript.md"]
+
+
+def test_a_panel_shows_the_angle_never_the_instruction(
+    run_debate,  # noqa: F811
+    tmp_path: Path,
+    personas,  # noqa: F811
+) -> None:
+    _, documents = _french_debate(
+        run_debate, tmp_path, personas, "panel", ["embry", "horus", "brandon"]
+    )
+    for text in documents.values():
+        assert "PANELIST" not in text and "argue from your own lens" not in text
+    assert words.stance_words("PANELIST: argue from your own lens (formal)", "fr") == ("", False)
+
+
+def test_every_stance_code_assigns_is_shown_in_words() -> None:
+    catalog = load_catalog()
+    seated = {letter: catalog.get(n) for letter, n in zip("AB", ["embry", "horus"], strict=True)}
+    for mode in MODES.values():
+        for holds in (True, False, None):
+            stances = mode.stances(["A", "B"], seated, {}, holds)
+            for stance in stances.values():
+                shown, by_model = words.stance_words(stance, "fr")
+                assert not by_model, (mode.name, stance)
+                assert not re.search(r"[A-Z]{4,}|the proposition|argue", shown), shown
+
+
+def test_every_builtin_persona_has_french_role_and_lens() -> None:
+    for persona in load_catalog():
+        assert persona.fr is not None, persona.name
+        assert persona.fr.role and persona.fr.lens
+    embry = load_catalog().get("embry")
+    assert words.dominant_bridge_words(embry, "fr") == "Précision=0.85"
+
+
+def test_a_persona_file_without_a_french_table_still_loads(tmp_path: Path) -> None:
+    from argue.personas.catalog import parse_persona
+
+    text = (Path(__file__).parents[1] / "argue/personas/builtin/embry.toml").read_text()
+    old = text.split("\n# French role and lens")[0]
+    persona = parse_persona(old, "embry.toml")
+    assert persona.fr is None
+    assert words.persona_role(persona, "fr") == persona.role  # falls back to the English
+
+
+def test_french_failure_sentences_quote_what_is_not_code() -> None:
+    failure = Failure(
+        round=1,
+        persona="A",
+        phase="research",
+        kind="refused",
+        what="dogpile 'collatz'",
+        reason="nothing sent; brave refused: no BRAVE_API_KEY",
+    )
+    sentence = words.failure_sentence(failure, "fr")
+    assert sentence.startswith("dogpile « collatz » : refusé — rien ne s'est passé")
+    assert "rien n'a été envoyé ; « brave refused: no BRAVE_API_KEY »" in sentence
+    note = words.research_note("nothing sent; brave refused: no key", "fr")
+    assert note == "rien n'a été envoyé ; brave refusé : « no key »"
