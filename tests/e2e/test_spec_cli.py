@@ -46,7 +46,7 @@ def test_the_spec_panel_command_runs_as_written(cli: Cli):
         "--personas", "embry,horus,brandon", "--rounds", "1", "--json",
     )  # fmt: skip
     assert result.returncode == 0, result.describe()
-    assert "Panel mode: 3 personas named" in result.stderr
+    assert "Mode Panel : 3 personas nommés" in result.stderr  # a French question: French words
     summary = result.last_json()
     config = (cli.debate_dir(summary["id"]) / "config.json").read_text(encoding="utf-8")
     assert '"mode": "panel"' in config
@@ -55,7 +55,7 @@ def test_the_spec_panel_command_runs_as_written(cli: Cli):
         assert heading in synthesis, heading
     assert "## Points of agreement" not in synthesis
     transcript = (cli.debate_dir(summary["id"]) / "transcript.md").read_text(encoding="utf-8")
-    assert "# Transcription du débat" in transcript and "## Tour 1" in transcript
+    assert "# Transcription du débat" in transcript and "## Round 1" in transcript
 
 
 def test_lang_overrides_the_detected_language(cli: Cli):

@@ -156,7 +156,8 @@ def test_synthesize_loses_no_word_in_a_terminal(finished, columns: int) -> None:
     folder, debate_id, env = finished
     shown = in_terminal(["synthesize", debate_id], columns, env)
     source = (folder / "synthesis.md").read_text(encoding="utf-8")
-    assert "Loyalty" in source  # the participants line that used to be cut at the edge
+    # the participants line, whose end used to be cut at the right edge
+    assert "side: against the proposition" in source
     assert_no_word_lost(source, shown, f"synthesis at {columns} columns")
 
 
