@@ -246,17 +246,12 @@ class Failure(BaseModel):
     )
 
     def sentence(self, lang: str = "en") -> str:
-        from argue.records.labels import label
+        """ "<step>: <what happened> (<reason>)." in ``lang``: the record stays English; in
+        French the step and code's parts of the reason are translated, the rest quoted
+        (``argue.records.reasons``)."""
+        from argue.records.reasons import failure_sentence
 
-        if self.kind == "refused":
-            words = label("refused_sentence", lang)
-        elif self.phase == "debate":
-            words = label("debate_failed_sentence", lang)
-        elif self.cause is not None:
-            words = label(f"cause_{self.cause}", lang)
-        else:
-            words = label("failed_sentence", lang)
-        return f"{self.what}: {words} ({self.reason})."
+        return failure_sentence(self, lang)
 
 
 Provenance = Literal["document", "testimony", "recall", "label"]
@@ -492,11 +487,29 @@ class ReflectionRecord(BaseModel):
     )
 
 
+class ReasonPart(BaseModel):
+    """One part of a score component's reason in machine form: a label key and its fields."""
+
+    key: str = Field(description="a label in argue.records.labels, e.g. 'score_counters'")
+    fields: dict[str, str | int | list[str]] = Field(default_factory=dict)
+
+
 class ScoreComponent(BaseModel):
     name: str
     weight: float
     value: float | None = Field(description="0-1; None when it could not be measured")
-    reason: str
+    reason: str = Field(description="the reason in English, as recorded (the audit sentence)")
+    parts: list[ReasonPart] | None = Field(
+        default=None,
+        exclude_if=lambda v: v is None,
+        description="the same reason as label keys and fields, so documents can say it in the "
+        "debate's language; None in records written before it existed",
+    )
+
+    def reason_words(self, lang: str = "en") -> str:
+        from argue.records.reasons import component_reason
+
+        return component_reason(self.reason, self.parts, lang)
 
 
 class PersonaRoundScore(BaseModel):

@@ -3,7 +3,10 @@
 Teeth: put one English label back (e.g. ``"termination": ("Termination", "Termination")`` in
 argue/records/labels.py, or ``{{ state.termination }}`` in synthesis.md.j2) and
 ``test_a_whole_french_debate_has_no_english_word_from_code`` fails naming the word and the
-document; drop Embry's ``[fr]`` table and the participants-line test fails.
+document; drop Embry's ``[fr]`` table and the participants-line test fails. Render the stored
+English score reason again (``{{ comp.reason | model }}`` in transcript_round.md.j2) or put
+``"reason_key_not_set"``'s French side back to ``"{name} not set"`` and
+``test_failures_and_score_reasons_of_a_french_debate_are_french`` fails (both checked).
 
 Model-written text (the scripted model writes English placeholders) is removed from each
 document before the check, field by field from the debate's records; what remains is code's.
@@ -20,12 +23,14 @@ from typing import Any
 import pytest
 
 from argue.commands.report import write_report
-from argue.domain import BRIDGES, Failure
-from argue.engine import create_debate
+from argue.domain import BRIDGES, Failure, RoundScore
+from argue.engine import ResearchRequest, create_debate
 from argue.engine.modes import MODES
+from argue.llm.base import ModelError
 from argue.personas import load_catalog
 from argue.records.labels import _LABELS
 from argue.render import words
+from argue.skills.base import SkillResult, SourceStatus
 from tests.engine.conftest import personas, run_debate  # noqa: F401  (fixtures)
 from tests.engine.script import DebateScript, ScriptedToolkit, names_of
 
@@ -59,7 +64,11 @@ MODEL_FIELDS = {
     "taxonomy_tags",
     "dropped_calls",
     "stances",
+    "reasons",  # the judge's reasons per persona
+    "unmatched",  # names the judge rated that are no persona
 }
+# What the tests' doubles say as an external service or a model server would: quoted, not code.
+EXTERNAL = ("arxiv: HTTP 503 from loopback", "scripted: HTTP 500 from the test server")
 
 IDS = re.compile(r"[A-Z]-R\d+-E\d+|[A-Z]\d+\.c\d+|\n")
 TOKEN = re.compile(r"[A-Za-zÀ-ÿœŒ_']+")
@@ -89,9 +98,17 @@ def _english_words() -> set[str]:
     return (english | ids) - french_too - {"mode", "participants", "proposition", "sources"}
 
 
+# Records whose "reason" is written by code (a score component, a failure): it is said in the
+# debate's language, so it stays in the document for the check.
+CODE_REASONS = ({"name", "weight", "reason"}, {"what", "kind", "reason"})
+
+
 def _model_strings(value: Any, out: list[str], inside: bool = False) -> None:
     if isinstance(value, dict):
+        by_code = any(keys <= value.keys() for keys in CODE_REASONS)
         for key, item in value.items():
+            if by_code and key in ("reason", "parts"):
+                continue
             _model_strings(item, out, inside or key in MODEL_FIELDS)
     elif isinstance(value, list):
         for item in value:
@@ -123,6 +140,8 @@ def _without_model_text(text: str, root: Path) -> str:
         else:
             text = re.sub(rf"(?<!\w){re.escape(piece)}(?!\w)", " ", text)
     text = text.replace(QUESTION, " ")
+    for message in EXTERNAL:
+        text = text.replace(message, " ")
     text = re.sub(r"https?://\S+", " ", text)
     text = re.sub(r"\b[A-Z]-R\d+-E\d+\b|\b[A-Z]\d+\.c\d+\b|argue_\d+_\d+\S*", " ", text)
     text = re.sub(r"/(?:dogpile|memory|ask|taxonomy)\b", " ", text)  # skill names
@@ -264,6 +283,146 @@ def test_french_failure_sentences_quote_what_is_not_code() -> None:
     )
     sentence = words.failure_sentence(failure, "fr")
     assert sentence.startswith("dogpile « collatz » : refusé — rien ne s'est passé")
-    assert "rien n'a été envoyé ; « brave refused: no BRAVE_API_KEY »" in sentence
+    assert "rien n'a été envoyé ; brave refusé : « no BRAVE_API_KEY »" in sentence
     note = words.research_note("nothing sent; brave refused: no key", "fr")
     assert note == "rien n'a été envoyé ; brave refusé : « no key »"
+
+
+# ---------------------------------------------------------------- score reasons and failures
+
+
+class _RefusingToolkit(ScriptedToolkit):
+    """Research double whose dogpile also names a source refused for want of its key, and a
+    source the plan asked for that is no research source; ``ask`` fails as a service would."""
+
+    async def run(self, request: ResearchRequest) -> SkillResult:
+        result = await super().run(request)
+        if request.call.skill != "dogpile":
+            return result
+        statuses = [
+            SourceStatus(source="library", status="ok", count=len(result.items)),
+            SourceStatus(source="brave", status="refused", note="BRAVE_API_KEY not set"),
+            SourceStatus(
+                source="wikipedia",
+                status="refused",
+                note="not a research source; allowed: library, brave",
+            ),
+        ]
+        note = "library ok (2), brave refused: BRAVE_API_KEY not set"
+        return result.model_copy(update={"sources": statuses, "note": note})
+
+
+def _fails(letter: str, rnd: int, phase: str) -> Exception | None:
+    """The framing call, B's first research plan and A's second argument fail as a dead
+    server would."""
+    plan = letter == "B" and rnd == 1 and phase == "ResearchPlanDraft"
+    argument = letter == "A" and rnd == 2 and phase == "ArgumentDraft"
+    if phase == "FramingDraft" or plan or argument:
+        return ModelError("scripted", "HTTP 500 from the test server", cause="crashed")
+    return None
+
+
+def _french_debate_with_failures(run_debate, tmp_path: Path, personas, lang: str = "fr"):  # noqa: F811
+    names = ["embry", "horus"]
+    store = create_debate(
+        tmp_path / lang,
+        question=QUESTION if lang == "fr" else "Is the Collatz conjecture decidable?",
+        mode="adversarial",
+        personas=[personas[n] for n in names],
+        max_rounds=2,
+        provider="scripted",
+        model="scripted-1",
+        language=lang,
+    )
+    script = DebateScript(names=names_of([personas[n] for n in names]), cite_bogus=True)
+    script.fail = _fails
+    run = run_debate(names, store=store, script=script, toolkit=_RefusingToolkit(fail_skill="ask"))
+    report = write_report(run.store, tmp_path / lang / "report.html")
+    page = _Text()
+    page.feed(report.read_text())
+    return run, {
+        "synthesis.md": run.store.paths.synthesis.read_text(),
+        "transcript.md": run.store.paths.transcript.read_text(),
+        "report.html": "\n".join(page.parts),
+        "terminal": "\n".join(run.events),
+    }
+
+
+def test_failures_and_score_reasons_of_a_french_debate_are_french(
+    run_debate,  # noqa: F811
+    tmp_path: Path,
+    personas,  # noqa: F811
+) -> None:
+    run, documents = _french_debate_with_failures(run_debate, tmp_path, personas)
+    root = run.store.paths.root
+    failures = json.loads((root / "failures.json").read_text())
+    whats = {f["what"] for f in failures}
+    # the debate had what the check is about: a failing source, a refused source, failed model
+    # calls (framing, a research plan) and score reasons
+    assert {"framing model call", "research plan model call", "argument model call"} <= whats
+    assert any(w.startswith("dogpile source brave for") for w in whats)
+    assert any(w.startswith("ask ") for w in whats)
+    assert any(f["reason"] == "BRAVE_API_KEY not set" for f in failures)
+    scores = json.loads((root / "scoring" / "round_001.json").read_text())
+    component = scores["personas"]["A"]["components"][0]
+    # the record keeps the English sentence and its machine form
+    assert "claims backed by a quote found in a retrieved document" in component["reason"]
+    assert component["parts"] and component["parts"][0]["key"].startswith("score_")
+
+    english = _english_words()
+    assert {"claims", "backed", "counters", "refused", "sent"} <= english
+    for name, text in documents.items():
+        code_only = _without_model_text(text, root)
+        found = sorted(_tokens(code_only) & english)
+        assert not found, f"{name}: English from code: {found}"
+    transcript, terminal = documents["transcript.md"], documents["terminal"]
+    assert "contre-argument(s) visent un identifiant réel d'affirmation adverse" in transcript
+    assert "BRAVE_API_KEY non définie" in transcript
+    assert "appel au modèle (plan de recherche) : planté" in transcript
+    assert "appel au modèle pour le cadrage" in terminal
+    # the same refusal is told once on the terminal, then counted
+    assert terminal.count("BRAVE_API_KEY non définie") == 2, terminal
+    assert re.search(r"le même refus s'est produit \d+ fois en tout : BRAVE_API_KEY", terminal)
+
+
+def test_an_english_debate_keeps_the_recorded_english_reasons(
+    run_debate,  # noqa: F811
+    tmp_path: Path,
+    personas,  # noqa: F811
+) -> None:
+    run, documents = _french_debate_with_failures(run_debate, tmp_path, personas, lang="en")
+    history = run.history
+    for path in sorted((run.store.paths.root / "scoring").glob("round_00?.json")):
+        score = RoundScore.model_validate_json(path.read_text())
+        for persona in score.personas.values():
+            for component in persona.components:
+                # the sentence recorded is the sentence shown, and its parts say it again
+                assert component.reason_words("en") == component.reason
+                assert words.reasons.score_reason_words(component.parts or [], "en") == (
+                    component.reason
+                )
+                # (the transcript marks ids the debate does not know: compare up to the first one)
+                assert re.split(r"[A-Z]\d", component.reason)[0] in documents["transcript.md"]
+    for failure in history.failures:
+        sentence = failure.sentence("en")  # as before: the record's own words
+        assert sentence.startswith(f"{failure.what}: ") and sentence.endswith(
+            f"({failure.reason})."
+        )
+    assert "framing model call: crashed" in documents["terminal"]
+    assert "(the same refusal happened" in documents["terminal"]
+
+
+def test_an_old_score_record_without_parts_shows_its_sentence() -> None:
+    from argue.domain import ScoreComponent
+
+    old = ScoreComponent(name="novelty", weight=1.5, value=0.5, reason="1/2 claims below 0.6")
+    assert old.reason_words("fr") == "1/2 claims below 0.6"
+    assert "parts" not in old.model_dump()
+    assert words.research_note(
+        "asked only for wikipedia (not a research source): ran on every allowed source "
+        "instead. library ok (2)",
+        "fr",
+    ) == (
+        "seules wikipedia (pas une source de recherche) étaient demandées : recherche lancée "
+        "sur toutes les sources autorisées. library ok (2)"
+    )

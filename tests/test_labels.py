@@ -35,7 +35,8 @@ def test_every_label_exists_in_both_languages() -> None:
 def test_failure_sentences_speak_the_debate_language() -> None:
     failure = Failure(round=1, phase="research", kind="refused", what="brave", reason="no key")
     assert failure.sentence() == "brave: refused — nothing happened (no key)."
-    assert failure.sentence("fr") == "brave: refusé — rien ne s'est passé (no key)."
+    # French: a step and a reason code does not know are quoted (they may be a service's words)
+    assert failure.sentence("fr") == "« brave » : refusé — rien ne s'est passé (« no key »)."
     assert label("partial_missing", "fr", name="Embry", rounds="2") == (
         "Embry n'a produit aucun argument au(x) round(s) 2"
     )

@@ -28,6 +28,7 @@ from argue.engine.toolkit import ResearchToolkit
 from argue.engine.waves import _WAVES, RoundWaves
 from argue.llm.base import ChatModel, ModelAuthError
 from argue.records.labels import _LABELS, label
+from argue.records.reasons import note_words
 from argue.store import DebateStore, StoreWriteError
 from argue.store.history import load_history
 
@@ -390,7 +391,7 @@ class DebateRunner(DebateFraming, RoundWaves):
     def _report_repeated_refusals(self) -> None:
         for reason, count in self._refusals.items():
             if count > 1:
-                self.say("t_same_refusal", count=count, reason=reason)
+                self.say("t_same_refusal", count=count, reason=note_words(reason, self.lang))
         self._refusals.clear()
 
     def _start_bookkeeping(self) -> None:

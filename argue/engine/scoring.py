@@ -15,10 +15,12 @@ from argue.domain import (
     Claim,
     JudgeVerdictRecord,
     PersonaRoundScore,
+    ReasonPart,
     RoundScore,
     ScoreComponent,
 )
 from argue.engine.context import DebateHistory, RoundRecord
+from argue.records.reasons import score_reason_words
 from argue.text import content_words
 
 WEIGHTS: dict[str, float] = {
@@ -118,7 +120,7 @@ def _score_persona(
     # evidence quality
     if not claims:
         evidence_value = 0.0
-        reason = "no claims this round"
+        evidence_parts = [_part("score_no_claims")]
     else:
         backed = [c for c in claims if c.evidence_backed]
         verified_ids = {e for c in backed for e in c.quoted_evidence_ids}
@@ -133,26 +135,24 @@ def _score_persona(
         )
         diversity = min(1.0, len(sources) / 3)
         evidence_value = 0.7 * len(backed) / len(claims) + 0.3 * diversity
-        reason = (
-            f"{len(backed)}/{len(claims)} claims backed by a quote found in a retrieved "
-            "document; sources: " + (", ".join(sources) or "none")
-        )
+        evidence_parts = [
+            _part("score_backed", backed=len(backed), total=len(claims), sources=sources)
+            if sources
+            else _part("score_backed_no_source", backed=len(backed), total=len(claims))
+        ]
         if not_found:
-            reason += f"; quote not found (earns nothing): {', '.join(not_found)}"
+            evidence_parts.append(_part("score_quote_not_found", ids=not_found))
         if model_written:
-            reason += f"; model-written items are not evidence: {', '.join(model_written)}"
+            evidence_parts.append(_part("score_model_written", ids=model_written))
         if unverified:
-            reason += f"; unverified ids earn nothing: {', '.join(unverified)}"
+            evidence_parts.append(_part("score_unverified", ids=unverified))
         if carrying:
-            reason += (
-                "; claims carrying an unverified reference are not evidence-backed: "
-                + ", ".join(carrying)
-            )
-    components.append(_component("evidence_quality", evidence_value, reason))
+            evidence_parts.append(_part("score_carrying", ids=carrying))
+    components.append(_component("evidence_quality", evidence_value, *evidence_parts))
 
     # novelty
     if not claims:
-        components.append(_component("novelty", 0.0, "no claims this round"))
+        components.append(_component("novelty", 0.0, _part("score_no_claims")))
     else:
         # A refusal is not a new idea, however unlike earlier claims its words are.
         novel = [c.id for c in claims if similarity[c.id] < NOVELTY_THRESHOLD and not c.refusal]
@@ -160,10 +160,13 @@ def _score_persona(
             _component(
                 "novelty",
                 len(novel) / len(claims),
-                f"{len(novel)}/{len(claims)} claims below {NOVELTY_THRESHOLD} similarity to "
-                "earlier claims (max similarity: "
-                + ", ".join(f"{c.id}={similarity[c.id]:.2f}" for c in claims)
-                + ")",
+                _part(
+                    "score_novelty",
+                    novel=len(novel),
+                    total=len(claims),
+                    threshold=str(NOVELTY_THRESHOLD),
+                    similarities=[f"{c.id}={similarity[c.id]:.2f}" for c in claims],
+                ),
             )
         )
 
@@ -172,90 +175,96 @@ def _score_persona(
     opponents_argued = any(c.persona != letter for c in record.claims())
     if not opponents_argued:
         components.append(
-            _component("concession_quality", None, "no opponent claim to concede: not measured")
+            _component("concession_quality", None, _part("score_no_opponent_claim_to_concede"))
         )
     elif rebuttal is None:
-        components.append(_component("concession_quality", 0.0, "no rebuttal this round"))
+        components.append(_component("concession_quality", 0.0, _part("score_no_rebuttal")))
     else:
         earned = [c for c in rebuttal.concessions if c.valid_target and c.reason.strip()]
         if not earned:
-            why = (
-                "declined to concede" if rebuttal.declined_to_concede else "no reasoned concession"
-            )
-            components.append(_component("concession_quality", 0.0, why))
+            why = "score_declined" if rebuttal.declined_to_concede else "score_no_reasoned"
+            components.append(_component("concession_quality", 0.0, _part(why)))
         else:
-            best_weight, notes = 0.0, []
+            best_weight = 0.0
+            conceded, kinds, strongest = [], [], []
             for concession in earned:
                 owner_claims = [c for c in record.claims() if c.persona == concession.to_persona]
                 top = max((base_strength[c.id] for c in owner_claims), default=0.0)
                 is_best = base_strength.get(concession.claim_id, 0.0) >= top
                 weight = (1.0 if is_best else 0.75) * (1.0 if concession.kind == "full" else 0.9)
                 best_weight = max(best_weight, weight)
-                notes.append(
-                    f"{concession.claim_id} ({concession.kind}"
-                    + (", the opponent's strongest" if is_best else "")
-                    + ")"
-                )
+                conceded.append(concession.claim_id)
+                kinds.append(concession.kind)
+                if is_best:
+                    strongest.append(concession.claim_id)
             components.append(
-                _component("concession_quality", best_weight, "conceded " + ", ".join(notes))
+                _component(
+                    "concession_quality",
+                    best_weight,
+                    _part("score_conceded", claims=conceded, kinds=kinds, strongest=strongest),
+                )
             )
 
     # logical coherence (judge)
     if not claims:
-        components.append(
-            _component("logical_coherence", None, "no argument to rate: not measured")
-        )
+        components.append(_component("logical_coherence", None, _part("score_no_argument")))
     elif judge.available and letter in judge.coherence:
+        said = judge.reasons.get(letter)
         components.append(
             _component(
                 "logical_coherence",
                 judge.coherence[letter],
-                "judge: " + judge.reasons.get(letter, "no reason given"),
+                _part("score_judge_no_reason")
+                if said is None
+                else _part("score_judge", reason=said),
             )
         )
     elif judge.available:
-        rated = ", ".join(judge.unmatched) or "nobody"
         components.append(
             _component(
                 "logical_coherence",
                 None,
-                f"the judge answered but gave no rating for persona {letter} (it rated: "
-                f"{rated}): not measured this round",
+                _part("score_judge_unrated", letter=letter, rated=judge.unmatched)
+                if judge.unmatched
+                else _part("score_judge_unrated_nobody", letter=letter),
             )
         )
     else:
-        components.append(
-            _component("logical_coherence", None, "judge call failed: not measured this round")
-        )
+        components.append(_component("logical_coherence", None, _part("score_judge_failed")))
 
     # rebuttal precision
     if not opponents_argued:
         components.append(
-            _component("rebuttal_precision", None, "no opponent claim to rebut: not measured")
+            _component("rebuttal_precision", None, _part("score_no_opponent_claim_to_rebut"))
         )
     elif rebuttal is None or not rebuttal.counters:
-        components.append(_component("rebuttal_precision", 0.0, "no counters"))
+        components.append(_component("rebuttal_precision", 0.0, _part("score_no_counters")))
     else:
         hits = [c for c in rebuttal.counters if c.valid_target]
         misses = [c.target_claim_id for c in rebuttal.counters if not c.valid_target]
-        reason = f"{len(hits)}/{len(rebuttal.counters)} counters hit real opponent claim ids"
-        if misses:
-            reason += f" (missed: {', '.join(misses)})"
-        components.append(
-            _component("rebuttal_precision", len(hits) / len(rebuttal.counters), reason)
+        total = len(rebuttal.counters)
+        part = (
+            _part("score_counters_missed", hits=len(hits), total=total, missed=misses)
+            if misses
+            else _part("score_counters", hits=len(hits), total=total)
         )
+        components.append(_component("rebuttal_precision", len(hits) / total, part))
 
     # confidence calibration
     reflection = record.reflections.get(letter)
     if reflection is None:
-        components.append(_component("confidence_calibration", None, "no reflection this round"))
+        components.append(_component("confidence_calibration", None, _part("score_no_reflection")))
     else:
         gap = abs(reflection.confidence - evidence_value)
         components.append(
             _component(
                 "confidence_calibration",
                 1.0 - gap,
-                f"confidence {reflection.confidence:.2f} vs evidence strength {evidence_value:.2f}",
+                _part(
+                    "score_calibration",
+                    confidence=f"{reflection.confidence:.2f}",
+                    evidence=f"{evidence_value:.2f}",
+                ),
             )
         )
 
@@ -278,6 +287,15 @@ def _score_persona(
     )
 
 
-def _component(name: str, value: float | None, reason: str) -> ScoreComponent:
+def _part(key: str, **fields: str | int | list[str]) -> ReasonPart:
+    return ReasonPart(key=key, fields=fields)
+
+
+def _component(name: str, value: float | None, *parts: ReasonPart) -> ScoreComponent:
+    """A component with its reason twice: the English sentence (the audit record) and its
+    machine form, from which documents say it in the debate's language."""
     clamped = None if value is None else round(min(1.0, max(0.0, value)), 4)
-    return ScoreComponent(name=name, weight=WEIGHTS[name], value=clamped, reason=reason)
+    reason = score_reason_words(parts, "en")
+    return ScoreComponent(
+        name=name, weight=WEIGHTS[name], value=clamped, reason=reason, parts=list(parts)
+    )

@@ -119,7 +119,7 @@ async def synthesis_prose(
             )
             history.failures.append(failure)
             store.save(store.paths.failures, history.failures)
-            report("  " + failure.sentence())
+            report("  " + failure.sentence(history.config.language))
     elif prose is None and model is None:
         prose_failure = "no model configured for this command; the prose parts were not written"
     elif prose is None:
@@ -205,6 +205,7 @@ async def archive_debate(
         )
         history.failures.append(failure)
         store.save(store.paths.failures, history.failures)
-        report("  " + failure.sentence())  # on the terminal too, not only in failures.json
+        # on the terminal too, not only in failures.json
+        report("  " + failure.sentence(history.config.language))
         return
     store.save(marker, {"archived": True, "memory_id": memory_id})

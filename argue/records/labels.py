@@ -403,6 +403,120 @@ _LABELS: dict[str, tuple[str, str]] = {
     ),
     "reason_dropped": ("dropped by the engine", "abandonnés par le moteur"),
     "reason_none_given": ("no reason given", "aucune raison donnée"),
+    # score reasons and failures (issue 21)
+    "score_no_claims": ("no claims this round", "aucune affirmation ce round"),
+    "score_backed": (
+        "{backed}/{total} claims backed by a quote found in a retrieved document; "
+        "sources: {sources}",
+        "{backed}/{total} affirmation(s) appuyée(s) par une citation retrouvée dans un document "
+        "récupéré ; sources : {sources}",
+    ),
+    "score_backed_no_source": (
+        "{backed}/{total} claims backed by a quote found in a retrieved document; sources: none",
+        "{backed}/{total} affirmation(s) appuyée(s) par une citation retrouvée dans un document "
+        "récupéré ; sources : aucune",
+    ),
+    "score_quote_not_found": (
+        "quote not found (earns nothing): {ids}",
+        "citation introuvable (ne rapporte rien) : {ids}",
+    ),
+    "score_model_written": (
+        "model-written items are not evidence: {ids}",
+        "les éléments écrits par un modèle ne sont pas des preuves : {ids}",
+    ),
+    "score_unverified": (
+        "unverified ids earn nothing: {ids}",
+        "les identifiants non vérifiés ne rapportent rien : {ids}",
+    ),
+    "score_carrying": (
+        "claims carrying an unverified reference are not evidence-backed: {ids}",
+        "les affirmations qui portent une référence non vérifiée ne sont pas appuyées par des "
+        "preuves : {ids}",
+    ),
+    "score_novelty": (
+        "{novel}/{total} claims below {threshold} similarity to earlier claims "
+        "(max similarity: {similarities})",
+        "{novel}/{total} affirmation(s) sous {threshold} de similarité avec les affirmations "
+        "antérieures (similarité maximale : {similarities})",
+    ),
+    "score_no_opponent_claim_to_concede": (
+        "no opponent claim to concede: not measured",
+        "aucune affirmation adverse à concéder : non mesuré",
+    ),
+    "score_no_rebuttal": ("no rebuttal this round", "aucune réfutation ce round"),
+    "score_declined": ("declined to concede", "a refusé de concéder"),
+    "score_no_reasoned": ("no reasoned concession", "aucune concession motivée"),
+    "score_conceded": ("conceded {notes}", "a concédé {notes}"),
+    "score_concession": ("{claim_id} ({kind})", "{claim_id} ({kind})"),
+    "score_concession_strongest": (
+        "{claim_id} ({kind}, the opponent's strongest)",
+        "{claim_id} ({kind}, la plus forte de l'adversaire)",
+    ),
+    "score_no_argument": (
+        "no argument to rate: not measured",
+        "aucun argument à évaluer : non mesuré",
+    ),
+    "score_judge": ("judge: {reason}", "juge : {reason}"),
+    "score_judge_no_reason": ("judge: no reason given", "juge : aucune raison donnée"),
+    "score_judge_unrated": (
+        "the judge answered but gave no rating for persona {letter} (it rated: {rated}): "
+        "not measured this round",
+        "le juge a répondu sans évaluer le persona {letter} (il a évalué : {rated}) : "
+        "non mesuré ce round",
+    ),
+    "score_judge_unrated_nobody": (
+        "the judge answered but gave no rating for persona {letter} (it rated: nobody): "
+        "not measured this round",
+        "le juge a répondu sans évaluer le persona {letter} (il n'a évalué personne) : "
+        "non mesuré ce round",
+    ),
+    "score_judge_failed": (
+        "judge call failed: not measured this round",
+        "l'appel au juge a échoué : non mesuré ce round",
+    ),
+    "score_no_opponent_claim_to_rebut": (
+        "no opponent claim to rebut: not measured",
+        "aucune affirmation adverse à réfuter : non mesuré",
+    ),
+    "score_no_counters": ("no counters", "aucun contre-argument"),
+    "score_counters": (
+        "{hits}/{total} counters hit real opponent claim ids",
+        "{hits}/{total} contre-argument(s) visent un identifiant réel d'affirmation adverse",
+    ),
+    "score_counters_missed": (
+        "{hits}/{total} counters hit real opponent claim ids (missed: {missed})",
+        "{hits}/{total} contre-argument(s) visent un identifiant réel d'affirmation adverse "
+        "(manqués : {missed})",
+    ),
+    "score_no_reflection": ("no reflection this round", "aucune réflexion ce round"),
+    "score_calibration": (
+        "confidence {confidence} vs evidence strength {evidence}",
+        "confiance {confidence} face à une force des preuves de {evidence}",
+    ),
+    "phase_rebuttal-concession-re-ask": (
+        "rebuttal concession re-ask",
+        "nouvelle demande de concession",
+    ),
+    "reason_key_not_set": ("{name} not set", "{name} non définie"),
+    "reason_not_allowed": (
+        "not allowed by --sources; allowed: {allowed}",
+        "non autorisée par --sources ; autorisées : {allowed}",
+    ),
+    "reason_not_a_source": (
+        "not a research source; allowed: {allowed}",
+        "pas une source de recherche ; autorisées : {allowed}",
+    ),
+    "reason_not_allowed_bare": ("not allowed by --sources", "non autorisée par --sources"),
+    "reason_not_a_source_bare": ("not a research source", "pas une source de recherche"),
+    "reason_asked_only": (
+        "asked only for {names}: ran on every allowed source instead.",
+        "seules {names} étaient demandées : recherche lancée sur toutes les sources autorisées.",
+    ),
+    "reason_timed_out": ("{name}: timed out after {s} s", "{name} : délai dépassé après {s} s"),
+    "reason_timed_out_paced": (
+        "{name}: timed out after {s} s (including its wait for a rate-limit turn)",
+        "{name} : délai dépassé après {s} s (attente de son tour de limite de débit comprise)",
+    ),
     # terminal (issue 21)
     "t_debate_id": ("Debate ID: {id}", "ID du débat : {id}"),
     "t_question": ("Question: {question}", "Question : {question}"),

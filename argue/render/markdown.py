@@ -156,6 +156,7 @@ def _document_words(lang: str) -> dict[str, Any]:
         "provenance_words": lambda value: words.provenance_words(value, lang),
         "target_note_words": lambda note: words.target_note_words(note, lang),
         "component_words": lambda name: words.component_words(name, lang),
+        "component_reason": lambda component: words.component_reason(component, lang),
     }
 
 

@@ -13,10 +13,11 @@ import re
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
+from argue.records import reasons
 from argue.records.labels import _LABELS, label
 
 if TYPE_CHECKING:
-    from argue.domain import Failure, Persona, Usage
+    from argue.domain import Failure, Persona, ScoreComponent, Usage
 
 
 def _word(prefix: str, value: str, lang: str) -> str:
@@ -216,138 +217,22 @@ def target_note_words(note: str, lang: str) -> str:
     return known if known is not None else quoted(note, lang)
 
 
-def _what_words(what: str, lang: str) -> str:
-    """A failed step (``Failure.what``) in words."""
-    exact = {
-        "framing model call": "what_framing_call",
-        "judge model call": "what_judge_call",
-        "synthesis model call": "what_synthesis_call",
-        "rebuttal": "what_rebuttal",
-        "debate": "what_debate",
-        "episodic archive (shared memory) write": "what_archive",
-    }
-    if what in exact:
-        return label(exact[what], lang)
-    shapes: list[tuple[str, Callable[[re.Match[str]], str]]] = [
-        (
-            r"(\S+) model call",
-            lambda m: label("what_phase_call", lang, phase=_word("phase", m[1], lang)),
-        ),
-        (r"memory write of (\S+)", lambda m: label("what_memory_write", lang, claim_id=m[1])),
-        (r"skill (\S+)", lambda m: label("what_skill", lang, name=m[1])),
-        (
-            r"(\d+) research call\(s\) over the budget of (\d+)",
-            lambda m: label("what_over_budget", lang, n=m[1], budget=m[2]),
-        ),
-        (
-            r"(\S+) source (\S+) for ('.*'|\".*\")",
-            lambda m: label(
-                "what_research_source",
-                lang,
-                skill=m[1],
-                source=m[2],
-                query=quoted(m[3][1:-1], lang),
-            ),
-        ),
-        (
-            r"(\S+) ('.*'|\".*\")",
-            lambda m: label("what_research_call", lang, skill=m[1], query=quoted(m[2][1:-1], lang)),
-        ),
-    ]
-    known = _translated(what, lang, shapes)
-    return known if known is not None else quoted(what, lang)
-
-
-_REASON_PREFIXES = {
-    "nothing sent; ": "reason_nothing_sent",
-    "no results; ": "reason_no_results",
-    "dropped by the engine: ": "reason_dropped",
-}
-_REASON_SUFFIXES = {
-    "; the question itself is used as the proposition": "reason_question_as_proposition",
-    "; coherence not measured this round": "reason_coherence_not_measured",
-}
-_REASON_EXACT = {
-    "no opponent published a claim this round: nothing to rebut": "reason_no_opponent_claim",
-    "no reason given": "reason_none_given",
-}
-
-
-def _reason_words(reason: str, lang: str) -> str:
-    """A failure's reason: code's own parts translated, the rest (an exception's or a
-    service's message, a source's note) quoted."""
-    if reason in _REASON_EXACT:
-        return label(_REASON_EXACT[reason], lang)
-    head, tail = "", ""
-    for prefix, key in _REASON_PREFIXES.items():
-        if reason.startswith(prefix):
-            head = label(key, lang) + label("semicolon", lang) + " "
-            reason = reason.removeprefix(prefix)
-            break
-    for suffix, key in _REASON_SUFFIXES.items():
-        if reason.endswith(suffix):
-            tail = label("semicolon", lang) + " " + label(key, lang)
-            reason = reason.removesuffix(suffix)
-            break
-    return f"{head}{quoted(reason, lang)}{tail}"
-
-
 def failure_sentence(failure: Failure, lang: str) -> str:
-    """``Failure.sentence`` for documents: in French, the step in words and what is not
-    code's own quoted, so no English runs into the French sentence."""
-    if lang != "fr":
-        return failure.sentence(lang)
-    if failure.kind == "refused":
-        words = label("refused_sentence", lang)
-    elif failure.phase == "debate":
-        words = label("debate_failed_sentence", lang)
-    elif failure.cause is not None:
-        words = label(f"cause_{failure.cause}", lang)
-    else:
-        words = label("failed_sentence", lang)
-    what = _what_words(failure.what, lang)
-    return f"{what}{label('colon', lang)} {words} ({_reason_words(failure.reason, lang)})."
-
-
-def _source_outcome(part: str, lang: str) -> str | None:
-    """One source's outcome as a skill notes it ("arxiv ok (2)", "brave refused: no key")."""
-    shapes: list[tuple[str, Callable[[re.Match[str]], str]]] = [
-        (r"(\d+) result\(s\)", lambda m: label("note_results", lang, n=m[1])),
-        (r"no results", lambda m: label("reason_no_results", lang)),
-        (r"(\S+) ok \((\d+)\)", lambda m: f"{m[1]} {label('call_ok', lang)} ({m[2]})"),
-        (r"(\S+) empty", lambda m: f"{m[1]} {label('call_empty', lang)}"),
-        (
-            r"(\S+) (refused|failed): (.*)",
-            lambda m: (
-                f"{m[1]} {call_words(m[2], lang)}{label('colon', lang)} " + quoted(m[3], lang)
-            ),
-        ),
-    ]
-    return _translated(part, lang, shapes)
+    """``Failure.sentence`` for documents: in French, the step in words, code's parts of the
+    reason translated and the rest quoted, so no English runs into the French sentence."""
+    return failure.sentence(lang)
 
 
 def research_note(note: str, lang: str) -> str:
     """A research call's note (sources' outcomes, a skill's refusal) in French: the skills'
     own words translated, anything else (a service's message) quoted."""
-    if lang != "fr" or not note:
-        return note
-    head = ""
-    for prefix, key in _REASON_PREFIXES.items():
-        if note.startswith(prefix):
-            head = label(key, lang) + label("semicolon", lang) + " "
-            note = note.removeprefix(prefix)
-            break
-    parts = re.split(r"(, |; )", note)
-    out = []
-    for part in parts:
-        if part in (", ", "; "):
-            out.append(label("semicolon", lang) + " " if part == "; " else part)
-            continue
-        known = _source_outcome(part, lang)
-        if known is None:
-            return head + _reason_words(note, lang)
-        out.append(known)
-    return head + "".join(out)
+    return reasons.note_words(note, lang)
+
+
+def component_reason(component: ScoreComponent, lang: str) -> str:
+    """A score component's reason in the debate's language (its stored sentence for a record
+    written before reasons had a machine form)."""
+    return component.reason_words(lang)
 
 
 def component_words(name: str, lang: str) -> str:

@@ -4,6 +4,8 @@
 Teeth: putting one English label back (``"t_wave"``'s French side set to
 ``"  {wave}: {n} personas in parallel…"`` in argue/records/labels.py) makes
 ``test_a_french_debate_prints_no_english_word_of_code`` fail on "personas in parallel".
+Putting ``"reason_key_not_set"``'s French side back to ``"{name} not set"`` makes
+``test_a_refused_source_is_said_once_in_french_then_counted`` fail on "not set" (checked).
 """
 
 from __future__ import annotations
@@ -84,6 +86,13 @@ ENGLISH = (
     "Ctrl-C stops",
     "up to",
     "synthesis:",
+    # failures (issue 21): a step and code's reasons
+    "source brave for",
+    "refused —",
+    "nothing happened",
+    "not set",
+    "model call",
+    "the same refusal",
 )
 
 
@@ -159,6 +168,41 @@ def test_an_english_debate_says_the_words_in_english(french: tuple[Cli, FakeLLM]
     assert "Mode: Adversarial" in run.stderr
     assert "Termination: Maximum rounds — reached the limit of 1 round" in run.stderr
     assert "  research and argument: 2 personas in parallel…" in run.stderr
+
+
+def test_a_refused_source_is_said_once_in_french_then_counted(
+    french: tuple[Cli, FakeLLM],
+) -> None:
+    """Brave without its key refuses for every persona every round: the terminal says it once,
+    in French, and counts the rest at the end; no English word of code (issue 21)."""
+    cli, _ = french
+    run = cli.run("argue", QUESTION_FR, "--rounds", "2", "--sources", "library,brave")
+    _only_french(run)
+    for english in ("source brave for", "refused", "nothing happened", "not set"):
+        assert english not in run.stderr, run.describe()
+    assert run.stderr.count("BRAVE_API_KEY non définie") == 2, run.describe()
+    assert "dogpile, source brave, pour « Collatz conjecture decidability » : refusé" in run.stderr
+    assert re.search(
+        r"\(le même refus s'est produit [2-9] fois en tout : BRAVE_API_KEY non définie\)",
+        run.stderr,
+    ), run.describe()
+    english = cli.run(
+        "argue",
+        "Is the Collatz conjecture decidable?",
+        "--rounds",
+        "2",
+        "--sources",
+        "library,brave",
+    )
+    assert english.returncode == 0, english.describe()
+    assert english.stderr.count("BRAVE_API_KEY not set") == 2, english.describe()
+    assert (
+        "dogpile source brave for 'Collatz conjecture decidability': refused — nothing happened "
+        "(BRAVE_API_KEY not set)." in english.stderr
+    )
+    assert re.search(
+        r"\(the same refusal happened [2-9] times in all: BRAVE_API_KEY not set\)", english.stderr
+    )
 
 
 def test_stored_details_are_said_in_french() -> None:
