@@ -6,7 +6,12 @@ Exit codes: 0 completed, 1 failed, 2 usage error, 3 stopped or paused (resumable
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Sequence
+from typing import Any, NoReturn
+
 import typer
+from typer.core import TyperGroup
 
 from argue.commands.config_cmd import config_app
 from argue.commands.debates import (
@@ -30,7 +35,81 @@ from argue.commands.taxonomy import taxonomy_command
 from argue.commands.watch import watch_command
 from argue.console import stderr_console
 
+
+class _OneLineErrors(TyperGroup):
+    """The root group: every error is one line on stderr, click's usage errors included
+    (``error: <message> (see argue <command> --help)``, exit 2), and a command given ``--json``
+    also prints the error as one JSON document on stdout (``argue.console.error_document``).
+
+    It runs typer's ``main`` in non-standalone mode and exits itself, the way standalone mode
+    would, so ``python -m argue`` and ``CliRunner`` both see the same errors."""
+
+    def main(  # type: ignore[override]
+        self,
+        args: Sequence[str] | None = None,
+        prog_name: str | None = None,
+        complete_var: str | None = None,
+        standalone_mode: bool = True,
+        windows_expand_args: bool = True,
+        **extra: Any,
+    ) -> Any:
+        if not standalone_mode:
+            return super().main(args, prog_name, complete_var, False, windows_expand_args, **extra)
+        from argue.console import click_exceptions
+        from argue.paths import ArgueHomeError
+        from argue.store import StoreError
+
+        errors = click_exceptions()
+        argv = list(sys.argv[1:] if args is None else args)
+        try:
+            result = super().main(
+                argv, prog_name, complete_var, False, windows_expand_args, **extra
+            )
+        except errors.UsageError as exc:
+            _fail(_usage_line(exc), exc.exit_code, argv, exc.ctx)
+        except errors.ClickException as exc:
+            _fail(_one_line(exc.format_message()), exc.exit_code, argv, None)
+        except typer.Abort:
+            _fail("aborted", 1, argv, None)
+        except StoreError as exc:
+            _fail(str(exc), 1, argv, None)
+        except ArgueHomeError as exc:
+            _fail(str(exc), 2, argv, None)
+        # Non-standalone typer returns the code of a typer.Exit, else the command's value.
+        sys.exit(result if isinstance(result, int) and not isinstance(result, bool) else 0)
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _usage_line(exc: Any) -> str:
+    """``<message> (see argue <command> --help)``: click's usage block in one line."""
+    path = exc.ctx.command_path if exc.ctx is not None else "argue"
+    return f"{_one_line(exc.format_message())} (see {path} --help)"
+
+
+def _gave_json(argv: Sequence[str], context: Any) -> bool:
+    """``--json`` among the options (not after ``--``), on a command that takes it."""
+    options = list(argv[: argv.index("--")] if "--" in argv else argv)
+    if "--json" not in options:
+        return False
+    if context is None:
+        return True
+    return any("--json" in getattr(param, "opts", ()) for param in context.command.params)
+
+
+def _fail(message: str, code: int, argv: Sequence[str], context: Any) -> NoReturn:
+    from argue.console import error_document
+
+    stderr_console.print(f"error: {message}", markup=False, highlight=False)
+    if _gave_json(argv, context):
+        error_document(message, code)
+    sys.exit(code)
+
+
 app = typer.Typer(
+    cls=_OneLineErrors,
     name="argue",
     help="Structured debates between LLM personas that end in a nuanced synthesis, not a winner."
     '\n\nStart one with: argue "Your question?" (the same as: argue argue "Your question?").'
@@ -108,16 +187,5 @@ def with_default_command(args: list[str]) -> list[str]:
 
 
 def main() -> None:
-    import sys
-
-    from argue.paths import ArgueHomeError
-    from argue.store import StoreError
-
-    try:
-        app(args=with_default_command(sys.argv[1:]), prog_name="argue")
-    except StoreError as exc:
-        stderr_console.print(f"error: {exc}", markup=False)
-        raise SystemExit(1) from None
-    except ArgueHomeError as exc:
-        stderr_console.print(f"error: {exc}", markup=False)
-        raise SystemExit(2) from None
+    """``argue …``: errors, click's own included, are one line (``_OneLineErrors``)."""
+    app(args=with_default_command(sys.argv[1:]), prog_name="argue")

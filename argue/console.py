@@ -61,7 +61,46 @@ def echo(message: object = "", **kwargs: Any) -> None:
     typer.echo(terminal_safe(message), **kwargs)
 
 
-def die(message: str, code: int = 2) -> NoReturn:
-    """Print a one-line error on stderr and exit (2 = usage error)."""
+def die(message: str, code: int = 2, *, document: bool = True) -> NoReturn:
+    """Print a one-line error on stderr and exit (2 = usage error).
+
+    Under ``--json`` stdout carries the error as one JSON document too (``error_document``),
+    unless ``document`` is False: the command already printed its own document."""
     stderr_console.print(f"[bold red]error:[/] {escape(terminal_safe(message))}", highlight=False)
+    if document and json_requested():
+        error_document(message, code)
     raise typer.Exit(code)
+
+
+def error_document(message: str, code: int) -> None:
+    """``{"error": …, "exit_code": N}`` on stdout: the one line a ``--json`` caller parses."""
+    import json
+
+    echo(json.dumps({"error": terminal_safe(message), "exit_code": code}, ensure_ascii=False))
+
+
+def click_exceptions() -> Any:
+    """The exceptions module of the click typer runs on: its own copy (typer 0.2x) or click."""
+    try:
+        from typer._click import exceptions
+    except ImportError:  # an older typer on the click package
+        from click import exceptions
+    return exceptions
+
+
+def _current_context() -> Any:
+    try:
+        from typer._click.globals import get_current_context
+    except ImportError:
+        from click import get_current_context
+    return get_current_context(silent=True)
+
+
+def json_requested() -> bool:
+    """Whether the running command (or one it belongs to) was given ``--json``."""
+    context = _current_context()
+    while context is not None:
+        if context.params.get("json_output"):
+            return True
+        context = context.parent
+    return False

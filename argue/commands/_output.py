@@ -44,4 +44,4 @@ def show_skill_result(
             score = f"{item.score:.2f}" if item.score is not None else "-"
             print_item(rank, item, score)
     if result.status == "failed":
-        die(result.note, 1)
+        die(result.note, 1, document=False)  # --json: the SkillResult was the document

@@ -142,13 +142,21 @@ def remove_command(
         ..., metavar="ID", help="Document id (or a unique prefix)", show_default=False
     ),
 ) -> None:
-    """Remove one document and its passages from the library."""
+    """Remove one document and its passages from the library.
+
+    An id that names no document (or several) is exit 2, as everywhere; a library that
+    cannot be read or written is exit 1."""
     from argue.console import die
     from argue.skills.library import LibraryError, LibraryStore
 
     try:
         with LibraryStore() as store:
-            full_id = store.resolve(doc_id)
+            try:
+                full_id = store.resolve(doc_id)
+            except LibraryError as exc:
+                # Not found, ambiguous or empty: the id is wrong (2). A database failure
+                # (raised from the sqlite3 error) is not the id's fault (1).
+                die(str(exc), 1 if exc.__cause__ is not None else 2)
             document = store.get(full_id)
             store.remove(full_id)
     except LibraryError as exc:

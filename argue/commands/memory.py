@@ -137,7 +137,7 @@ def _print_record(record: MemoryRecord) -> None:
 def forget_command(
     memory_id: str = typer.Argument(..., metavar="ID", help="mem:<n>", show_default=False),
 ) -> None:
-    """Delete one memory."""
+    """Delete one memory; an id that names none is exit 2."""
     from argue.console import die
     from argue.skills.memory import MemoryStore, MemoryStoreError
 
@@ -147,5 +147,5 @@ def forget_command(
     except MemoryStoreError as exc:
         die(str(exc), 1)
     if not forgotten:
-        die(f"no memory with id {memory_id}", 1)
+        die(f"no memory with id {memory_id}", 2)  # not found: exit 2, as everywhere
     echo(f"forgot {memory_id}")

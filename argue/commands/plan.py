@@ -115,8 +115,10 @@ def dry_run(
     detach: bool,
     json_output: bool,
     lang: str = "en",
+    warnings: Sequence[str] = (),
 ) -> NoReturn:
-    """Print the plan and exit 0; nothing is written and no model is called."""
+    """Print the plan and exit 0; nothing is written and no model is called. ``warnings``:
+    what a real run would stop on (a server nothing answers at), said and not failed."""
     from argue.engine.estimate import ModelRef, estimate_debate
 
     if not question.strip():
@@ -138,7 +140,7 @@ def dry_run(
     if json_output:
         lang = "en"  # the JSON document keeps its English words
     why = say("dr_auto", reason=reason) if reason else say("dr_named")
-    warnings = [w for w in (shared_model_warning(choices, lang),) if w]
+    warnings = [w for w in (shared_model_warning(choices, lang), *warnings) if w]
     budget_note = _budget_note(estimate, budget_usd, max_tokens, lang)
     if json_output:
         print(

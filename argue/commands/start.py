@@ -23,6 +23,7 @@ from argue.commands._debate import (
     _resolve,
     _run,
     _settings,
+    command_name,
     max_attempts_option,
     request_timeout_option,
     slots_option,
@@ -159,6 +160,12 @@ def argue_command(
     seats = plan.seat_models(
         lineup, persona_model or [], chat_model, budget, detach=detach, interactive=interactive
     )
+    from argue.commands.reach import first_unreachable
+
+    # Before any folder exists: a dead model server is one line, not a failed debate.
+    dead = first_unreachable({chat_model.provider, *(seat.provider for seat in seats)}, os.environ)
+    if dead is not None and not dry_run:
+        die(dead.sentence(command_name()), 2)
     if dry_run:
         plan.dry_run(
             question=question,
@@ -174,6 +181,7 @@ def argue_command(
             detach=detach,
             json_output=json_output,
             lang=language,
+            warnings=[dead.warning(command_name())] if dead is not None else [],
         )
     try:
         store = create_debate(

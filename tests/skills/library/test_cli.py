@@ -119,7 +119,7 @@ def test_list_and_remove(app: typer.Typer, sample_files: dict[str, Path]) -> Non
     assert [d.kind for d in LibraryStore().list_documents()] == ["srt"]
 
     unknown = runner.invoke(app, ["library", "remove", epub_id])
-    assert unknown.exit_code == 1
+    assert unknown.exit_code == 2  # not found is exit 2 everywhere (issue 21)
     assert f"no document with id {epub_id}" in unknown.stderr
 
 

@@ -102,7 +102,7 @@ def test_list_and_forget(app: typer.Typer) -> None:
 
     assert runner.invoke(app, ["memory", "forget", "mem:2"]).exit_code == 0
     missing = runner.invoke(app, ["memory", "forget", "mem:2"])
-    assert missing.exit_code == 1
+    assert missing.exit_code == 2  # not found is exit 2 everywhere (issue 21)
     assert "no memory with id mem:2" in missing.stderr
     assert [m.id for m in MemoryStore().list()] == ["mem:1"]
 
