@@ -12,7 +12,13 @@ import unicodedata
 from collections.abc import Iterable, Mapping
 
 from argue.domain import Citation, Evidence
-from argue.grounding.quotes import MAX_QUOTE_CHARS, QuoteMatch, locate_quote
+from argue.grounding.quotes import (
+    MAX_QUOTE_CHARS,
+    QuoteMatch,
+    locate_quote,
+    normalise,
+    quote_form,
+)
 
 _ID_DASHES = str.maketrans({c: "-" for c in "‐‑‒–—―−﹘﹣－"} | {"．": ".", "。": "."})
 
@@ -85,8 +91,15 @@ def check_citation(evidence_id: str, quote: str, registry: Mapping[str, Evidence
 
 
 def _found_elsewhere(quote: str, cited: str, items: Iterable[Evidence]) -> str:
+    """Another document holding the quote exactly (after normalisation): a hint for the
+    note only, so no near match is searched for here."""
+    wanted = quote_form(quote)
+    if not wanted:
+        return ""
     for item in items:
-        if item.id != cited and item.is_document and _locate_in(item, quote)[1].found:
+        if item.id == cited or not item.is_document:
+            continue
+        if wanted in normalise(item.snippet).text or wanted in normalise(item.title).text:
             return item.id
     return ""
 

@@ -25,6 +25,7 @@ text about effects) and is reported as too short. Pure: no I/O.
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections import Counter
@@ -34,6 +35,8 @@ from difflib import SequenceMatcher
 MAX_QUOTE_CHARS = 300
 MIN_QUOTE_WORDS = 4
 NEAR_MATCH_THRESHOLD = 0.90
+_SHINGLE = 3  # words in a run the quote and a near-matching passage must share
+_CANDIDATES = 16  # likeliest starting points aligned per document
 
 _TRANSLATE = str.maketrans(
     {
@@ -74,6 +77,7 @@ def _char_form(char: str) -> str:
     return unicodedata.normalize("NFKC", char).casefold().translate(_TRANSLATE)
 
 
+@functools.lru_cache(maxsize=2048)
 def normalise(text: str) -> NormalisedText:
     """The matching form of ``text`` (see the module docstring), keeping offsets."""
     chars: list[str] = []
@@ -133,30 +137,40 @@ def locate_quote(quote: str, document: str) -> QuoteMatch:
 
 
 def _near_match(words: list[str], doc: NormalisedText, original_length: int) -> QuoteMatch:
+    """The best near match, looked for only where the quote and the document share a run of
+    :data:`_SHINGLE` words (a passage 90 % like the quote always has one): each shared run votes
+    for where the quote would start, and the :data:`_CANDIDATES` likeliest starts are aligned
+    with difflib. Linear in the document's length, whatever the quote: scanning every window
+    took 20 s for one fabricated quote against 40 documents of common words."""
     tokens = list(_WORD.finditer(doc.text))
     doc_words = [t.group() for t in tokens]
     n = len(words)
-    if not doc_words:
+    if len(doc_words) < _SHINGLE or n < _SHINGLE:
         return QuoteMatch(False, reason="not in the document")
+    runs: dict[tuple[str, ...], list[int]] = {}
+    for position in range(len(doc_words) - _SHINGLE + 1):
+        runs.setdefault(tuple(doc_words[position : position + _SHINGLE]), []).append(position)
+    votes: Counter[int] = Counter()
+    for offset in range(n - _SHINGLE + 1):
+        for position in runs.get(tuple(words[offset : offset + _SHINGLE]), ()):
+            votes[position - offset] += 1
     slack = max(1, n // 10)
-    wanted_bag = Counter(words)
-    # A window can reach the threshold only if enough of its words are the quote's words.
-    floor = NEAR_MATCH_THRESHOLD * n - slack
     best: tuple[float, int, int] = (0.0, 0, 0)
-    for size in range(max(1, n - slack), n + slack + 1):
-        if size > len(doc_words):
-            break
-        window = Counter(doc_words[:size])
-        for begin in range(0, len(doc_words) - size + 1):
-            if begin:
-                window[doc_words[begin - 1]] -= 1
-                window[doc_words[begin + size - 1]] += 1
-            if sum((window & wanted_bag).values()) < floor:
-                continue
-            candidate = doc_words[begin : begin + size]
-            ratio = SequenceMatcher(None, words, candidate, autojunk=False).ratio()
-            if ratio > best[0] and _same_anchors(words, candidate):
-                best = (ratio, begin, begin + size)
+    for start, _ in votes.most_common(_CANDIDATES):
+        low, high = max(0, start - slack), min(len(doc_words), start + n + slack)
+        region = doc_words[low:high]
+        blocks = [
+            b
+            for b in SequenceMatcher(None, words, region, autojunk=False).get_matching_blocks()
+            if b.size
+        ]
+        if not blocks:
+            continue
+        begin, end = low + blocks[0].b, low + blocks[-1].b + blocks[-1].size
+        candidate = doc_words[begin:end]
+        ratio = SequenceMatcher(None, words, candidate, autojunk=False).ratio()
+        if ratio > best[0] and _same_anchors(words, candidate):
+            best = (ratio, begin, end)
     ratio, begin, end = best
     if ratio >= NEAR_MATCH_THRESHOLD:
         start, stop = doc.span(tokens[begin].start(), tokens[end - 1].end(), original_length)
