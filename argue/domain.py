@@ -11,6 +11,8 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field, model_validator
 
+from argue.records.reasons import component_reason, failure_sentence
+
 Bridge = Literal["precision", "resilience", "fragility", "corruption", "loyalty", "stealth"]
 BRIDGES: tuple[Bridge, ...] = (
     "precision",
@@ -249,8 +251,6 @@ class Failure(BaseModel):
         """ "<step>: <what happened> (<reason>)." in ``lang``: the record stays English; in
         French the step and code's parts of the reason are translated, the rest quoted
         (``argue.records.reasons``)."""
-        from argue.records.reasons import failure_sentence
-
         return failure_sentence(self, lang)
 
 
@@ -325,6 +325,15 @@ class ResearchRecord(BaseModel):
     calls: list[ResearchCallRecord] = Field(default_factory=list)
     dropped_calls: list[str] = Field(default_factory=list, description="over the budget of 3")
     evidence: list[Evidence] = Field(default_factory=list)
+
+
+NO_PLAN = "(no plan: model call failed)"
+"""The ``why`` of a research record whose plan call failed (no call ran)."""
+
+
+def plan_failed(record: ResearchRecord) -> bool:
+    """Whether this research record stands for a plan call that failed."""
+    return record.why == NO_PLAN and not record.calls
 
 
 CitationVerdict = Literal["quoted", "quote_not_found", "model_written", "unverified"]
@@ -507,8 +516,6 @@ class ScoreComponent(BaseModel):
     )
 
     def reason_words(self, lang: str = "en") -> str:
-        from argue.records.reasons import component_reason
-
         return component_reason(self.reason, self.parts, lang)
 
 

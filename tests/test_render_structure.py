@@ -29,7 +29,8 @@ from markdown_it import MarkdownIt
 from pydantic import BaseModel
 
 from argue.domain import DebateState, Failure
-from argue.records import DebateHistory, SynthesisDraft
+from argue.records.history import DebateHistory
+from argue.records.prose import SynthesisDraft
 from argue.render import render_synthesis, render_transcript
 from argue.render.inline import fold_lookalikes, inert_text, inline_markdown, model_text
 

@@ -6,13 +6,13 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from argue.domain import AnswerFormat, DebateConfig, Mode, Persona, SeatModel
-from argue.engine.context import DebateHistory, RoundRecord
 from argue.engine.modes import Lineup, ModeError, seat_lineup, validate_lineup
 from argue.engine.orchestrator import DebateFailed, DebateRunner, Reporter, load_history
 from argue.engine.scoring import WEIGHTS
 from argue.engine.synthesis import write_synthesis
 from argue.engine.toolkit import ResearchRequest, ResearchToolkit, SkillToolkit
 from argue.llm.base import ChatModel
+from argue.records.history import DebateHistory, RoundRecord
 from argue.records.labels import detect_language
 from argue.store import DebateStore, new_debate_id, persona_letter
 

@@ -7,7 +7,7 @@ appears here; only what the opponent published (claims and their ids) does.
 
 from __future__ import annotations
 
-from argue.engine.context import DebateHistory
+from argue.records.history import DebateHistory
 
 MAX_OWN_CLAIMS = 4
 MAX_OPPONENT_CLAIMS = 4

@@ -10,12 +10,12 @@ from argue.domain import (
     Persona,
 )
 from argue.engine import prompts
-from argue.engine.context import DebateHistory
 from argue.engine.modes import role_hint, stances_for
 from argue.engine.phases import PersonaSeat
 from argue.engine.runner_state import DebateFailed, RunnerState
 from argue.engine.schemas import FramingDraft
 from argue.llm.base import ModelAuthError, ModelError
+from argue.records.history import DebateHistory
 
 FRAMING_CALL = "framing model call"
 

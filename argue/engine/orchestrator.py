@@ -19,7 +19,6 @@ from argue.domain import (
     JudgeVerdictRecord,
     Usage,
 )
-from argue.engine.context import DebateHistory
 from argue.engine.framing import DebateFraming
 from argue.engine.metering import MeteredModel
 from argue.engine.runner_state import DebateFailed, Reporter, StopKind
@@ -27,6 +26,7 @@ from argue.engine.termination import TerminationDecision, check_termination, max
 from argue.engine.toolkit import ResearchToolkit
 from argue.engine.waves import _WAVES, RoundWaves
 from argue.llm.base import ChatModel, ModelAuthError
+from argue.records.history import DebateHistory
 from argue.records.labels import _LABELS, label
 from argue.records.reasons import note_words
 from argue.store import DebateStore, StoreWriteError

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import secrets
 
-from argue.domain import Claim, DebateConfig, Evidence, Persona
-from argue.engine.context import DebateHistory
+from argue.domain import Claim, DebateConfig, Evidence, Persona, plan_failed
 from argue.engine.digest import clip
 from argue.llm.base import Message
+from argue.records.history import DebateHistory
 
 RULES = (
     "Debate rules: you refer to evidence only by the ids in the tables you are shown "
@@ -74,8 +74,6 @@ def research_report(history: DebateHistory, letter: str, round_no: int) -> str:
     A failed or refused search is not an empty one: the model is told which searches did not
     run (or may not have), so it cannot write as if it had searched and found nothing.
     """
-    from argue.engine.phases import plan_failed
-
     current = history.rounds.get(round_no)
     research = current.research.get(letter) if current else None
     # The plan call's last failure, while it stands (a plan asked again on resume may have worked).

@@ -9,10 +9,10 @@ from argue.domain import (
     Failure,
     JudgeVerdictRecord,
 )
-from argue.engine.context import DebateHistory
 from argue.engine.metering import MeteredModel
 from argue.engine.phases import PersonaSeat
 from argue.engine.toolkit import ResearchToolkit
+from argue.records.history import DebateHistory
 from argue.records.labels import label
 from argue.store import DebatePaths, DebateStore
 

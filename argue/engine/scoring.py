@@ -19,7 +19,7 @@ from argue.domain import (
     RoundScore,
     ScoreComponent,
 )
-from argue.engine.context import DebateHistory, RoundRecord
+from argue.records.history import DebateHistory, RoundRecord
 from argue.records.reasons import score_reason_words
 from argue.text import content_words
 

@@ -7,10 +7,10 @@ from typing import Any
 
 from argue.domain import DebateState, Usage
 from argue.engine import prompts
-from argue.engine.context import DebateHistory
 from argue.engine.digest import clip
 from argue.engine.schemas import AnswerSynthesisDraft, SynthesisDraft
 from argue.llm.base import ChatModel, ModelAuthError, ModelError
+from argue.records.history import DebateHistory
 from argue.store import DebateStore
 
 MAX_MATERIAL_CLAIMS = 30

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from argue.domain import Termination
-from argue.engine.context import DebateHistory
+from argue.records.history import DebateHistory
 from argue.records.labels import label
 
 CONVERGENCE_DELTA = 0.1

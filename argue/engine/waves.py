@@ -11,6 +11,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from argue.domain import (
+    NO_PLAN,
     ArgumentRecord,
     Failure,
     JudgeVerdictRecord,
@@ -18,6 +19,7 @@ from argue.domain import (
     ReflectionRecord,
     ResearchRecord,
     RoundScore,
+    plan_failed,
 )
 from argue.engine import phases
 from argue.engine.fanout import fan_out
@@ -157,9 +159,7 @@ class RoundWaves(RunnerState):
                 self.paths.research,
                 ResearchRecord,
                 self._researcher(round_no),
-                lambda research: (
-                    phases.plan_failed(research) and not self._argued(letter, round_no)
-                ),
+                lambda research: plan_failed(research) and not self._argued(letter, round_no),
             )
             if loaded:
                 await self._retry_failed_research(round_no, letter)
@@ -219,7 +219,7 @@ class RoundWaves(RunnerState):
                 )
                 if planned.record is None:
                     return PhaseOutcome(
-                        ResearchRecord(persona=letter, round=round_no, why=phases.NO_PLAN),
+                        ResearchRecord(persona=letter, round=round_no, why=NO_PLAN),
                         planned.failures,
                     )
                 plan = planned.record

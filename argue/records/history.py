@@ -21,6 +21,7 @@ from argue.domain import (
 )
 from argue.grounding.debate import reference_index
 from argue.grounding.index import ReferenceIndex
+from argue.records.labels import label
 
 
 class RoundRecord(BaseModel):
@@ -132,8 +133,6 @@ class DebateHistory:
         """Why this debate's record is partial, in plain words (empty when it is whole).
 
         ``prose_missing``: the synthesis was rendered (or is due) without its prose parts."""
-        from argue.records.labels import label
-
         lang = self.config.language
         reasons = []
         if state.status != "completed":

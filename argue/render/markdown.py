@@ -23,8 +23,9 @@ from jinja2.runtime import Context
 
 from argue.domain import Claim, DebateState, Evidence, Usage
 from argue.grounding.index import ReferenceIndex
-from argue.records import DebateHistory, SynthesisDraft
+from argue.records.history import DebateHistory
 from argue.records.labels import Labels, label
+from argue.records.prose import SynthesisDraft
 from argue.render import words
 from argue.render.inline import (
     _model_filter,

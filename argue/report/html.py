@@ -14,8 +14,9 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup
 
 from argue.domain import DebateState, Usage
-from argue.records import DebateHistory, SynthesisDraft
+from argue.records.history import DebateHistory
 from argue.records.labels import Labels, label
+from argue.records.prose import SynthesisDraft
 from argue.render import synthesis_context
 from argue.report.argument_map import build_map, render_map_svg
 from argue.report.charts import Series, component_words, confidence_svg, score_components_svg

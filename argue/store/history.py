@@ -1,4 +1,4 @@
-"""Rebuild a debate's record (:class:`~argue.records.DebateHistory`) from its folder."""
+"""Rebuild a debate's record (:class:`~argue.records.history.DebateHistory`) from its folder."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from argue.domain import (
     ResearchRecord,
     RoundScore,
 )
-from argue.records import DebateHistory
+from argue.records.history import DebateHistory
 from argue.store.debate_store import DebateStore, StoreError
 
 

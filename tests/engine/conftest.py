@@ -8,9 +8,9 @@ import pytest
 
 from argue.domain import DebateState, Persona
 from argue.engine import DebateRunner, create_debate, load_history
-from argue.engine.context import DebateHistory
 from argue.llm import ScriptedModel
 from argue.personas import load_catalog
+from argue.records.history import DebateHistory
 from argue.store import DebateStore
 from tests.engine.script import DebateScript, ScriptedToolkit, names_of
 

@@ -18,8 +18,8 @@ from argue.domain import (
     ReflectionRecord,
     ResearchRecord,
 )
-from argue.engine.context import DebateHistory
 from argue.engine.scoring import WEIGHTS, cosine, score_round, tokens
+from argue.records.history import DebateHistory
 from tests.engine.script import DebateScript
 
 NAMES = {"Embry": "A", "Horus": "B"}

@@ -18,15 +18,12 @@ from argue.engine.phases.judge import make_judgement
 from argue.engine.phases.rebuttal import make_rebuttal, target_note
 from argue.engine.phases.reflection import make_reflection, research_call_from_record
 from argue.engine.phases.research import (
-    NO_PLAN,
     _research_failures,
-    plan_failed,
     plan_research,
     run_research,
 )
 
 __all__ = [
-    "NO_PLAN",
     "RESEARCH_BUDGET",
     "PersonaSeat",
     "PhaseFailed",
@@ -39,7 +36,6 @@ __all__ = [
     "make_rebuttal",
     "make_reflection",
     "model_failure",
-    "plan_failed",
     "plan_research",
     "records_phase_failure",
     "research_call_from_record",

@@ -9,7 +9,6 @@ from argue.domain import (
     Evidence,
 )
 from argue.engine import prompts
-from argue.engine.context import DebateHistory
 from argue.engine.digest import build_digest
 from argue.engine.phases._common import (
     PersonaSeat,
@@ -21,6 +20,7 @@ from argue.engine.schemas import argument_model
 from argue.grounding.citations import check_citations
 from argue.grounding.debate import unverified_in
 from argue.llm.base import ChatModel
+from argue.records.history import DebateHistory
 from argue.text.refusal import is_refusal
 
 

@@ -7,7 +7,6 @@ from argue.domain import (
     JudgeVerdictRecord,
 )
 from argue.engine import prompts
-from argue.engine.context import DebateHistory
 from argue.engine.phases._common import (
     PhaseOutcome,
 )
@@ -15,6 +14,7 @@ from argue.engine.schemas import (
     JudgeDraft,
 )
 from argue.llm.base import ChatModel, ModelAuthError, ModelError
+from argue.records.history import DebateHistory
 
 
 async def make_judgement(

@@ -10,7 +10,6 @@ from argue.domain import (
     RebuttalRecord,
 )
 from argue.engine import prompts
-from argue.engine.context import DebateHistory
 from argue.engine.phases._common import (
     PersonaSeat,
     PhaseFailed,
@@ -21,6 +20,7 @@ from argue.engine.phases._common import (
 from argue.engine.phases.argument import argument_evidence
 from argue.engine.schemas import ConcessionDraft, RebuttalDraft
 from argue.llm.base import ChatModel, Message
+from argue.records.history import DebateHistory
 
 
 @records_phase_failure

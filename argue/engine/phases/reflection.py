@@ -8,7 +8,6 @@ from argue.domain import (
     ResearchCallRecord,
 )
 from argue.engine import prompts
-from argue.engine.context import DebateHistory
 from argue.engine.digest import clip
 from argue.engine.phases._common import (
     PersonaSeat,
@@ -24,6 +23,7 @@ from argue.engine.schemas import (
 )
 from argue.engine.toolkit import ResearchToolkit
 from argue.llm.base import ChatModel
+from argue.records.history import DebateHistory
 
 
 @records_phase_failure

@@ -16,7 +16,6 @@ from argue.domain import (
     ResearchRecord,
 )
 from argue.engine import prompts
-from argue.engine.context import DebateHistory
 from argue.engine.digest import build_digest, clip
 from argue.engine.phases._common import (
     MAX_EVIDENCE_PER_CALL,
@@ -34,19 +33,12 @@ from argue.engine.schemas import (
 )
 from argue.engine.toolkit import BUILTIN_SKILLS, ResearchRequest, ResearchToolkit
 from argue.llm.base import ChatModel
+from argue.records.history import DebateHistory
 from argue.skills.base import SkillResult
 
 MAX_SNIPPET_CHARS = 4000
 """What a research record keeps of an item's text (quotes are located in it, so it is the text
 the persona was shown or more; sources already cut their snippets well below this)."""
-
-NO_PLAN = "(no plan: model call failed)"
-"""The ``why`` of a research record whose plan call failed (no call ran)."""
-
-
-def plan_failed(record: ResearchRecord) -> bool:
-    """Whether this research record stands for a plan call that failed."""
-    return record.why == NO_PLAN and not record.calls
 
 
 @records_phase_failure

@@ -16,7 +16,7 @@ from typing import Literal
 
 from argue.domain import Claim
 from argue.grounding.index import ReferenceIndex
-from argue.records import DebateHistory
+from argue.records.history import DebateHistory
 from argue.records.labels import label
 from argue.render.words import target_note_words
 
