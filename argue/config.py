@@ -17,26 +17,33 @@ config.toml (all keys optional)::
     [prices.ollama]                 # USD per million tokens; ARGUE_PRICES (a JSON file) wins
     "llama3.2" = { input = 0.0, output = 0.0 }
 
-    [providers.openai]              # limits per provider (argue.llm._server_limits)
+    [providers.openai]              # limits per provider (argue.llm interprets them)
     request_timeout_s = 900
     slots = 1
 
-Keys never belong here: they are read from the environment only.
+Keys never belong here: they are read from the environment only. This module parses and
+validates the file into plain records and imports nothing above the ground: the skills and the
+model layer interpret what it read.
 """
 
 from __future__ import annotations
 
+import re
+import shlex
 import tomllib
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from argue.domain import Mode
-from argue.llm._server_limits import ServerLimits
-from argue.llm.pricing import ModelPrice
-from argue.paths import config_file_path
+from argue.paths import config_file_path, default_debates_dir
+
+_SKILL_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]*$")
+StructuredOutput = Literal["auto", "json_schema", "json_object_schema", "json_object", "text"]
+"""``structured_output`` as config.toml may say it: ``auto`` or one of ``argue.llm``'s
+dialects (a test holds the two lists equal)."""
 
 
 class ConfigError(ValueError):
@@ -55,13 +62,38 @@ class Defaults(BaseModel):
     budget_usd: float | None = Field(default=None, ge=0)
 
 
+class ProviderLimits(BaseModel):
+    """``[providers.<name>]``: each field None means "not said here". ``argue.llm.ServerLimits``
+    has the same fields and takes these as its config layer."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    request_timeout_s: float | None = Field(default=None, gt=0)
+    call_deadline_s: float | None = Field(default=None, gt=0)
+    max_attempts: int | None = Field(default=None, ge=1, le=20)
+    slots: int | None = Field(default=None, ge=1, le=256)
+    retry_timeouts: bool | None = None
+    structured_output: StructuredOutput | None = None
+
+
+class PriceEntry(BaseModel):
+    """``[prices.<provider>]`` model = {...}: USD per million tokens, ``request`` USD per
+    request; the fields of ``argue.llm.pricing.ModelPrice``."""
+
+    input: float = Field(ge=0)
+    output: float = Field(ge=0)
+    cache_read: float = Field(default=0.0, ge=0)
+    cache_write: float = Field(default=0.0, ge=0)
+    request: float = Field(default=0.0, ge=0)
+
+
 class Settings(BaseModel):
     defaults: Defaults = Field(default_factory=Defaults)
     external_skills: dict[str, list[str]] = Field(default_factory=dict)
-    prices: dict[str, dict[str, ModelPrice]] = Field(
+    prices: dict[str, dict[str, PriceEntry]] = Field(
         default_factory=dict, description="[prices.<provider>] model = {input, output, …}"
     )
-    providers: dict[str, ServerLimits] = Field(
+    providers: dict[str, ProviderLimits] = Field(
         default_factory=dict, description="[providers.<provider>] timeouts, attempts, slots"
     )
 
@@ -91,8 +123,6 @@ class Settings(BaseModel):
             return self.defaults.debates_dir.expanduser()
         # Not the current folder: `status` must find a debate wherever it was started from.
         # (`./run.sh` sets ARGUE_DEBATES_DIR to the clone's own debates/ folder.)
-        from argue.paths import default_debates_dir
-
         return default_debates_dir()
 
 
@@ -113,10 +143,8 @@ def load_settings(path: Path | None = None) -> Settings:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"])
         raise ConfigError(f"{path}: defaults.{where}: {first['msg']}") from None
-    from argue.skills.external import load_external_skills
-
     try:
-        external = load_external_skills(data)
+        external = parse_external_skills(data)
     except ValueError as exc:
         raise ConfigError(f"{path}: {exc}") from None
     return Settings(
@@ -127,20 +155,51 @@ def load_settings(path: Path | None = None) -> Settings:
     )
 
 
-def _providers(path: Path, data: dict[str, Any]) -> dict[str, ServerLimits]:
+def parse_external_skills(config: Mapping[str, Any]) -> dict[str, list[str]]:
+    """``[skills.external]`` of a parsed config.toml: name → command (a list, or one string
+    split like a shell would, without running one)."""
+    skills_table = config.get("skills", {})
+    if not isinstance(skills_table, Mapping):
+        raise ValueError("config.toml: [skills] must be a table")
+    external = skills_table.get("external", {})
+    if not isinstance(external, Mapping):
+        raise ValueError("config.toml: [skills.external] must be a table of name = [command, ...]")
+    commands: dict[str, list[str]] = {}
+    for name, command in external.items():
+        where = f"config.toml: skills.external.{name}"
+        if not _SKILL_NAME.match(name):
+            raise ValueError(f"{where}: the name may contain only letters, digits, '-' and '_'")
+        if isinstance(command, str):
+            try:
+                command = shlex.split(command)
+            except ValueError as error:
+                raise ValueError(f"{where}: cannot split the command: {error}") from None
+        if (
+            not isinstance(command, list)
+            or not command
+            or not all(isinstance(part, str) and part for part in command)
+        ):
+            raise ValueError(
+                f"{where}: must be a non-empty list of strings, e.g. ['python3', 'x.py']"
+            )
+        commands[name] = list(command)
+    return commands
+
+
+def _providers(path: Path, data: dict[str, Any]) -> dict[str, ProviderLimits]:
     raw = data.get("providers", {})
     if not isinstance(raw, dict):
         raise ConfigError(f"{path}: providers: expected a table of [providers.<name>] tables")
     from argue.llm import PROVIDER_NAMES
 
-    limits: dict[str, ServerLimits] = {}
+    limits: dict[str, ProviderLimits] = {}
     for name, entry in raw.items():
         if name not in PROVIDER_NAMES:
             raise ConfigError(
                 f"{path}: providers.{name}: unknown provider (one of {', '.join(PROVIDER_NAMES)})"
             )
         try:
-            limits[name] = ServerLimits.model_validate(entry)
+            limits[name] = ProviderLimits.model_validate(entry)
         except ValidationError as exc:
             first = exc.errors()[0]
             where = ".".join([name, *(str(p) for p in first["loc"])])
@@ -148,18 +207,18 @@ def _providers(path: Path, data: dict[str, Any]) -> dict[str, ServerLimits]:
     return limits
 
 
-def _prices(path: Path, data: dict[str, Any]) -> dict[str, dict[str, ModelPrice]]:
+def _prices(path: Path, data: dict[str, Any]) -> dict[str, dict[str, PriceEntry]]:
     """``[prices.<provider>]`` tables: model name -> {input, output, cache_read, cache_write}."""
     raw = data.get("prices", {})
     if not isinstance(raw, dict):
         raise ConfigError(f"{path}: prices: expected a table of [prices.<provider>] tables")
-    table: dict[str, dict[str, ModelPrice]] = {}
+    table: dict[str, dict[str, PriceEntry]] = {}
     for provider, models in raw.items():
         if not isinstance(models, dict):
             raise ConfigError(f"{path}: prices.{provider}: expected a table of models")
         for name, entry in models.items():
             try:
-                table.setdefault(provider, {})[name] = ModelPrice.model_validate(entry)
+                table.setdefault(provider, {})[name] = PriceEntry.model_validate(entry)
             except ValidationError as exc:
                 first = exc.errors()[0]
                 where = ".".join([provider, name, *(str(p) for p in first["loc"])])

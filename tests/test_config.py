@@ -76,3 +76,13 @@ def test_config_defaults_reach_a_new_debate(tmp_path):
     result = CliRunner().invoke(app, ["argue", "Q?", "--personas", "embry,horus"])
     assert result.exit_code == 2
     assert "panel mode needs 3 or more personas" in result.stderr
+
+
+def test_config_structured_output_names_the_model_layers_dialects() -> None:
+    """config.py loads nothing, so it spells the dialect names itself; they must stay the llm's."""
+    from typing import get_args
+
+    from argue.config import StructuredOutput
+    from argue.llm._dialects import DIALECTS
+
+    assert get_args(StructuredOutput) == ("auto", *DIALECTS)

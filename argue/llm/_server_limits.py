@@ -21,8 +21,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import ValidationError
 
+from argue.config import ProviderLimits
 from argue.llm._dialects import DIALECT_ENV, Dialect
 from argue.llm._retry import RetryPolicy
 from argue.llm.base import ProviderNotConfigured
@@ -42,19 +43,13 @@ ENV_NAMES: dict[str, str] = {
 }
 
 
-class ServerLimits(BaseModel):
-    """Each field None means "not said here": the next source down decides."""
+class ServerLimits(ProviderLimits):
+    """``[providers.<name>]``'s fields (``argue.config.ProviderLimits``) with what they mean
+    here; each field None means "not said here": the next source down decides."""
 
-    model_config = ConfigDict(extra="forbid")
-
-    request_timeout_s: float | None = Field(default=None, gt=0)
-    call_deadline_s: float | None = Field(default=None, gt=0)
-    max_attempts: int | None = Field(default=None, ge=1, le=20)
-    slots: int | None = Field(default=None, ge=1, le=256)
-    retry_timeouts: bool | None = None
     structured_output: Dialect | Literal["auto"] | None = None
 
-    def over(self, *lower: ServerLimits | None) -> ServerLimits:
+    def over(self, *lower: ProviderLimits | None) -> ServerLimits:
         """These limits, with each field left None taken from ``lower`` (first says first)."""
         merged = self.model_dump()
         for other in lower:

@@ -24,23 +24,18 @@ from datetime import UTC, datetime
 from functools import cache
 from pathlib import Path
 
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import ValidationError
 
+from argue.config import PriceEntry
 from argue.domain import Usage
 from argue.llm.base import ProviderNotConfigured
 
 PER_MILLION = 1_000_000
 
 
-class ModelPrice(BaseModel):
+class ModelPrice(PriceEntry):
     """USD per million tokens, plus ``request``: USD per request (answer engines such as
     Perplexity's Sonar charge a fee per request on top of the tokens)."""
-
-    input: float = Field(ge=0)
-    output: float = Field(ge=0)
-    cache_read: float = Field(default=0.0, ge=0)
-    cache_write: float = Field(default=0.0, ge=0)
-    request: float = Field(default=0.0, ge=0)
 
 
 def _price(
@@ -259,14 +254,21 @@ def load_price_overrides(path: Path) -> dict[str, dict[str, ModelPrice]]:
 
 def load_price_table(
     env: Mapping[str, str] | None = None,
-    config: Mapping[str, Mapping[str, ModelPrice]] | None = None,
+    config: Mapping[str, Mapping[str, PriceEntry]] | None = None,
 ) -> PriceTable:
     """The built-in table, with config.toml's ``[prices]`` (``config``) and then
     ``ARGUE_PRICES`` applied when set; genai-prices for the models none of them has."""
     source = os.environ if env is None else env
     table = PriceTable(library=True)
     if config:
-        table = table.with_overrides(config, source=CONFIG)
+        prices = {
+            provider: {
+                name: ModelPrice.model_validate(entry.model_dump())
+                for name, entry in models.items()
+            }
+            for provider, models in config.items()
+        }
+        table = table.with_overrides(prices, source=CONFIG)
     override_path = source.get("ARGUE_PRICES")
     if override_path:
         table = table.with_overrides(

@@ -19,8 +19,6 @@ import asyncio
 import contextlib
 import json
 import os
-import re
-import shlex
 import signal
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -34,7 +32,6 @@ from argue.skills.base import SkillItem, SkillResult
 MAX_STDOUT_BYTES = 1_000_000
 MAX_STDERR_BYTES = 64_000
 _READ_CHUNK = 65_536
-_NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]*$")
 _MODEL_WRITTEN = ("testimony", "recall", "label")
 
 
@@ -275,34 +272,3 @@ async def run_external(
     return SkillResult.from_items(
         skill, query, items, note=note, elapsed_s=time.perf_counter() - started
     )
-
-
-def load_external_skills(config: Mapping[str, Any]) -> dict[str, list[str]]:
-    """``[skills.external]`` of a parsed config.toml: name → command (a list, or one string
-    split like a shell would, without running one)."""
-    skills_table = config.get("skills", {})
-    if not isinstance(skills_table, Mapping):
-        raise ValueError("config.toml: [skills] must be a table")
-    external = skills_table.get("external", {})
-    if not isinstance(external, Mapping):
-        raise ValueError("config.toml: [skills.external] must be a table of name = [command, ...]")
-    commands: dict[str, list[str]] = {}
-    for name, command in external.items():
-        where = f"config.toml: skills.external.{name}"
-        if not _NAME_PATTERN.match(name):
-            raise ValueError(f"{where}: the name may contain only letters, digits, '-' and '_'")
-        if isinstance(command, str):
-            try:
-                command = shlex.split(command)
-            except ValueError as error:
-                raise ValueError(f"{where}: cannot split the command: {error}") from None
-        if (
-            not isinstance(command, list)
-            or not command
-            or not all(isinstance(part, str) and part for part in command)
-        ):
-            raise ValueError(
-                f"{where}: must be a non-empty list of strings, e.g. ['python3', 'x.py']"
-            )
-        commands[name] = list(command)
-    return commands

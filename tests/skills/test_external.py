@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 import argue.skills.external
-from argue.skills.external import load_external_skills, run_external
+from argue.config import parse_external_skills
+from argue.skills.external import run_external
 
 ECHO_SEARCH = """
 import json, sys
@@ -118,7 +119,7 @@ async def test_oversized_output_is_cut_off(monkeypatch: pytest.MonkeyPatch) -> N
     assert "output exceeded 1000 bytes" in result.note
 
 
-def test_load_external_skills_reads_lists_and_strings() -> None:
+def test_parse_external_skills_reads_lists_and_strings() -> None:
     config = {
         "skills": {
             "external": {
@@ -127,12 +128,12 @@ def test_load_external_skills_reads_lists_and_strings() -> None:
             }
         }
     }
-    assert load_external_skills(config) == {
+    assert parse_external_skills(config) == {
         "papers": ["python3", "/opt/papers.py", "--fast"],
         "notes": ["python3", "/home/me/my notes.py"],
     }
-    assert load_external_skills({}) == {}
-    assert load_external_skills({"skills": {}}) == {}
+    assert parse_external_skills({}) == {}
+    assert parse_external_skills({"skills": {}}) == {}
 
 
 @pytest.mark.parametrize(
@@ -146,9 +147,9 @@ def test_load_external_skills_reads_lists_and_strings() -> None:
         ({"skills": {"external": {"bad name": ["x"]}}}, "skills.external.bad name: the name"),
     ],
 )
-def test_load_external_skills_rejects_bad_shapes(config: dict, message: str) -> None:
+def test_parse_external_skills_rejects_bad_shapes(config: dict, message: str) -> None:
     with pytest.raises(ValueError) as raised:
-        load_external_skills(config)
+        parse_external_skills(config)
     assert message in str(raised.value)
 
 
