@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from functools import partial
 from typing import TypeVar
 
@@ -38,3 +38,18 @@ async def run_in_daemon_thread(fn: Callable[..., R], *args: object) -> R:
 
     threading.Thread(target=target, daemon=True, name="argue-blocking").start()
     return await future
+
+
+def parse_max_concurrency(env: Mapping[str, str], default: int) -> int:
+    """``ARGUE_MAX_CONCURRENCY``: ``default`` when unset or empty, else a positive integer; any
+    other value is a ValueError whose message names the variable."""
+    raw = env.get("ARGUE_MAX_CONCURRENCY")
+    if not raw:
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise ValueError(f"ARGUE_MAX_CONCURRENCY must be a positive integer, got {raw!r}")
+    return value

@@ -243,10 +243,13 @@ def _personas(names: str) -> list[Any]:
 def _default_concurrency() -> int:
     import os
 
+    from argue.concurrency import parse_max_concurrency
     from argue.llm._resolve import DEFAULT_MAX_CONCURRENCY
 
-    raw = os.environ.get("ARGUE_MAX_CONCURRENCY", "")
-    return int(raw) if raw.isdigit() and int(raw) > 0 else DEFAULT_MAX_CONCURRENCY
+    try:
+        return parse_max_concurrency(os.environ, DEFAULT_MAX_CONCURRENCY)
+    except ValueError as error:
+        die(str(error), 2)
 
 
 def _key(

@@ -12,6 +12,7 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
+from argue.concurrency import parse_max_concurrency
 from argue.llm import _providers
 from argue.llm._dialects import DialectMemory, DialectSettingError, forced_dialect
 from argue.llm._retry import RetryPolicy, Sleep
@@ -247,15 +248,7 @@ class _ModelBuilder:
 
 
 def _max_concurrency_from_env(env: Mapping[str, str]) -> int:
-    raw = env.get("ARGUE_MAX_CONCURRENCY")
-    if not raw:
-        return DEFAULT_MAX_CONCURRENCY
     try:
-        value = int(raw)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise ProviderNotConfigured(
-            f"ARGUE_MAX_CONCURRENCY must be a positive integer, got {raw!r}"
-        )
-    return value
+        return parse_max_concurrency(env, DEFAULT_MAX_CONCURRENCY)
+    except ValueError as error:
+        raise ProviderNotConfigured(str(error)) from None
