@@ -2,33 +2,87 @@
 and passwords written into URLs (``http://user:pw@host/v1``).
 
 Light on purpose (stdlib only): the console uses it on every line it prints.
+
+Which variables hold keys is not written here: the provider table (``argue.llm._registry``) and
+the research-source table (``argue.skills.dogpile``) own their variables and register them with
+``register_secret_variables`` when they load. As a safety net for a line printed before either
+table loaded, a variable named like a credential (``*_API_KEY``, ``*_TOKEN``) is masked too.
 """
 
 from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from typing import overload
 
-SECRET_ENV_VARS: tuple[str, ...] = (
-    "ANTHROPIC_API_KEY",
-    "OPENAI_API_KEY",
-    "BRAVE_API_KEY",
-    "PERPLEXITY_API_KEY",
-    "YOUTUBE_API_KEY",
-    "GITHUB_TOKEN",
-)
-# Variables that may carry a URL with a password in it.
-URL_ENV_VARS: tuple[str, ...] = (
-    "OPENAI_BASE_URL",
-    "ANTHROPIC_BASE_URL",
-    "OLLAMA_HOST",
-    "ARGUE_ARXIV_URL",
-    "ARGUE_GITHUB_URL",
-    "ARGUE_BRAVE_URL",
-    "ARGUE_PERPLEXITY_URL",
-    "ARGUE_YOUTUBE_URL",
-)
+_KEY_VARS: dict[str, None] = {}  # insertion-ordered sets
+_URL_VARS: dict[str, None] = {}
+CREDENTIAL_SUFFIXES: tuple[str, ...] = ("_API_KEY", "_TOKEN")
+
+
+def register_secret_variables(*, keys: Iterable[str] = (), urls: Iterable[str] = ()) -> None:
+    """Mask the values of ``keys`` and the passwords in the URLs of ``urls`` from now on."""
+    _KEY_VARS.update(dict.fromkeys(name for name in keys if name))
+    _URL_VARS.update(dict.fromkeys(name for name in urls if name))
+
+
+def unregister_secret_variables(*, keys: Iterable[str] = (), urls: Iterable[str] = ()) -> None:
+    """Undo ``register_secret_variables`` (a test's provider or source going away)."""
+    for name in keys:
+        _KEY_VARS.pop(name, None)
+    for name in urls:
+        _URL_VARS.pop(name, None)
+
+
+class LiveNames(Sequence[str]):
+    """A tuple-like view of names that follows a table as rows are registered: ``in``,
+    iteration, ``len``, indexing and ``==`` with a tuple all read the table at that moment, so a
+    module that imported the name at start-up still sees a provider registered later."""
+
+    def __init__(self, read: Callable[[], tuple[str, ...]]) -> None:
+        self._read = read
+
+    @overload
+    def __getitem__(self, index: int) -> str: ...
+    @overload
+    def __getitem__(self, index: slice) -> tuple[str, ...]: ...
+    def __getitem__(self, index: int | slice) -> str | tuple[str, ...]:
+        return self._read()[index]
+
+    def __len__(self) -> int:
+        return len(self._read())
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._read())
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._read()
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, LiveNames):
+            return self._read() == other._read()
+        return isinstance(other, tuple | list) and self._read() == tuple(other)
+
+    def __hash__(self) -> int:
+        return hash(self._read())
+
+    def __repr__(self) -> str:
+        return repr(self._read())
+
+
+def secret_variables() -> tuple[str, ...]:
+    """Every variable whose value is a credential, as the tables registered them."""
+    return tuple(_KEY_VARS)
+
+
+def url_variables() -> tuple[str, ...]:
+    """Every variable that may carry a URL with a password in it."""
+    return tuple(_URL_VARS)
+
+
+SECRET_ENV_VARS: Sequence[str] = LiveNames(secret_variables)
+URL_ENV_VARS: Sequence[str] = LiveNames(url_variables)
 MASK = "***"
 # Shorter values are too likely to collide with ordinary words to be replaced safely.
 MIN_SECRET_LENGTH = 8
@@ -45,9 +99,11 @@ def redact(
 ) -> str:
     """Mask known credential values (and ``extra`` values) and URL passwords."""
     source = os.environ if env is None else env
-    secrets = {source.get(name) or "" for name in SECRET_ENV_VARS}
+    names = set(_KEY_VARS)
+    names.update(name for name in source if name.upper().endswith(CREDENTIAL_SUFFIXES))
+    secrets = {source.get(name) or "" for name in names}
     secrets.update(value or "" for value in extra)
-    for name in URL_ENV_VARS:
+    for name in _URL_VARS:
         password = _password_in(source.get(name) or "")
         if password:
             secrets.add(password)

@@ -1,10 +1,14 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 import pytest
 
 from tests.loopback import LoopbackServer
+
+if TYPE_CHECKING:
+    from tests.providers import ScriptedProviders
 
 # Provider and source credentials that must never leak in from the developer's shell.
 _ISOLATED_ENV = (
@@ -87,3 +91,16 @@ def run_scripted_debate():
         return store
 
     return _run
+
+
+@pytest.fixture
+def scripted_provider() -> Iterator[ScriptedProviders]:
+    """``scripted_provider(model, name="scripted", **ProviderSpec fields)`` registers a provider
+    whose build returns ``model``; every one registered is removed when the test ends."""
+    from tests.providers import ScriptedProviders
+
+    providers = ScriptedProviders()
+    try:
+        yield providers
+    finally:
+        providers.close()

@@ -21,6 +21,7 @@ import typer
 
 from argue.commands._debate import DEBATES_DIR_HELP, _settings
 from argue.console import stdout_console
+from argue.redact import LiveNames
 
 config_app = typer.Typer(
     name="config",
@@ -29,23 +30,29 @@ config_app = typer.Typer(
     pretty_exceptions_show_locals=False,
 )
 
-KEY_VARIABLES = (
-    "ANTHROPIC_API_KEY",
-    "OPENAI_API_KEY",
-    "BRAVE_API_KEY",
-    "PERPLEXITY_API_KEY",
-    "YOUTUBE_API_KEY",
-    "GITHUB_TOKEN",
-)
-URL_VARIABLES = (
-    "ANTHROPIC_BASE_URL",
-    "OPENAI_BASE_URL",
-    "ARGUE_ARXIV_URL",
-    "ARGUE_GITHUB_URL",
-    "ARGUE_BRAVE_URL",
-    "ARGUE_PERPLEXITY_URL",
-    "ARGUE_YOUTUBE_URL",
-)
+
+def key_variables() -> tuple[str, ...]:
+    """Every credential variable, from the provider table then the research-source table."""
+    from argue.llm import provider_specs
+    from argue.skills.dogpile import all_sources
+
+    names = [v for spec in provider_specs() for v in spec.key_vars]
+    names += [v for source in all_sources() for v in source.secret_variables]
+    return tuple(dict.fromkeys(names))
+
+
+def url_variables() -> tuple[str, ...]:
+    """Every URL override variable, from the same two tables (OLLAMA_HOST has its own line)."""
+    from argue.llm import provider_specs
+    from argue.skills.dogpile import all_sources
+
+    names = [v for spec in provider_specs() for v in spec.url_vars if v != "OLLAMA_HOST"]
+    names += [source.url_env for source in all_sources() if source.url_env]
+    return tuple(dict.fromkeys(names))
+
+
+KEY_VARIABLES = LiveNames(key_variables)
+URL_VARIABLES = LiveNames(url_variables)
 MASKED = "set (masked)"
 
 
@@ -173,11 +180,11 @@ def effective_settings(
         if env.get("OLLAMA_HOST")
         else Entry("127.0.0.1:11434", "default")
     )
-    for name in URL_VARIABLES:
+    for name in url_variables():
         out[name.lower()] = (
             Entry(_safe_url(env[name]), "env", name) if env.get(name) else Entry(None, "default")
         )
-    for name in KEY_VARIABLES:
+    for name in key_variables():
         out[name.lower()] = (
             Entry(MASKED, "env", name) if env.get(name) else Entry("not set", "default")
         )
@@ -220,15 +227,16 @@ def _model_entries(
 
 
 def _why_detected(env: Mapping[str, str], resolved: Any) -> str:
-    if resolved.provider == "anthropic" and env.get("ANTHROPIC_API_KEY"):
-        return "ANTHROPIC_API_KEY is set"
-    if resolved.provider == "openai" and env.get("OPENAI_API_KEY"):
-        return "OPENAI_API_KEY is set"
-    if resolved.provider == "openai":
-        return "OPENAI_BASE_URL is set"
-    if resolved.provider == "ollama":
-        return "an Ollama server answers at OLLAMA_HOST"
-    return "in-process llama.cpp is installed"
+    """Why auto-detection chose the provider, in the provider table's words."""
+    from argue.llm import provider_spec
+
+    spec = provider_spec(resolved.provider)
+    if spec is None:
+        return "auto-detected"
+    key = next((name for name in spec.key_vars if env.get(name)), None)
+    if key is not None:
+        return f"{key} is set"
+    return spec.detected_because or f"{spec.name} was detected"
 
 
 def _prices_entry(env: Mapping[str, str], settings: Any, file_note: str) -> Entry:

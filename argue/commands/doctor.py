@@ -24,8 +24,6 @@ if TYPE_CHECKING:
     from argue.llm.probe import Check, ProbeReport
 
 SOURCE_QUERY = "structured debate"
-# A source whose key is optional: it answers without one, more slowly.
-OPTIONAL_KEYS = {"github": "GITHUB_TOKEN"}
 _COLOURS = {
     "ok": "green",
     "empty": "yellow",
@@ -124,12 +122,11 @@ def judge(report: ProbeReport) -> tuple[str | None, str | None]:
     if reach is not None and reach.status == "rejected":
         return f"{report.endpoint} rejected the credentials", f"set {key} to a key it accepts"
     if reach is not None and not reach.ok:
-        fix = {
-            "openai": "start the server, or set OPENAI_BASE_URL to the URL it listens on "
-            f"(now {report.endpoint})",
-            "ollama": "start `ollama serve`, or set OLLAMA_HOST to where it listens",
-            "anthropic": "check the network (and ANTHROPIC_BASE_URL, if set)",
-        }.get(report.provider, "check the server")
+        from argue.llm import provider_spec
+
+        spec = provider_spec(report.provider)  # the provider table's fix hint
+        fix = spec.unreachable_fix if spec is not None else "check the server"
+        fix = fix.replace("{endpoint}", report.endpoint)
         if "//api.openai.com" in report.endpoint:
             fix = "check the network (or set OPENAI_BASE_URL to a server you run)"
         return f"the server is unreachable ({reach.detail})", fix
@@ -184,11 +181,11 @@ def judge(report: ProbeReport) -> tuple[str | None, str | None]:
 
 async def probe_sources(timeout_s: float, *, ask: bool) -> list[SourceRow]:
     """One row per research source: its key (by name) and, when ``ask``, how it answered."""
-    from argue.skills.dogpile import SOURCES, dogpile
+    from argue.skills.dogpile import all_sources, dogpile
 
     rows: dict[str, SourceRow] = {}
-    for source in SOURCES:
-        key_env = source.key_env or OPTIONAL_KEYS.get(source.name)
+    for source in all_sources():
+        key_env = source.key_env or source.optional_key_env
         key_set = bool(os.environ.get(key_env, "").strip()) if key_env else None
         if key_env is None:
             key = "none needed (local)" if source.name == "library" else "none needed"

@@ -3,12 +3,24 @@
 Heavy SDKs (anthropic, openai, llama_cpp) are imported inside the adapters, never here.
 """
 
+from argue.llm import _registry
 from argue.llm._anthropic import AnthropicModel
 from argue.llm._dialects import DIALECTS, Dialect, DialectMemory
 from argue.llm._ledger import UsageLedger
 from argue.llm._local import LocalLlamaModel
 from argue.llm._openai_compat import OpenAICompatModel
 from argue.llm._providers import AnthropicProvider, OpenAICompatProvider
+from argue.llm._registry import (
+    BuildContext,
+    ProbeOptions,
+    ProviderSpec,
+    provider_help,
+    provider_registered,
+    provider_spec,
+    provider_specs,
+    register_provider,
+    unregister_provider,
+)
 from argue.llm._resolve import DEFAULT_MODELS, PROVIDER_NAMES, resolve_model
 from argue.llm._retry import RetryPolicy
 from argue.llm._scripted import ScriptedModel, ScriptedRequest, ScriptExhausted
@@ -40,6 +52,7 @@ __all__ = [
     "SECRET_ENV_VARS",
     "AnthropicModel",
     "AnthropicProvider",
+    "BuildContext",
     "ChatModel",
     "ChatResult",
     "Dialect",
@@ -56,7 +69,9 @@ __all__ = [
     "OpenAICompatProvider",
     "PriceTable",
     "PriceTableError",
+    "ProbeOptions",
     "ProviderNotConfigured",
+    "ProviderSpec",
     "RetryPolicy",
     "ScriptExhausted",
     "ScriptedModel",
@@ -66,5 +81,13 @@ __all__ = [
     "estimate_cost",
     "load_price_table",
     "mask_secrets",
+    "provider_help",
+    "provider_registered",
+    "provider_spec",
+    "provider_specs",
+    "register_provider",
     "resolve_model",
+    "unregister_provider",
 ]
+
+_registry._ensure_builtin()  # the built-in rows' key variables are masked from the start

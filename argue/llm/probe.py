@@ -14,7 +14,7 @@ import asyncio
 import time
 from collections.abc import Awaitable
 from dataclasses import asdict, dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import httpx
 from pydantic import BaseModel
@@ -31,6 +31,9 @@ from argue.llm._local import LocalLlamaModel
 from argue.llm._openai_compat import OpenAICompatModel, is_reasoning_model
 from argue.llm._retry import AUTH_STATUSES, RetryPolicy, error_detail, one_line
 from argue.llm.base import ChatModel, Message, ModelError
+
+if TYPE_CHECKING:
+    from argue.llm._registry import ProbeOptions
 
 Status = Literal["ok", "rejected", "invalid_output", "unavailable", "crashed", "unreachable",
                  "no_content", "not_told", "skipped"]  # fmt: skip
@@ -101,18 +104,46 @@ async def probe_model(
 ) -> ProbeReport:
     """Probe ``model`` (as ``resolve_model`` built it) with tiny calls; never raises for a
     failure of the server or the model: each is a row of the report."""
-    if isinstance(model, OpenAICompatModel):
-        return await _probe_openai_compat(model, timeout_s, memory or default_dialect_memory())
-    if isinstance(model, AnthropicModel):
-        return await _probe_anthropic(model, timeout_s)
-    if isinstance(model, LocalLlamaModel):
-        return await _probe_local(model, timeout_s, call_local)
+    from argue.llm._registry import ProbeOptions, provider_spec
+
+    spec = provider_spec(model.provider)
+    if spec is not None and spec.probe is not None:
+        return await spec.probe(model, ProbeOptions(timeout_s, call_local, memory))
+    return await probe_generic(model, timeout_s)
+
+
+async def probe_generic(model: ChatModel, timeout_s: float) -> ProbeReport:
+    """Any model: one tiny call and one structured call."""
     report = ProbeReport(model.provider, model.model, model.provider)
     report.checks.append(await _ask("model accepted", model, None, timeout_s))
     structured = await _ask("structured output", model, DoctorAnswer, timeout_s, dialect=True)
     report.checks.append(structured)
     report.structured = "structured output" if structured.ok else None
     return report
+
+
+# ---------------------------------------------------------------- the table's probe hooks
+
+
+async def probe_openai_style(model: ChatModel, options: ProbeOptions) -> ProbeReport:
+    """The probe of a row whose models speak the OpenAI API (openai, ollama's /v1); a model of
+    another adapter (Ollama's native API) gets the generic probe."""
+    if not isinstance(model, OpenAICompatModel):
+        return await probe_generic(model, options.timeout_s)
+    memory = options.memory or default_dialect_memory()
+    return await _probe_openai_compat(model, options.timeout_s, memory)
+
+
+async def probe_anthropic(model: ChatModel, options: ProbeOptions) -> ProbeReport:
+    if not isinstance(model, AnthropicModel):
+        return await probe_generic(model, options.timeout_s)
+    return await _probe_anthropic(model, options.timeout_s)
+
+
+async def probe_local(model: ChatModel, options: ProbeOptions) -> ProbeReport:
+    if not isinstance(model, LocalLlamaModel):
+        return await probe_generic(model, options.timeout_s)
+    return await _probe_local(model, options.timeout_s, options.call_local)
 
 
 # ---------------------------------------------------------------- OpenAI-style servers

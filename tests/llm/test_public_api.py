@@ -41,6 +41,16 @@ EXPECTED_EXPORTS = {
     "load_price_table",
     "mask_secrets",
     "resolve_model",
+    # the provider table (argue.llm._registry)
+    "BuildContext",
+    "ProbeOptions",
+    "ProviderSpec",
+    "provider_help",
+    "provider_registered",
+    "provider_spec",
+    "provider_specs",
+    "register_provider",
+    "unregister_provider",
 }
 
 

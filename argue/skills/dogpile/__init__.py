@@ -9,13 +9,14 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import ModuleType
 
 import httpx
 
 from argue import __version__
 from argue.grounding.urls import normalise_url
+from argue.redact import LiveNames, register_secret_variables
 from argue.skills.base import SkillItem, SkillResult, SkillStatus, SourceStatus
 from argue.skills.dogpile.sources import arxiv, brave, github, library, perplexity, youtube
 
@@ -25,6 +26,7 @@ __all__ = [
     "SOURCE_NAMES",
     "ResearchSource",
     "aggregate_status",
+    "all_sources",
     "dogpile",
     "merge_items",
     "normalise_url",
@@ -33,31 +35,75 @@ __all__ = [
 
 @dataclass(frozen=True)
 class ResearchSource:
-    """One research source. ``module`` has ``async search(query, *, client, limit)`` (looked up
-    at call time, so a test can patch it); ``rank`` orders the round-robin merge (lower first:
-    curated and scholarly sources lead); a ``paced`` source may wait its turn behind a
-    process-wide rate limiter; without ``key_env`` set, a keyed source sends nothing."""
+    """One research source (one row of the source table). ``module`` has ``async search(query,
+    *, client, limit)`` (looked up at call time, so a test can patch it); ``rank`` orders the
+    round-robin merge (lower first: curated and scholarly sources lead); a ``paced`` source may
+    wait its turn behind a process-wide rate limiter; without ``key_env`` set, a keyed source
+    sends nothing; ``optional_key_env`` is a key it works without; ``url_env`` overrides where
+    it is asked. The key and URL variables are masked in everything argue prints."""
 
     name: str
     module: ModuleType
     rank: int
     paced: bool = False
     key_env: str | None = None
+    optional_key_env: str | None = None
+    url_env: str | None = None
+    origin: str = field(default="built-in", compare=False)
+
+    @classmethod
+    def of(cls, module: ModuleType, rank: int, *, paced: bool = False, origin: str = "built-in"
+           ) -> ResearchSource:  # fmt: skip
+        """The row of a source module that declares its own facts: ``SOURCE`` (its name),
+        ``KEY_ENV``, ``OPTIONAL_KEY_ENV`` and ``URL_ENV`` (each optional)."""
+        return cls(
+            name=module.SOURCE,
+            module=module,
+            rank=rank,
+            paced=paced,
+            key_env=getattr(module, "KEY_ENV", None),
+            optional_key_env=getattr(module, "OPTIONAL_KEY_ENV", None),
+            url_env=getattr(module, "URL_ENV", None),
+            origin=origin,
+        )
+
+    @property
+    def secret_variables(self) -> tuple[str, ...]:
+        return tuple(v for v in (self.key_env, self.optional_key_env) if v)
 
 
 SOURCES: tuple[ResearchSource, ...] = (
-    ResearchSource("arxiv", arxiv, rank=2, paced=True),
-    ResearchSource("github", github, rank=3, paced=True),  # GITHUB_TOKEN optional: faster pace
-    ResearchSource("brave", brave, rank=5, paced=True, key_env="BRAVE_API_KEY"),
-    ResearchSource("perplexity", perplexity, rank=4, key_env="PERPLEXITY_API_KEY"),
-    ResearchSource("youtube", youtube, rank=6, key_env="YOUTUBE_API_KEY"),
-    ResearchSource("library", library, rank=1),
+    ResearchSource.of(arxiv, rank=2, paced=True),
+    ResearchSource.of(github, rank=3, paced=True),
+    ResearchSource.of(brave, rank=5, paced=True),
+    ResearchSource.of(perplexity, rank=4),
+    ResearchSource.of(youtube, rank=6),
+    ResearchSource.of(library, rank=1),
 )
-"""Every research source, in the order they are listed to the user."""
+"""Every built-in research source, in the order they are listed to the user. A package adds
+one through the entry-point group ``argue.sources`` (see ``argue.skills.dogpile.registry``)."""
 
-_BY_NAME = {source.name: source for source in SOURCES}
-SOURCE_NAMES: tuple[str, ...] = tuple(_BY_NAME)
-RANK_ORDER: tuple[str, ...] = tuple(s.name for s in sorted(SOURCES, key=lambda s: s.rank))
+for _source in SOURCES:
+    register_secret_variables(keys=_source.secret_variables, urls=[_source.url_env or ""])
+
+
+def all_sources() -> tuple[ResearchSource, ...]:
+    """The built-in rows, then those ``argue.sources`` entry points or ``register_source`` added."""
+    from argue.skills.dogpile.registry import extra_sources
+
+    return SOURCES + extra_sources()
+
+
+def _by_name() -> dict[str, ResearchSource]:
+    return {source.name: source for source in all_sources()}
+
+
+def _rank_order() -> tuple[str, ...]:
+    return tuple(s.name for s in sorted(all_sources(), key=lambda s: s.rank))
+
+
+SOURCE_NAMES: Sequence[str] = LiveNames(lambda: tuple(s.name for s in all_sources()))
+RANK_ORDER: Sequence[str] = LiveNames(_rank_order)
 PACED_SOURCES = frozenset(s.name for s in SOURCES if s.paced)
 USER_AGENT = f"argue/{__version__} (research dogpile)"
 
@@ -107,8 +153,9 @@ def _validate(
 ) -> list[str]:
     if isinstance(sources, str):
         raise ValueError("sources must be a sequence of source names, not one string")
-    chosen = list(dict.fromkeys(SOURCE_NAMES if sources is None else sources))
-    unknown = [name for name in chosen if name not in _BY_NAME]
+    known = _by_name()
+    chosen = list(dict.fromkeys(known if sources is None else sources))
+    unknown = [name for name in chosen if name not in known]
     if unknown:
         raise ValueError(
             f"unknown source(s): {', '.join(unknown)} (choose from {', '.join(SOURCE_NAMES)})"
@@ -141,17 +188,18 @@ async def _ask_one(
     # Each HTTP request is bounded by the client's timeout_s; a paced source may first wait its
     # turn behind other dogpiles of the debate (arXiv asks for 3 s between requests), which
     # must not read as the source being slow.
-    budget = timeout_s + (PACING_ALLOWANCE_S if name in PACED_SOURCES else 0.0)
+    source = _by_name()[name]
+    budget = timeout_s + (PACING_ALLOWANCE_S if source.paced else 0.0)
     try:
         result = await asyncio.wait_for(
-            _BY_NAME[name].module.search(query, client=client, limit=limit), budget
+            source.module.search(query, client=client, limit=limit), budget
         )
     except TimeoutError:
-        waited = " (including its wait for a rate-limit turn)" if name in PACED_SOURCES else ""
+        waited = " (including its wait for a rate-limit turn)" if source.paced else ""
         note = f"{name}: timed out after {budget:g} s{waited}"
         failed = SkillResult.failed(name, query, note, elapsed_s=time.monotonic() - started)
         # A model-backed source (Perplexity) may have computed, and billed, the request it sent.
-        unanswered = getattr(_BY_NAME[name].module, "unanswered_usage", None)
+        unanswered = getattr(source.module, "unanswered_usage", None)
         if callable(unanswered):
             failed.usage.append(unanswered(time.monotonic() - started))
         return failed
@@ -203,7 +251,7 @@ def _describe(status: SourceStatus) -> str:
 
 def merge_items(items_by_source: dict[str, list[SkillItem]], max_items: int) -> list[SkillItem]:
     """Round-robin across sources in ``RANK_ORDER``; the first of duplicates wins."""
-    ordered = [name for name in RANK_ORDER if name in items_by_source]
+    ordered = [name for name in _rank_order() if name in items_by_source]
     ordered += [name for name in items_by_source if name not in ordered]
     longest = max((len(items_by_source[name]) for name in ordered), default=0)
     merged: list[SkillItem] = []

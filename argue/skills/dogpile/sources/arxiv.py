@@ -29,6 +29,8 @@ from argue.skills.dogpile.sources._pacing import RateLimiter
 from argue.text import STOPWORDS, words
 
 SOURCE = "arxiv"
+KEY_ENV: str | None = None
+URL_ENV = "ARGUE_ARXIV_URL"  # overrides DEFAULT_URL (tests, mirrors)
 DEFAULT_URL = "https://export.arxiv.org/api/query"
 MIN_INTERVAL_S = 3.0  # arXiv asks for 3 s between requests, one connection at a time
 MAX_TERMS = 6
@@ -114,7 +116,7 @@ async def _ask(
             client,
             SOURCE,
             "GET",
-            source_url("ARGUE_ARXIV_URL", DEFAULT_URL),
+            source_url(URL_ENV, DEFAULT_URL),
             params={"search_query": search_query, "max_results": limit, "sortBy": "relevance"},
         )
     if not 200 <= fetched.status_code < 300:

@@ -25,6 +25,8 @@ from argue.skills.dogpile.sources._pacing import RateLimiter
 from argue.skills.dogpile.sources._shapes import BraveSearch, parse_shape, shape_error
 
 SOURCE = "brave"
+KEY_ENV = "BRAVE_API_KEY"  # without it nothing is sent
+URL_ENV = "ARGUE_BRAVE_URL"  # overrides DEFAULT_URL (tests, mirrors)
 DEFAULT_URL = "https://api.search.brave.com/res/v1/web/search"
 MAX_COUNT = 20  # Brave's own cap on ``count``
 MIN_INTERVAL_S = 1.0  # free plan: 1 request per second
@@ -40,9 +42,9 @@ async def search(
     rate_limiter: RateLimiter | None = None,
 ) -> SkillResult:
     limiter = rate_limiter or BRAVE_RATE_LIMITER
-    api_key = os.environ.get("BRAVE_API_KEY", "").strip()
+    api_key = os.environ.get(KEY_ENV, "").strip()
     if not api_key:
-        return SkillResult.refused(SOURCE, query, "BRAVE_API_KEY not set")
+        return SkillResult.refused(SOURCE, query, f"{KEY_ENV} not set")
 
     async def run() -> list[SkillItem]:
         async with limiter.slot():
@@ -50,7 +52,7 @@ async def search(
                 client,
                 SOURCE,
                 "GET",
-                source_url("ARGUE_BRAVE_URL", DEFAULT_URL),
+                source_url(URL_ENV, DEFAULT_URL),
                 params={"q": query, "count": min(limit, MAX_COUNT)},
                 headers={"Accept": "application/json", "X-Subscription-Token": api_key},
             )

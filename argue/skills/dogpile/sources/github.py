@@ -27,6 +27,9 @@ from argue.skills.dogpile.sources._pacing import RateLimiter
 from argue.skills.dogpile.sources._shapes import GitHubRepo, GitHubSearch, parse_shape
 
 SOURCE = "github"
+KEY_ENV: str | None = None
+OPTIONAL_KEY_ENV: str | None = "GITHUB_TOKEN"  # optional: a faster pace with it
+URL_ENV = "ARGUE_GITHUB_URL"  # overrides DEFAULT_URL (tests, mirrors)
 DEFAULT_URL = "https://api.github.com"
 MIN_INTERVAL_S = 6.0  # search without a token: 10 requests a minute
 MIN_INTERVAL_WITH_TOKEN_S = 2.0  # with a token: 30 a minute
@@ -48,7 +51,7 @@ async def search(
             "Accept": "application/vnd.github+json",
             "X-GitHub-Api-Version": "2022-11-28",
         }
-        token = os.environ.get("GITHUB_TOKEN", "").strip()
+        token = os.environ.get(OPTIONAL_KEY_ENV or "", "").strip()
         if token:
             headers["Authorization"] = f"Bearer {token}"
         async with limiter.slot(MIN_INTERVAL_WITH_TOKEN_S if token else MIN_INTERVAL_S):
@@ -56,7 +59,7 @@ async def search(
                 client,
                 SOURCE,
                 "GET",
-                source_url("ARGUE_GITHUB_URL", DEFAULT_URL) + "/search/repositories",
+                source_url(URL_ENV, DEFAULT_URL) + "/search/repositories",
                 params={"q": query, "per_page": min(limit, 100)},
                 headers=headers,
             )

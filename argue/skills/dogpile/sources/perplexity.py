@@ -39,6 +39,8 @@ from argue.skills.dogpile.sources._shapes import (
 )
 
 SOURCE = "perplexity"
+KEY_ENV = "PERPLEXITY_API_KEY"  # without it nothing is sent
+URL_ENV = "ARGUE_PERPLEXITY_URL"  # overrides DEFAULT_URL (tests, mirrors)
 DEFAULT_URL = "https://api.perplexity.ai"
 MODEL = "sonar"
 ANSWER_CHARS = 1500  # the answer is a summary worth keeping whole-ish; page snippets stay short
@@ -46,9 +48,9 @@ SYSTEM_PROMPT = "Be precise and concise. Answer with facts from cited sources."
 
 
 async def search(query: str, *, client: httpx.AsyncClient, limit: int) -> SkillResult:
-    api_key = os.environ.get("PERPLEXITY_API_KEY", "").strip()
+    api_key = os.environ.get(KEY_ENV, "").strip()
     if not api_key:
-        return SkillResult.refused(SOURCE, query, "PERPLEXITY_API_KEY not set")
+        return SkillResult.refused(SOURCE, query, f"{KEY_ENV} not set")
 
     billed: list[Usage] = []
 
@@ -59,7 +61,7 @@ async def search(query: str, *, client: httpx.AsyncClient, limit: int) -> SkillR
                 client,
                 SOURCE,
                 "POST",
-                source_url("ARGUE_PERPLEXITY_URL", DEFAULT_URL) + "/chat/completions",
+                source_url(URL_ENV, DEFAULT_URL) + "/chat/completions",
                 headers={"Authorization": f"Bearer {api_key}", "Accept": "application/json"},
                 json_body={
                     "model": MODEL,

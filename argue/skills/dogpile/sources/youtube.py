@@ -22,21 +22,23 @@ from argue.skills.dogpile.sources._http import (
 from argue.skills.dogpile.sources._shapes import YouTubeSearch, parse_shape
 
 SOURCE = "youtube"
+KEY_ENV = "YOUTUBE_API_KEY"  # without it nothing is sent
+URL_ENV = "ARGUE_YOUTUBE_URL"  # overrides DEFAULT_URL (tests, mirrors)
 DEFAULT_URL = "https://www.googleapis.com/youtube/v3"
 MAX_RESULTS = 50  # the API's own cap on ``maxResults``
 
 
 async def search(query: str, *, client: httpx.AsyncClient, limit: int) -> SkillResult:
-    api_key = os.environ.get("YOUTUBE_API_KEY", "").strip()
+    api_key = os.environ.get(KEY_ENV, "").strip()
     if not api_key:
-        return SkillResult.refused(SOURCE, query, "YOUTUBE_API_KEY not set")
+        return SkillResult.refused(SOURCE, query, f"{KEY_ENV} not set")
 
     async def run() -> list[SkillItem]:
         fetched = await fetch(
             client,
             SOURCE,
             "GET",
-            source_url("ARGUE_YOUTUBE_URL", DEFAULT_URL) + "/search",
+            source_url(URL_ENV, DEFAULT_URL) + "/search",
             params={
                 "part": "snippet",
                 "type": "video",
