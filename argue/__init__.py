@@ -1,3 +1,60 @@
-"""argue: structured debates between LLM personas that end in a nuanced synthesis."""
+"""argue: structured debates between LLM personas that end in a nuanced synthesis.
+
+The public Python API is the application layer (``argue.app``), re-exported here and loaded on
+first use so that ``import argue`` (and ``argue --help``) stays fast::
+
+    import argue
+
+    plan = argue.plan(argue.StartRequest(question="Is P = NP?", rounds=2))
+    outcome = argue.start(argue.StartRequest(question="Is P = NP?", rounds=2))
+    print(argue.synthesize(outcome.id).text)
+"""
+
+from __future__ import annotations
+
+from typing import Any
 
 __version__ = "0.1.0"
+
+__all__ = [
+    "ArgueError",
+    "DebatePlan",
+    "DebateStatus",
+    "DetachedRun",
+    "Interrupted",
+    "NotFoundError",
+    "OperationError",
+    "RunOutcome",
+    "StartRequest",
+    "SynthesisResult",
+    "UsageError",
+    "Workspace",
+    "__version__",
+    "create",
+    "interject",
+    "plan",
+    "prepare",
+    "report",
+    "resume",
+    "run_debate",
+    "start",
+    "status",
+    "statuses",
+    "stop",
+    "synthesize",
+    "transcript",
+]
+
+
+def __getattr__(name: str) -> Any:
+    if name in __all__ and name != "__version__":
+        import argue.app
+
+        value = getattr(argue.app, name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'argue' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *__all__])

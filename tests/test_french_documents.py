@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from argue.commands.report import write_report
+from argue.app import write_report
 from argue.domain import BRIDGES, Failure, RoundScore
 from argue.engine import ResearchRequest, create_debate
 from argue.engine.modes import MODES

@@ -24,7 +24,7 @@ import pytest
 from typer.testing import CliRunner
 
 from argue.cli import app
-from argue.commands.reach import first_unreachable, why_unreachable
+from argue.app._reach import first_unreachable, why_unreachable
 
 runner = CliRunner()
 

@@ -13,7 +13,7 @@ from types import SimpleNamespace
 import pytest
 
 from argue.commands import plan
-from argue.commands.persona_models import SeatChoice
+from argue.app import SeatChoice
 from argue.personas import load_catalog
 
 

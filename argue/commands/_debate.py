@@ -1,29 +1,23 @@
-"""What the debate commands share: settings, folders, the model, running and finishing a debate."""
+"""What the debate commands share: the options, the app's errors said as the CLI says them,
+and how a run's outcome is printed. The work itself is ``argue.app``'s."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import typer
 
 from argue.console import die, stderr_console
 
 if TYPE_CHECKING:
+    from argue.app import RunOutcome, Workspace
     from argue.config import Settings
-    from argue.domain import DebateState
     from argue.llm import ChatModel, PriceTable, ServerLimits
     from argue.store import DebateStore
-
-EXIT_BY_STATUS = {
-    "completed": 0,
-    "failed": 1,
-    "stopped": 3,
-    "budget_exhausted": 3,
-    "interrupted": 130,
-    "running": 1,
-}
 
 DEBATES_DIR_HELP = (
     "Where debates are written (default: $ARGUE_DEBATES_DIR, else [defaults] debates_dir in "
@@ -38,28 +32,77 @@ def command_name() -> str:
     return os.environ.get("ARGUE_LAUNCHER") or "argue"
 
 
-def _settings() -> Settings:
-    from argue.config import ConfigError, load_settings
+@contextmanager
+def app_errors() -> Iterator[None]:
+    """An ``ArgueError`` from the application layer becomes the CLI's one-line error and exit
+    code; ``Interrupted`` (a second Ctrl-C) is said as a plain line, exit 130."""
+    from argue.app import ArgueError, Interrupted
 
     try:
-        return load_settings()
-    except ConfigError as exc:
-        die(str(exc), 2)
+        yield
+    except Interrupted as exc:
+        _report(exc.message)
+        raise typer.Exit(exc.exit_code) from None
+    except ArgueError as exc:
+        die(exc.message, exc.exit_code)
+
+
+def workspace(debates_dir: Path | None = None) -> Workspace:
+    from argue.app import Workspace
+
+    return Workspace(debates_dir)
+
+
+def _settings() -> Settings:
+    with app_errors():
+        return workspace().settings
+    raise AssertionError("unreachable")  # pragma: no cover
 
 
 def _debates_dir(option: Path | None) -> Path:
-    import os
-
-    return _settings().debates_dir(option, os.environ)
+    with app_errors():
+        return workspace(option).root
+    raise AssertionError("unreachable")  # pragma: no cover
 
 
 def _open(debates_dir: Path, debate_id: str) -> DebateStore:
-    from argue.store import DebateStore, StoreError
+    with app_errors():
+        return workspace(debates_dir).open(debate_id)
+    raise AssertionError("unreachable")  # pragma: no cover
 
-    try:
-        return DebateStore.open(debates_dir, debate_id)
-    except StoreError as exc:
-        die(str(exc), 2)
+
+def _resolve(
+    provider: str | None, model: str | None, limits: ServerLimits | None = None
+) -> ChatModel:
+    with app_errors():
+        return workspace().resolve(provider, model, limits)
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def _price_table() -> PriceTable:
+    """Built-in prices, then config.toml's [prices], then ARGUE_PRICES (a bad file: exit 2)."""
+    with app_errors():
+        return workspace().prices
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def _require_price(chat_model: ChatModel, budget_usd: float | None) -> None:
+    with app_errors():
+        workspace().require_price(chat_model, budget_usd)
+
+
+def _limits(
+    request_timeout: float | None,
+    max_attempts: int | None,
+    slots: int | None,
+    structured_output: str | None,
+) -> ServerLimits | None:
+    """The limit flags as ServerLimits (None when none is given); a bad dialect exits 2."""
+    from argue.app import server_limits
+
+    with app_errors():
+        return server_limits(request_timeout, max_attempts, slots, structured_output)
+    raise AssertionError("unreachable")  # pragma: no cover
 
 
 def _report(message: str) -> None:
@@ -109,74 +152,7 @@ def structured_output_option() -> Any:
     )
 
 
-def _limits(
-    request_timeout: float | None,
-    max_attempts: int | None,
-    slots: int | None,
-    structured_output: str | None,
-) -> ServerLimits | None:
-    """The limit flags as ServerLimits (None when none is given); a bad dialect exits 2."""
-    from pydantic import ValidationError
-
-    from argue.llm import ServerLimits
-
-    if (request_timeout, max_attempts, slots, structured_output) == (None, None, None, None):
-        return None
-    try:
-        return ServerLimits(
-            request_timeout_s=request_timeout,
-            max_attempts=max_attempts,
-            slots=slots,
-            structured_output=(
-                structured_output.strip().lower().replace("+", "_") if structured_output else None
-            ),  # type: ignore[arg-type]
-        )
-    except ValidationError:
-        die(
-            f"--structured-output: unknown dialect {structured_output!r} (auto, json_schema, "
-            "json_object_schema, json_object or text)",
-            2,
-        )
-
-
-def _resolve(
-    provider: str | None, model: str | None, limits: ServerLimits | None = None
-) -> ChatModel:
-    from argue.llm import ProviderNotConfigured, resolve_model
-
-    try:
-        return resolve_model(
-            provider,
-            model,
-            prices=_price_table(),
-            limits=limits,
-            configured_limits=_settings().providers,
-        )
-    except ProviderNotConfigured as exc:
-        die(str(exc), 2)
-
-
-def _price_table() -> PriceTable:
-    """Built-in prices, then config.toml's [prices], then ARGUE_PRICES (a bad file: exit 2)."""
-    import os
-
-    from argue.llm import PriceTableError, load_price_table
-
-    try:
-        return load_price_table(os.environ, _settings().prices)
-    except PriceTableError as exc:
-        die(str(exc), 2)
-
-
-def _require_price(chat_model: ChatModel, budget_usd: float | None) -> None:
-    """A cost budget cannot be enforced for a model without a price: a usage error."""
-    from argue.llm.pricing import missing_price_message
-
-    if budget_usd is not None and not _price_table().knows(chat_model.provider, chat_model.model):
-        die(missing_price_message(chat_model.provider, chat_model.model), 2)
-
-
-def _read_moderator_note(round_no: int, lang: str = "en") -> str | None:
+def read_moderator_note(round_no: int, lang: str = "en") -> str | None:
     """Blocking read of one line from stdin (run in a thread); EOF or empty means none."""
     from argue.records.labels import label
 
@@ -187,142 +163,30 @@ def _read_moderator_note(round_no: int, lang: str = "en") -> str | None:
         return None
 
 
-def _run(
-    store: DebateStore, chat_model: Any, research_sources: list[str], *, interactive: bool = False
-) -> DebateState:
-    import asyncio
-    import signal
-
-    from argue.commands.persona_models import models_for_run
+def stdin_moderator(lang: str) -> Any:
+    """``--interactive``: after each round, a moderator note read from this terminal."""
     from argue.concurrency import run_in_daemon_thread
-    from argue.engine import DebateRunner, SkillToolkit, memory_writer
-    from argue.llm import mask_secrets
-    from argue.records.labels import label
-    from argue.store import DebateLocked, StoreWriteError
-
-    config = store.config()
-    lang = config.language
-    persona_models = models_for_run(config, chat_model)
-    toolkit = SkillToolkit(
-        chat_model, sources=research_sources or None, external=_settings().external_skills
-    )
 
     async def moderator(round_no: int) -> str | None:
-        return await run_in_daemon_thread(_read_moderator_note, round_no, lang)
+        return await run_in_daemon_thread(read_moderator_note, round_no, lang)
 
-    runner = DebateRunner(
-        store,
-        chat_model,
-        toolkit,
-        reporter=_report,
-        memory_writer=memory_writer,
-        moderator=moderator if interactive else None,
-        persona_models=persona_models,
-    )
-
-    async def main() -> DebateState:
-        loop = asyncio.get_running_loop()
-        task = asyncio.current_task()
-        presses = 0
-
-        def on_sigint() -> None:
-            nonlocal presses
-            presses += 1
-            if presses == 1:
-                _report(label("t_ctrl_c", lang))
-                runner.request_stop("interrupt")
-            elif task is not None:
-                task.cancel()
-
-        loop.add_signal_handler(signal.SIGINT, on_sigint)
-        loop.add_signal_handler(signal.SIGTERM, lambda: runner.request_stop("stop"))
-        try:
-            return await runner.run()
-        finally:
-            for each in {id(m): m for m in (chat_model, *persona_models.values())}.values():
-                close = getattr(each, "aclose", None)
-                if close is not None:
-                    await close()
-
-    try:
-        return asyncio.run(main())
-    except DebateLocked as exc:
-        die(str(exc), 2)
-    except StoreWriteError as exc:
-        die(str(exc), 1)
-    except (asyncio.CancelledError, KeyboardInterrupt):
-        _report(label("t_cancelled", lang, command=f"{command_name()} resume {store.debate_id}"))
-        raise typer.Exit(130) from None
-    except Exception as exc:
-        store.update_state(
-            status="failed", error=mask_secrets(f"{type(exc).__name__}: {exc}"), pid=None
-        )
-        error = mask_secrets(f"{type(exc).__name__}: {exc}")
-        die(label("t_run_failed", lang, id=store.debate_id, error=error), 1)
+    return moderator
 
 
-def _finish(store: DebateStore, state: DebateState, json_output: bool) -> None:
+def finish(store: DebateStore, result: RunOutcome, json_output: bool) -> NoReturn:
+    """The run's last line (where the synthesis is, or how to resume), its ``--json``
+    document, and its exit code."""
     from argue.records.labels import label
 
-    code = EXIT_BY_STATUS.get(state.status, 1)
-    synthesis = store.paths.synthesis
     lang = store.config().language
-    if state.status in ("stopped", "budget_exhausted", "interrupted"):
-        status = state.status if lang == "en" else label(f"status_{state.status}", lang)
+    if result.status in ("stopped", "budget_exhausted", "interrupted"):
+        status = result.status if lang == "en" else label(f"status_{result.status}", lang)
         command = f"{command_name()} resume {store.debate_id}"
         _report(label("t_paused", lang, id=store.debate_id, status=status, command=command))
-    elif state.status == "failed":
-        _report(label("t_failed", lang, id=store.debate_id, error=state.error))
+    elif result.status == "failed":
+        _report(label("t_failed", lang, id=store.debate_id, error=result.error))
     else:
-        _report(label("t_synthesis_path", lang, path=synthesis))
+        _report(label("t_synthesis_path", lang, path=store.paths.synthesis))
     if json_output:
-        committed = store.committed_rounds()
-        print(
-            json.dumps(
-                {
-                    "id": store.debate_id,
-                    "status": state.status,
-                    "termination": state.termination,
-                    "rounds": len(committed),
-                    "synthesis_path": str(synthesis) if synthesis.exists() else None,
-                    "usage": _usage_summary(store),
-                    **_completeness(store, state),
-                }
-            )
-        )
-    raise typer.Exit(code)
-
-
-def _completeness(store: DebateStore, state: DebateState) -> dict[str, Any]:
-    """``partial`` (and why) and how many failures the record holds, for --json outputs."""
-    from argue.engine import load_history
-
-    history = load_history(store)
-    # A synthesis on disk without its prose parts (the synthesis call failed) is partial.
-    prose_missing = store.paths.synthesis.exists() and not store.paths.synthesis_prose.exists()
-    reasons = history.partial_reasons(
-        state, prose_missing=prose_missing and bool(history.all_claims())
-    )
-    return {"partial": bool(reasons), "partial_reasons": reasons, "failures": len(history.failures)}
-
-
-def _usage_summary(store: DebateStore) -> dict[str, Any]:
-    """Calls, tokens and cost for --json outputs. ``cost_usd`` is null unless every call has a
-    known price and no request timed out (``possibly_billed_calls``: sent, never answered, maybe
-    billed); ``cost_usd_at_least`` is the priced part; ``cost`` says it in words."""
-    from argue.llm import UsageLedger
-    from argue.llm.pricing import describe_cost, total_tokens
-
-    ledger = UsageLedger(store.load_usage())
-    total = ledger.total()
-    exact = total.unpriced_calls == 0 and total.possibly_billed_calls == 0
-    return {
-        "calls": total.calls,
-        "tokens": total_tokens(total),
-        "cost_usd": round(total.cost_usd, 6) if exact else None,
-        "cost_usd_at_least": round(total.cost_usd, 6),
-        "unpriced_calls": total.unpriced_calls,
-        "possibly_billed_calls": total.possibly_billed_calls,
-        "cost": describe_cost(total),
-        "models": {name: usage.calls for name, usage in ledger.by_model().items()},
-    }
+        print(json.dumps(result.as_json()))
+    raise typer.Exit(result.exit_code)

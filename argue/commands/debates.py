@@ -5,33 +5,23 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import typer
 
-from argue.console import _UNSAFE, die, stdout_console
-
-if TYPE_CHECKING:
-    from argue.store import DebateStore
-
 from argue.commands._debate import (
     DEBATES_DIR_HELP,
-    _completeness,
-    _debates_dir,
-    _finish,
-    _limits,
-    _open,
-    _price_table,
     _report,
-    _require_price,
-    _resolve,
-    _run,
-    _usage_summary,
+    app_errors,
+    command_name,
+    finish,
     max_attempts_option,
     request_timeout_option,
     slots_option,
     structured_output_option,
+    workspace,
 )
+from argue.console import _UNSAFE, die, stdout_console
 
 # ------------------------------------------------------------------ resume / stop / status
 
@@ -54,34 +44,23 @@ def resume_command(
     json_output: bool = typer.Option(False, "--json", help="End with one JSON object on stdout."),
 ) -> None:
     """Continue a stopped or interrupted debate from its last committed step."""
-    store = _open(_debates_dir(debates_dir), debate_id)
-    config = store.config()
-    state = store.state()
-    from argue.records.labels import label
-    from argue.records.terminal import word
+    from argue import app
 
-    lang = config.language
-    if state.status == "completed":
-        ending = word("termination", state.termination, lang)
-        _report(label("t_already_completed", lang, id=debate_id, termination=ending))
-        _finish(store, state, json_output)
-    if store.is_locked():
-        die(f"debate {debate_id} is being run by another process (pid {state.pid})", 2)
-    chat_model = _resolve(
-        provider or config.provider,
-        model or config.model,
-        _limits(request_timeout, max_attempts, slots, structured_output),
-    )
-    _require_price(chat_model, budget_usd if budget_usd is not None else config.budget_usd)
-    if budget_usd is not None:
-        config.budget_usd = budget_usd
-    if max_tokens is not None:
-        config.budget_tokens = max_tokens
-    if budget_usd is not None or max_tokens is not None:
-        store.save_config(config)
-    _report(label("t_resuming", lang, id=debate_id, n=max(store.committed_rounds(), default=0)))
-    state = _run(store, chat_model, config.research_sources)
-    _finish(store, state, json_output)
+    with app_errors():
+        where = workspace(debates_dir)
+        result = app.resume(
+            debate_id,
+            provider=provider,
+            model=model,
+            budget_usd=budget_usd,
+            max_tokens=max_tokens,
+            limits=app.server_limits(request_timeout, max_attempts, slots, structured_output),
+            workspace=where,
+            reporter=_report,
+            command=command_name(),
+        )
+        store = where.open(debate_id)
+    finish(store, result, json_output)
 
 
 def stop_command(
@@ -89,24 +68,17 @@ def stop_command(
     debates_dir: Path | None = typer.Option(None, "--debates-dir", help=DEBATES_DIR_HELP),
 ) -> None:
     """Ask running debates to finish their current batch, checkpoint and exit (status stopped)."""
-    from argue.store import iter_debates
+    from argue import app
 
-    root = _debates_dir(debates_dir)
-    targets = (
-        [_open(root, debate_id)] if debate_id else [s for s in iter_debates(root) if s.is_locked()]
-    )
-    if not targets:
+    with app_errors():
+        results = app.stop(debate_id, workspace=workspace(debates_dir))
+    if not results:
         _report("No running debate to stop.")
-        return
-    for store in targets:
-        if not store.is_locked():
-            _report(
-                f"{store.debate_id} is not running "
-                f"(status {store.state().status}); nothing to stop."
-            )
-            continue
-        store.request_stop()
-        stdout_console.print(f"Stop requested for {store.debate_id}", markup=False)
+    for result in results:
+        if result.stop_requested:
+            stdout_console.print(result.message, markup=False)
+        else:
+            _report(result.message)
 
 
 def interject_command(
@@ -115,59 +87,11 @@ def interject_command(
     debates_dir: Path | None = typer.Option(None, "--debates-dir", help=DEBATES_DIR_HELP),
 ) -> None:
     """Add a moderator note; it binds every round that starts after it."""
-    if not note.strip():
-        die("the note is empty", 2)
-    store = _open(_debates_dir(debates_dir), debate_id)
-    status = store.state().status
-    if status in ("completed", "failed"):
-        die(f"debate {debate_id} is {status}: no later round for the note to bind", 2)
-    first, why = store.first_round_for_a_new_note()
-    # Only a round still running will drain (and record) a note that no round reads.
-    in_round = store.state().phase in ("research", "argument", "rebuttal", "reflection", "scoring")
-    running = status == "running" and store.is_locked() and in_round
-    if first is None and not running:
-        die(f"debate {debate_id}: no later round for the note to bind ({why})", 2)
-    store.post_note(note.strip())
-    if first is None:
-        # The running last round drains it at its end and records it as read by no round.
-        stdout_console.print(
-            f"Note recorded for {debate_id}, but no later round will read it: {why}.",
-            markup=False,
-        )
-    else:
-        stdout_console.print(
-            f"Note queued for {debate_id}: {why}, so round {first} is the first round whose "
-            "prompts will see it (if the debate gets that far).",
-            markup=False,
-        )
+    from argue import app
 
-
-def _status_row(store: DebateStore, *, full: bool = True) -> dict[str, Any]:
-    """One debate's row. The table (``full=False``) reads config.json, state.json and, for a
-    debate marked running, the lock: a bounded read per folder, however many rounds it has.
-    ``--json`` adds usage, partial and failures, which read the whole record."""
-    config = store.config()
-    state = store.state()
-    status = state.status
-    if status == "running" and not store.is_locked():
-        status = "interrupted"
-        state = state.model_copy(update={"status": status})
-    row = {
-        "id": config.id,
-        "question": config.question,
-        "mode": config.mode,
-        "personas": config.personas,
-        "status": status,
-        "round": state.round,
-        "max_rounds": config.max_rounds,
-        "termination": state.termination,
-        "updated_at": state.updated_at,
-    }
-    if full:
-        row.update(usage=_usage_summary(store), **_completeness(store, state))
-    else:
-        row["language"] = config.language  # the table's words; not in --json
-    return row
+    with app_errors():
+        result = app.interject(debate_id, note, workspace=workspace(debates_dir))
+    stdout_console.print(result.message, markup=False)
 
 
 def status_command(
@@ -179,35 +103,32 @@ def status_command(
     ),
 ) -> None:
     """Show where debates stand."""
-    from argue.store import StoreError, iter_debates
+    from argue import app
 
-    root = _debates_dir(debates_dir)
-    if follow:
-        from argue.commands.watch import follow_and_exit
+    where = workspace(debates_dir)
+    with app_errors():
+        if follow:
+            from argue.commands.watch import follow_and_exit
 
-        if not debate_id or json_output:
-            die("--follow takes one debate ID and no --json", 2)
-        follow_and_exit(_open(root, debate_id), interval=1.0)
-    try:
+            if not debate_id or json_output:
+                die("--follow takes one debate ID and no --json", 2)
+            follow_and_exit(where.open(debate_id), interval=1.0)
         if debate_id:
-            rows: Any = _status_row(_open(root, debate_id), full=json_output)
+            rows = [app.status(debate_id, full=json_output, workspace=where)]
         else:
-            rows = []
-            for store in iter_debates(root):
-                try:
-                    rows.append(_status_row(store, full=json_output))
-                except StoreError as exc:
-                    _report(f"warning: skipped {store.debate_id}: {exc}")
-    except StoreError as exc:
-        die(str(exc), 1)
+            listing = app.statuses(full=json_output, workspace=where)
+            for line in listing.skipped:
+                _report(f"warning: {line}")
+            rows = listing.debates
     if json_output:
-        print(json.dumps(rows, ensure_ascii=False))
+        documents = [row.as_json() for row in rows]
+        print(json.dumps(documents[0] if debate_id else documents, ensure_ascii=False))
         return
-    items = [rows] if isinstance(rows, dict) else rows
-    if not items:
-        stdout_console.print(f"No debates in {root}", markup=False)
+    if not rows:
+        stdout_console.print(f"No debates in {where.root}", markup=False)
         return
-    languages = {row.get("language", "en") for row in items}
+    items = [row.model_dump() for row in rows]
+    languages = {row.language for row in rows}
     lang = languages.pop() if len(languages) == 1 else "en"
     table = status_table(items, stdout_console.width, wrap=stdout_console.is_terminal, lang=lang)
     stdout_console.print(table, markup=False, emoji=False)
@@ -308,10 +229,11 @@ def transcript_command(
     debates_dir: Path | None = typer.Option(None, "--debates-dir", help=DEBATES_DIR_HELP),
 ) -> None:
     """Print a debate's transcript, re-rendered from its saved records."""
-    from argue.engine import render_current_transcript
+    from argue import app
 
-    store = _open(_debates_dir(debates_dir), debate_id)
-    _print_markdown(render_current_transcript(store), raw)
+    with app_errors():
+        text = app.transcript(debate_id, workspace=workspace(debates_dir))
+    _print_markdown(text, raw)
 
 
 def synthesize_command(
@@ -322,42 +244,17 @@ def synthesize_command(
     debates_dir: Path | None = typer.Option(None, "--debates-dir", help=DEBATES_DIR_HELP),
 ) -> None:
     """(Re)write synthesis.md; a debate that did not finish gets a synthesis labelled partial."""
-    import asyncio
+    from argue import app
 
-    from argue.engine import resynthesize
-    from argue.llm import ModelError, ProviderNotConfigured, resolve_model
-    from argue.store import DebateLocked
-
-    store = _open(_debates_dir(debates_dir), debate_id)
-    config = store.config()
-    chat_model = None
-    if not store.paths.synthesis_prose.exists():
-        try:
-            chat_model = resolve_model(
-                provider or config.provider, model or config.model, prices=_price_table()
-            )
-        except ProviderNotConfigured as exc:
-            _report(f"No model available ({exc}); writing the synthesis without its prose parts.")
-    try:
-        text = asyncio.run(resynthesize(store, chat_model, _report))
-    except DebateLocked:
-        die(f"debate {debate_id} is still running; stop it first or wait", 2)
-    except ModelError as exc:
-        die(str(exc), 1)
-    _report(f"Synthesis written to {store.paths.synthesis}")
-    _refresh_report(store)
-    _print_markdown(text, raw)
-
-
-def _refresh_report(store: DebateStore) -> None:
-    """``synthesize`` rewrites report.html too; a failure is said, and the synthesis stands."""
-    from argue.commands.report import write_report
-    from argue.store import StoreError
-
-    try:
-        _report(f"Report written to {write_report(store)}")
-    except (StoreError, OSError) as exc:
-        _report(f"Report not refreshed: {exc}")
+    with app_errors():
+        result = app.synthesize(
+            debate_id,
+            provider=provider,
+            model=model,
+            workspace=workspace(debates_dir),
+            reporter=_report,
+        )
+    _print_markdown(result.text, raw)
 
 
 def _print_markdown(text: str, raw: bool) -> None:

@@ -166,7 +166,7 @@ def eval_command(
         f"Eval folder: {folder.root} — {len(items)} item(s) × {', '.join(chosen)}; "
         f"{limit} item(s) at a time"
     )
-    from argue.commands._debate import EXIT_BY_STATUS
+    from argue.app import EXIT_BY_STATUS
     from argue.eval.budget import EvalBudget, EvalControl
 
     control = EvalControl(EvalBudget(budget_usd, max_tokens), report=_report)
@@ -226,17 +226,16 @@ def _dataset(path: Path | None, builtin: str | None, n: int, seed: int) -> Datas
 
 
 def _personas(names: str) -> list[Any]:
-    from argue.commands.start import _catalog
     from argue.engine import ModeError, seat_lineup
-    from argue.personas import UnknownPersonaError
+    from argue.personas import PersonaFileError, UnknownPersonaError, load_catalog
 
     named = [n.strip() for n in names.split(",") if n.strip()]
     if len(named) < 2:
         die("--personas needs at least two names, e.g. embry,horus", 2)
     mode = "panel" if len(named) >= 3 else "adversarial"
     try:
-        return seat_lineup(mode, named, "", _catalog()).personas
-    except (ModeError, UnknownPersonaError) as exc:
+        return seat_lineup(mode, named, "", load_catalog()).personas
+    except (ModeError, UnknownPersonaError, PersonaFileError) as exc:
         die(str(exc), 2)
 
 

@@ -1,68 +1,39 @@
-"""Plan before spending: ``--dry-run`` and ``--detach`` of ``argue QUESTION …``.
+"""Plan before spending: what ``--dry-run`` and ``--detach`` of ``argue QUESTION …`` print.
 
 ``--dry-run`` prints the seating (and why), the mode, the models and an estimate of model calls,
-tokens and cost for the requested rounds (``argue.engine.estimate``); it creates no debate
-folder and calls no model. ``--detach`` creates the debate, then runs it in a background process
-of its own session (``resume <id>``, the same run from the same config.json), its output in
-``debates/<id>/run.log``; it prints the id at once and exits 0 once the background run owns the
-debate, so ``status``, ``interject``, ``stop`` and ``resume`` work on it from then on.
+tokens and cost for the requested rounds (``argue.app.plan``); it creates no debate folder and
+calls no model. ``--detach`` creates the debate, then ``argue.app.detach`` runs it in a
+background process of its own session (``resume <id>``, the same run from the same
+config.json), its output in ``debates/<id>/run.log``; it prints the id at once and exits 0 once
+the background run owns the debate, so ``status``, ``interject``, ``stop`` and ``resume`` work
+on it from then on.
 """
 
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
-import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, NoReturn
 
 import typer
 
-from argue.commands._debate import _price_table, _report, command_name
-from argue.commands.persona_models import (
-    SeatChoice,
-    choose_seat_models,
-    recorded,
-    resolve_seat_models,
-    shared_model_warning,
-)
-from argue.console import die, stdout_console
+from argue.commands._debate import _report, command_name
+from argue.console import stdout_console
 
 if TYPE_CHECKING:
-    from argue.domain import Persona
+    from argue.app import DebatePlan, DetachedRun, SeatChoice
     from argue.llm import ChatModel
     from argue.store import DebateStore
 
-__all__ = ["announce_models", "dry_run", "recorded", "seat_models", "start_detached"]
+__all__ = ["announce_models", "dry_run_plan", "show_detached"]
 
-RUN_LOG = "run.log"
-# How long --detach waits for the background run to take the debate's lock before it returns.
-STARTUP_DEADLINE_S = 60.0
 # In ARGUE_HOME: the single-model warning was shown once (--dry-run still lists it).
 SHARED_MODEL_SEEN = "shared_model_warning_shown"
 
 
-def seat_models(
-    lineup: Sequence[Persona],
-    flags: Sequence[str],
-    debate: ChatModel,
-    budget_usd: float | None,
-    *,
-    detach: bool,
-    interactive: bool,
-) -> list[SeatChoice]:
-    """Each persona's model, checked like the debate's (configured, priced under a budget)."""
-    if detach and interactive:
-        die("--interactive reads notes from this terminal; with --detach use `interject ID NOTE`")
-    choices = choose_seat_models(lineup, flags, debate)
-    resolve_seat_models(recorded(choices, debate), debate, budget_usd=budget_usd)
-    return choices
-
-
 def announce_models(choices: Sequence[SeatChoice], debate: ChatModel, lang: str = "en") -> None:
     """One line on stderr: the personas' own models, or the warning that all share one."""
+    from argue.app import shared_model_warning
     from argue.records.labels import label
 
     warning = shared_model_warning(choices, lang)
@@ -100,102 +71,44 @@ def _first_time(marker: str) -> bool:
 # ------------------------------------------------------------------ --dry-run
 
 
-def dry_run(
-    *,
-    question: str,
-    mode: str,
-    lineup: Sequence[Persona],
-    reason: str | None,
-    choices: Sequence[SeatChoice],
-    debate: ChatModel,
-    rounds: int,
-    sources: Sequence[str],
-    budget_usd: float | None,
-    max_tokens: int | None,
-    detach: bool,
-    json_output: bool,
-    lang: str = "en",
-    warnings: Sequence[str] = (),
-) -> NoReturn:
+def dry_run_plan(plan: DebatePlan, *, json_output: bool, warnings: Sequence[str] = ()) -> NoReturn:
     """Print the plan and exit 0; nothing is written and no model is called. ``warnings``:
     what a real run would stop on (a server nothing answers at), said and not failed."""
-    from argue.engine.estimate import ModelRef, estimate_debate
-
-    if not question.strip():
-        die("the question is empty")
-    estimate = estimate_debate(
-        mode=mode,
-        letters=[c.letter for c in choices],
-        rounds=rounds,
-        debate_model=ModelRef(debate.provider, debate.model),
-        persona_models={c.letter: ModelRef(c.provider, c.model) for c in choices},
-        prices=_price_table(),
-    )
+    from argue.app import budget_note, dry_run_document, shared_model_warning
     from argue.records.labels import label
     from argue.records.terminal import persona_label, persona_lens
+
+    if json_output:
+        print(json.dumps(dry_run_document(plan, list(warnings)), ensure_ascii=False))
+        raise typer.Exit(0)
+    lang = plan.language
+    estimate = plan.estimate()
 
     def say(key: str, **fields: object) -> str:
         return label(key, lang, **fields)
 
-    if json_output:
-        lang = "en"  # the JSON document keeps its English words
-    why = say("dr_auto", reason=reason) if reason else say("dr_named")
-    warnings = [w for w in (shared_model_warning(choices, lang), *warnings) if w]
-    budget_note = _budget_note(estimate, budget_usd, max_tokens, lang)
-    if json_output:
-        print(
-            json.dumps(
-                {
-                    "dry_run": True,
-                    "question": question.strip(),
-                    "mode": mode,
-                    "seating_reason": why,
-                    "personas": [
-                        {
-                            "letter": c.letter,
-                            "name": c.persona.name,
-                            "display_name": c.persona.display_name,
-                            "label": c.persona.label(),
-                            "lens": c.persona.lens,
-                            "provider": c.provider,
-                            "model": c.model,
-                            "model_source": c.source,
-                        }
-                        for c in choices
-                    ],
-                    "provider": debate.provider,
-                    "model": debate.model,
-                    "rounds": rounds,
-                    "sources": list(sources),
-                    "budget_usd": budget_usd,
-                    "max_tokens": max_tokens,
-                    "budget_note": budget_note,
-                    "detach": detach,
-                    "estimate": estimate.as_json(),
-                    "warnings": warnings,
-                },
-                ensure_ascii=False,
-            )
-        )
-        raise typer.Exit(0)
-    for warning in warnings:
+    why = say("dr_auto", reason=plan.reason) if plan.reason else say("dr_named")
+    shown = [w for w in (shared_model_warning(plan.seats, lang), *warnings) if w]
+    note = budget_note(estimate, plan.budget_usd, plan.max_tokens, lang)
+    for warning in shown:
         _report(warning)
-    mode_shown = mode if lang == "en" else say(f"mode_{mode}")
+    mode_shown = plan.mode if lang == "en" else say(f"mode_{plan.mode}")
     lines = [
         say("dr_title"),
-        say("t_question", question=question.strip()),
-        say("dr_mode", mode=mode_shown) + (say("dr_detach") if detach else ""),
+        say("t_question", question=plan.question),
+        say("dr_mode", mode=mode_shown) + (say("dr_detach") if plan.request.detach else ""),
         say("dr_seating", why=why),
         *(
             f"  {c.letter}  {persona_label(c.persona, lang)} — {persona_lens(c.persona, lang)} "
             f"— {c.label()} ({_seat_source(c.source, lang)})"
-            for c in choices
+            for c in plan.seats
         ),
-        say("dr_debate_model", model=f"{debate.provider}/{debate.model}"),
-        say("dr_rounds", n=rounds, sources=", ".join(sources) or say("dr_all")),
+        say("dr_debate_model", model=f"{plan.chat_model.provider}/{plan.chat_model.model}"),
+        say("dr_rounds", n=plan.rounds, sources=", ".join(plan.sources) or say("dr_all")),
     ]
-    if budget_note:
-        lines.append(say("dr_budget", note=budget_note))
+    rounds = plan.rounds
+    if note:
+        lines.append(say("dr_budget", note=note))
     heads = [say(k) for k in ("dr_calls", "dr_tokens", "dr_cost")]
     column_calls = "calls" if lang == "en" else heads[0]
     step_width = max([20, *(len(_step_word(s.step, lang)) for s in estimate.steps if s.calls_max)])
@@ -225,32 +138,6 @@ def dry_run(
 
 def _span(low: int, high: int) -> str:
     return f"{low:,}" if low == high else f"{low:,}–{high:,}"
-
-
-def _budget_note(
-    estimate: Any, budget_usd: float | None, max_tokens: int | None, lang: str = "en"
-) -> str | None:
-    from argue.records.labels import label
-
-    notes = []
-    if budget_usd is not None:
-        low, high = estimate.priced_cost
-        if high <= budget_usd:
-            fits = label("dr_fits", lang)
-        elif low <= budget_usd:
-            fits = label("dr_may_pause_budget", lang)
-        else:
-            fits = label("dr_will_pause_budget", lang)
-        notes.append(f"${budget_usd:g}{label('colon', lang)} {fits}")
-    if max_tokens is not None:
-        if estimate.tokens_max <= max_tokens:
-            fits = label("dr_fits", lang)
-        elif estimate.tokens_min <= max_tokens:
-            fits = label("dr_may_pause", lang)
-        else:
-            fits = label("dr_will_pause", lang)
-        notes.append(label("dr_budget_tokens", lang, n=f"{max_tokens:,}", fits=fits))
-    return (label("semicolon", lang) + " ").join(notes) or None
 
 
 def _price_source(source: str, lang: str) -> str:
@@ -329,85 +216,30 @@ def _seat_source(source: str, lang: str) -> str:
 # ------------------------------------------------------------------ --detach
 
 
-def start_detached(store: DebateStore, json_output: bool) -> NoReturn:
-    """Run the debate in a background process (own session, output in run.log); exit 0."""
-    root = store.paths.root.resolve()
-    log_path = root / RUN_LOG
-    command = [
-        sys.executable,
-        "-m",
-        "argue",
-        "resume",
-        store.debate_id,
-        "--debates-dir",
-        str(root.parent),
-    ]
-    try:
-        fd = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW, 0o644)
-    except OSError as exc:
-        die(f"cannot create {log_path}: {exc.strerror}", 1)
-    try:
-        os.write(fd, f"argue: background run of {store.debate_id}\n".encode())
-        process = subprocess.Popen(
-            command,
-            stdin=subprocess.DEVNULL,
-            stdout=fd,
-            stderr=fd,
-            start_new_session=True,
-            close_fds=True,
-        )
-    except OSError as exc:
-        die(f"cannot start the background run: {exc}", 1)
-    finally:
-        os.close(fd)
-    sys.stdout.flush()  # the id line is already out: the caller printed it before this
-    code = _wait_until_running(store, process)
-    state = store.state()
-    if code not in (None, 0, 3) and not store.is_locked():
-        die(
-            f"the background run of {store.debate_id} exited with code {code} "
-            f"(status {state.status}); see {log_path}",
-            1,
-        )
-    if json_output:
-        print(
-            json.dumps(
-                {
-                    "id": store.debate_id,
-                    "detached": True,
-                    "pid": process.pid,
-                    "status": state.status,
-                    "log": str(log_path),
-                }
-            )
-        )
+def show_detached(store: DebateStore, run: DetachedRun, json_output: bool) -> NoReturn:
+    """What ``--detach`` prints once the background run owns the debate; exit 0."""
     from argue.records.labels import label
 
-    run, debate_id = command_name(), store.debate_id
+    if json_output:
+        document = {
+            "id": run.id,
+            "detached": True,
+            "pid": run.pid,
+            "status": run.status,
+            "log": run.log,
+        }
+        print(json.dumps(document))
+    command, debate_id = command_name(), store.debate_id
     _report(
         label(
             "t_background",
             store.config().language,
-            pid=process.pid,
-            log=log_path,
-            watch=f"{run} watch {debate_id}",
-            interject=f"{run} interject {debate_id}",
-            stop=f"{run} stop {debate_id}",
-            transcript=f"{run} transcript {debate_id}",
+            pid=run.pid,
+            log=run.log,
+            watch=f"{command} watch {debate_id}",
+            interject=f"{command} interject {debate_id}",
+            stop=f"{command} stop {debate_id}",
+            transcript=f"{command} transcript {debate_id}",
         )
     )
     raise typer.Exit(0)
-
-
-def _wait_until_running(store: DebateStore, process: subprocess.Popen[bytes]) -> int | None:
-    """Until the background run holds the lock (None) or has exited (its exit code)."""
-    deadline = time.monotonic() + STARTUP_DEADLINE_S
-    while not store.is_locked():
-        code = process.poll()
-        if code is not None:
-            return code
-        if time.monotonic() > deadline:
-            _report(f"The background run has not started within {STARTUP_DEADLINE_S:g} s yet.")
-            return None
-        time.sleep(0.05)
-    return None

@@ -8,33 +8,28 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from argue.console import die, stdout_console
-
-if TYPE_CHECKING:
-    from argue.domain import Persona
-    from argue.personas import PersonaCatalog
-
+from argue.app import QUESTION_MAX_CHARS
 from argue.commands._debate import (
     DEBATES_DIR_HELP,
-    _finish,
-    _limits,
     _report,
-    _require_price,
-    _resolve,
-    _run,
-    _settings,
+    app_errors,
     command_name,
+    finish,
     max_attempts_option,
     request_timeout_option,
     slots_option,
+    stdin_moderator,
     structured_output_option,
+    workspace,
 )
+from argue.commands.plan import announce_models, dry_run_plan, show_detached
+from argue.console import die, stdout_console
 
-# ------------------------------------------------------------------ argue
+if TYPE_CHECKING:
+    from argue.app import DebatePlan
+    from argue.store import DebateStore
 
-# --question-file: at most 4 bytes a character are ever read. 15,000 leaves room in the shared
-# memory's 20,000-character archive entry (the question and a conclusion of up to 4,000).
-QUESTION_MAX_CHARS = 15_000
+__all__ = ["QUESTION_MAX_CHARS", "argue_command"]
 
 
 def argue_command(
@@ -120,113 +115,90 @@ def argue_command(
 
     Defaults come from $ARGUE_HOME/config.toml ([defaults]) when a flag is not given.
     """
-    import os
+    from argue import app
 
-    from argue.engine import ModeError, create_debate
+    with app_errors():
+        request = app.StartRequest.build(
+            question=_question(question, question_file, interactive),
+            personas=None if personas is None else personas.split(","),
+            persona_a=persona_a,
+            persona_b=persona_b,
+            mode=mode,
+            questioner=questioner,
+            defender=defender,
+            advocate=advocate,
+            provider=provider,
+            model=model,
+            persona_models=persona_model or [],
+            sources=None if sources is None else _split(sources),
+            rounds=rounds,
+            budget_usd=budget_usd,
+            max_tokens=max_tokens,
+            lang=_language(lang),
+            request_timeout_s=request_timeout,
+            max_attempts=max_attempts,
+            slots=slots,
+            structured_output=structured_output,
+            interactive=interactive,
+            detach=detach,
+        )
+        plan = app.prepare(request, workspace(debates_dir))
+        if dry_run:
+            warnings = [plan.unreachable.warning(command_name())] if plan.unreachable else []
+            dry_run_plan(plan, json_output=json_output, warnings=warnings)
+        store = app.create(plan, command=command_name())
+        _announce(store, plan, json_output)
+        if detach:
+            sys.stdout.flush()  # the id line is out before the background run starts
+            show_detached(store, app.detach(store, reporter=_report), json_output)
+        moderator = stdin_moderator(plan.language) if interactive else None
+        result = app.run_debate(
+            store,
+            plan.chat_model,
+            plan.workspace,
+            reporter=_report,
+            moderator=moderator,
+            command=command_name(),
+        )
+    finish(store, result, json_output)
 
-    question = _question(question, question_file, interactive)
+
+def _language(lang: str | None) -> str | None:
     if lang is not None and lang not in ("en", "fr"):
         die(f"unknown language {lang!r}; choose en or fr", 2)
-    from argue.records.labels import detect_language, label
+    return lang
+
+
+def _split(names: str) -> list[str]:
+    return [n.strip() for n in names.split(",") if n.strip()]
+
+
+def _announce(store: DebateStore, plan: DebatePlan, json_output: bool) -> None:
+    """The id on stdout (stderr under --json), then the question, seating and models."""
+    from argue.records.labels import label
     from argue.records.terminal import persona_label
 
-    language = lang or detect_language(question)
-    settings = _settings()
-    named_count = len([n for n in (personas or "").split(",") if n.strip()])
-    implied_panel = mode is None and named_count >= 3
-    # The spec's own panel command names three personas and no mode: that means a panel.
-    mode_name = "panel" if implied_panel else _check_mode(mode or settings.defaults.mode)
-    lineup, reason = _lineup(
-        mode_name,
-        persona_a,
-        persona_b,
-        personas,
-        questioner,
-        defender,
-        advocate,
-        question,
-        language,
-    )
-    research_sources = _sources(settings.sources(sources, os.environ))
-    chat_model = _resolve(
-        settings.provider(provider, os.environ),
-        settings.model(model, os.environ),
-        _limits(request_timeout, max_attempts, slots, structured_output),
-    )
-    budget = budget_usd if budget_usd is not None else settings.defaults.budget_usd
-    _require_price(chat_model, budget)
-    from argue.commands import plan
-
-    seats = plan.seat_models(
-        lineup, persona_model or [], chat_model, budget, detach=detach, interactive=interactive
-    )
-    from argue.commands.reach import first_unreachable
-
-    # Before any folder exists: a dead model server is one line, not a failed debate.
-    dead = first_unreachable({chat_model.provider, *(seat.provider for seat in seats)}, os.environ)
-    if dead is not None and not dry_run:
-        die(dead.sentence(command_name()), 2)
-    if dry_run:
-        plan.dry_run(
-            question=question,
-            mode=mode_name,
-            lineup=lineup,
-            reason=reason,
-            choices=seats,
-            debate=chat_model,
-            rounds=rounds or settings.defaults.rounds,
-            sources=research_sources,
-            budget_usd=budget,
-            max_tokens=max_tokens,
-            detach=detach,
-            json_output=json_output,
-            lang=language,
-            warnings=[dead.warning(command_name())] if dead is not None else [],
-        )
-    try:
-        store = create_debate(
-            settings.debates_dir(debates_dir, os.environ),
-            question=question,
-            mode=mode_name,  # type: ignore[arg-type]
-            personas=lineup,
-            max_rounds=rounds or settings.defaults.rounds,
-            provider=chat_model.provider,
-            model=chat_model.model,
-            research_sources=research_sources,
-            budget_usd=budget,
-            budget_tokens=max_tokens,
-            selection_reason=reason,
-            language=language,
-            persona_models=plan.recorded(seats, chat_model),
-        )
-    except ModeError as exc:
-        die(str(exc), 2)
-    except OSError as exc:
-        die(f"cannot create the debate folder: {exc}", 2)
+    language = plan.language
     id_line = label("t_debate_id", language, id=store.debate_id)
     if json_output:
         _report(id_line)
     else:
         stdout_console.print(id_line, markup=False)
-    _report(label("t_question", language, question=question))
+    _report(label("t_question", language, question=plan.question))
     _report(
         label(
             "t_personas",
             language,
-            personas=label("t_vs", language).join(persona_label(p, language) for p in lineup),
-            mode=label(f"mode_{mode_name}", language),
-            model=f"{chat_model.provider}/{chat_model.model}",
+            personas=label("t_vs", language).join(persona_label(p, language) for p in plan.lineup),
+            mode=label(f"mode_{plan.mode}", language),
+            model=f"{plan.chat_model.provider}/{plan.chat_model.model}",
         )
     )
-    if implied_panel:
-        _report(label("t_panel_implied", language, n=named_count))
-    if reason:
-        _report(label("t_auto_selected", language, reason=reason))
-    plan.announce_models(seats, chat_model, language)
-    if detach:
-        plan.start_detached(store, json_output)
-    state = _run(store, chat_model, research_sources, interactive=interactive)
-    _finish(store, state, json_output)
+    if plan.implied_panel:
+        _report(label("t_panel_implied", language, n=plan.named_count))
+    if plan.reason:
+        _report(label("t_auto_selected", language, reason=plan.reason))
+    announce_models(plan.seats, plan.chat_model, language)
 
 
 def _question(argument: str | None, path: str | None, interactive: bool) -> str:
@@ -257,87 +229,6 @@ def _question(argument: str | None, path: str | None, interactive: bool) -> str:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError:
         die(f"{source}: the question is not UTF-8 text", 2)
-    if "\x00" in text:
-        die(f"{source}: the question is not text (it holds NUL bytes)", 2)
-    if len(text) > QUESTION_MAX_CHARS:
-        die(too_long, 2)
-    if not text.strip():
-        die(f"{source}: the question is empty", 2)
-    return text.strip()
+    from argue.app import check_question
 
-
-def _check_mode(mode: str) -> str:
-    from argue.engine.modes import MODES, resolve_mode_name
-
-    name = resolve_mode_name(mode)
-    if name is None:
-        die(f"unknown mode {mode!r}; choose one of: {', '.join(MODES)}", 2)
-    return name
-
-
-def _catalog() -> PersonaCatalog:
-    from argue.personas import PersonaFileError, load_catalog
-
-    try:
-        return load_catalog()
-    except PersonaFileError as exc:
-        die(str(exc), 2)
-
-
-def _lineup(
-    mode: str,
-    persona_a: str | None,
-    persona_b: str | None,
-    personas: str | None,
-    questioner: str | None,
-    defender: str | None,
-    advocate: str | None,
-    question: str,
-    lang: str = "en",
-) -> tuple[list[Persona], str | None]:
-    """The persona flags turned into names in seat order (A, B, …); the engine seats them.
-
-    Conflicting or ignored flags are usage errors rather than silent choices.
-    """
-    for flag, value in (("--questioner", questioner), ("--defender", defender)):
-        if value and mode != "socratic":
-            die(f"{flag} only applies to --mode socratic", 2)
-    if advocate and mode != "devils-advocate":
-        die("--advocate only applies to --mode devils-advocate", 2)
-    seats = [n.strip() for n in (persona_a, persona_b) if n and n.strip()]
-    listed = [n.strip() for n in (personas or "").split(",") if n.strip()]
-    if personas is not None and not listed:
-        die("--personas is empty; give comma-separated names, e.g. embry,horus", 2)
-    if listed and seats:
-        die("use either --personas or --persona-a/--persona-b, not both", 2)
-    named = listed or seats
-    if mode == "socratic" and (questioner or defender):
-        if named:
-            die("use either --questioner/--defender or --persona-a/--persona-b, not both", 2)
-        named = [n for n in (questioner, defender) if n]
-        if not questioner:
-            die("--defender needs --questioner too (or name neither to auto-select)", 2)
-    if mode == "devils-advocate" and advocate:
-        others = [n for n in named if n.lower() != advocate.lower()]
-        if len(others) > 1:
-            die(f"devil's advocate mode has one opponent; got {', '.join(others)}", 2)
-        named = [advocate, *others]
-    from argue.engine import ModeError, seat_lineup
-    from argue.personas import UnknownPersonaError
-
-    try:
-        lineup = seat_lineup(mode, named, question, _catalog(), lang)  # type: ignore[arg-type]
-    except (ModeError, UnknownPersonaError) as exc:
-        die(str(exc), 2)
-    return lineup.personas, lineup.reason
-
-
-def _sources(names: list[str]) -> list[str]:
-    if not names:
-        return []
-    from argue.skills.dogpile import SOURCE_NAMES
-
-    unknown = [s for s in names if s not in SOURCE_NAMES]
-    if unknown:
-        die(f"unknown source(s) {', '.join(unknown)}; choose from: {', '.join(SOURCE_NAMES)}", 2)
-    return names
+    return check_question(text, source)

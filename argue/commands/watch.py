@@ -19,13 +19,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from argue.commands._debate import (
-    DEBATES_DIR_HELP,
-    EXIT_BY_STATUS,
-    _debates_dir,
-    _open,
-    command_name,
-)
+from argue.commands._debate import DEBATES_DIR_HELP, _debates_dir, _open, command_name
 from argue.console import stdout_console
 from argue.records.labels import label
 from argue.records.terminal import detail_words, word
@@ -90,6 +84,8 @@ def follow_and_exit(store: DebateStore, interval: float) -> None:
         from argue.console import die
 
         die(str(exc), 1)
+    from argue.app import EXIT_BY_STATUS
+
     raise typer.Exit(EXIT_BY_STATUS.get(state.status, 1))
 
 

@@ -9,19 +9,19 @@ from typing import Any
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError
 
-from argue.mcp.capture import ArgueError, cli_call
+from argue.app import ArgueError, NotFoundError
+from argue.mcp.capture import error_line
 from argue.mcp.tools import DATA_NOTE, Debates
 
 
 def add_resources(server: MCPServer, debates: Debates) -> None:
     def read(fn: Callable[[], Any]) -> Any:
         try:
-            return cli_call(fn)[0]
+            return fn()
+        except NotFoundError as exc:
+            raise ResourceNotFoundError(error_line(exc)) from None
         except ArgueError as exc:
-            text = exc.line.removeprefix("error: ")
-            if text.startswith("no debate ") or text.startswith("not a debate id"):
-                raise ResourceNotFoundError(exc.line) from None
-            raise ResourceError(exc.line) from None
+            raise ResourceError(error_line(exc)) from None
 
     @server.resource(
         "argue://debates",

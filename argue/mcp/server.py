@@ -119,7 +119,7 @@ def build_server(debates_dir: Path | None = None) -> MCPServer:
                 budget_usd=budget_usd,
                 max_tokens=max_tokens,
             ),
-            lambda value, _: _json(value),
+            _json,
         )
 
     def debate_status(
@@ -131,26 +131,24 @@ def build_server(debates_dir: Path | None = None) -> MCPServer:
         stopped, budget_exhausted, failed, interrupted), round and max_rounds, termination,
         partial and why, failures, usage and cost, and whether its synthesis is available."""
         if debate_id is None:
-            return run_tool(
-                lambda: debates.all_statuses(compact=False), lambda value, _: _json(value)
-            )
-        return run_tool(lambda: debates.status(debate_id), lambda value, _: _json(value))
+            return run_tool(lambda: debates.all_statuses(compact=False), _json)
+        return run_tool(lambda: debates.status(debate_id), _json)
 
     def list_debates() -> CallToolResult:
         """Every debate in the debates folder: id, status, round, termination, mode, personas,
         question and last update."""
-        return run_tool(lambda: debates.all_statuses(compact=True), lambda value, _: _json(value))
+        return run_tool(lambda: debates.all_statuses(compact=True), _json)
 
     def get_transcript(debate_id: DebateId) -> CallToolResult:
         """The debate's transcript in Markdown, every round so far (as `argue transcript ID
         --raw`); it can be read while the debate runs."""
-        return run_tool(lambda: debates.transcript(debate_id), lambda value, _: _text(value))
+        return run_tool(lambda: debates.transcript(debate_id), _text)
 
     def get_synthesis(debate_id: DebateId) -> CallToolResult:
         """The debate's synthesis in Markdown: agreements, disagreements, concession log,
         strongest arguments, cruxes, conclusion and sources. Available once the debate is no
         longer running; one that ended early has a synthesis labelled partial."""
-        return run_tool(lambda: debates.synthesis(debate_id), lambda value, _: _text(value))
+        return run_tool(lambda: debates.synthesis(debate_id), _text)
 
     def interject(
         debate_id: DebateId,
@@ -158,27 +156,13 @@ def build_server(debates_dir: Path | None = None) -> MCPServer:
     ) -> CallToolResult:
         """Add a moderator note to a running or resumable debate (as `argue interject ID
         NOTE`); the answer names the first round whose prompts will see it."""
-        return run_tool(
-            lambda: debates.interject(debate_id, note),
-            lambda _, printed: _json({"id": debate_id, "message": " ".join(printed.out)}),
-        )
+        return run_tool(lambda: debates.interject(debate_id, note), _json)
 
     def stop_debate(debate_id: DebateId) -> CallToolResult:
         """Ask a running debate to finish its current batch, checkpoint and stop (as `argue
         stop ID`); it then writes a synthesis labelled partial, and `argue resume ID`
         continues it. Stopping a debate that is not running changes nothing."""
-        return run_tool(
-            lambda: debates.stop(debate_id),
-            lambda _, printed: _json(
-                {
-                    "id": debate_id,
-                    "stop_requested": any(
-                        line.startswith("Stop requested for ") for line in printed.out
-                    ),
-                    "message": " ".join(printed.out + printed.err),
-                }
-            ),
-        )
+        return run_tool(lambda: debates.stop(debate_id), _json)
 
     tools: list[tuple[Callable[..., CallToolResult], ToolAnnotations, str]] = [
         (start_debate, ToolAnnotations(destructive_hint=False, open_world_hint=True), ""),

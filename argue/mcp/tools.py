@@ -1,19 +1,12 @@
-"""What the MCP tools do: the CLI's own functions, on one debates folder.
-
-Each operation says and fails exactly as its command does (``die()`` and all);
-``argue.mcp.capture.cli_call`` turns that into what the tool returns.
-"""
+"""What the MCP tools do: the application layer's functions (``argue.app``), on one debates
+folder, with its validation and its one-line errors (an ``ArgueError``)."""
 
 from __future__ import annotations
 
-import os
-import time
 from pathlib import Path
 from typing import Any
 
-import typer
-
-from argue.console import die
+from argue import app
 
 # Appended to the description of every tool and resource that returns model-written Markdown.
 DATA_NOTE = (
@@ -24,6 +17,22 @@ DATA_NOTE = (
 # How long get_synthesis waits for a stopped debate's run to finish writing its synthesis.
 FINISHING_WAIT_S = 60.0
 
+# At most this many debates started by this server run at once (each is a process).
+MAX_RUNNING = 4
+
+_COMPACT = (
+    "id",
+    "status",
+    "round",
+    "max_rounds",
+    "termination",
+    "mode",
+    "personas",
+    "question",
+    "updated_at",
+    "partial",
+)
+
 
 class Debates:
     """The operations, on the debates folder ``debates_dir`` (None: the CLI's default)."""
@@ -31,15 +40,9 @@ class Debates:
     def __init__(self, debates_dir: Path | None = None) -> None:
         self.option = debates_dir
 
-    def root(self) -> Path:
-        from argue.commands._debate import _debates_dir
-
-        return _debates_dir(self.option)
-
-    def open(self, debate_id: str) -> Any:
-        from argue.commands._debate import _open
-
-        return _open(self.root(), debate_id)
+    def workspace(self) -> app.Workspace:
+        """A fresh view of the settings for each call (config.toml may have changed)."""
+        return app.Workspace(self.option)
 
     # -- start
 
@@ -58,65 +61,30 @@ class Debates:
         max_tokens: int | None,
     ) -> dict[str, Any]:
         """``argue QUESTION … --detach``: the same checks and messages, then the background run."""
-        from argue.commands import plan
-        from argue.commands._debate import _report, _require_price, _resolve, _settings
-        from argue.commands.start import _check_mode, _lineup, _sources
-        from argue.engine import ModeError, create_debate
-
-        if lang is not None and lang not in ("en", "fr"):
-            die(f"unknown language {lang!r}; choose en or fr", 2)
-        # The CLI's --rounds, --budget-usd and --max-tokens bounds, in click's words.
-        if rounds is not None and not 1 <= rounds <= 50:
-            die(f"Invalid value for '--rounds': {rounds} is not in the range 1<=x<=50.", 2)
-        if budget_usd is not None and budget_usd < 0:
-            die(f"Invalid value for '--budget-usd': {budget_usd} is not in the range x>=0.0.", 2)
-        if max_tokens is not None and max_tokens < 1:
-            die(f"Invalid value for '--max-tokens': {max_tokens} is not in the range x>=1.", 2)
-        settings = _settings()
-        personas_flag = None if personas is None else ",".join(personas)
-        named_count = len([n for n in (personas_flag or "").split(",") if n.strip()])
-        implied_panel = mode is None and named_count >= 3
-        mode_name = "panel" if implied_panel else _check_mode(mode or settings.defaults.mode)
-        lineup, reason = _lineup(
-            mode_name, persona_a, persona_b, personas_flag, None, None, None, question
+        request = app.StartRequest.build(
+            question=question,
+            personas=personas,
+            persona_a=persona_a,
+            persona_b=persona_b,
+            mode=mode,
+            rounds=rounds,
+            sources=sources,
+            lang=lang,
+            budget_usd=budget_usd,
+            max_tokens=max_tokens,
+            detach=True,
         )
-        sources_flag = None if sources is None else ",".join(sources)
-        research_sources = _sources(settings.sources(sources_flag, os.environ))
-        chat_model = _resolve(settings.provider(None, os.environ), settings.model(None, os.environ))
-        budget = budget_usd if budget_usd is not None else settings.defaults.budget_usd
-        _require_price(chat_model, budget)
-        seats = plan.seat_models(lineup, [], chat_model, budget, detach=True, interactive=False)
-        try:
-            store = create_debate(
-                settings.debates_dir(self.option, os.environ),
-                question=question,
-                mode=mode_name,  # type: ignore[arg-type]
-                personas=lineup,
-                max_rounds=rounds or settings.defaults.rounds,
-                provider=chat_model.provider,
-                model=chat_model.model,
-                research_sources=research_sources,
-                budget_usd=budget,
-                budget_tokens=max_tokens,
-                selection_reason=reason,
-                language=lang,
-                persona_models=plan.recorded(seats, chat_model),
+        workspace = self.workspace()
+        plan = app.prepare(request, workspace)
+        listing = app.statuses(full=False, workspace=workspace)
+        running = sum(1 for row in listing.debates if row.status == "running")
+        if running >= MAX_RUNNING:
+            raise app.UsageError(
+                f"{running} debates are already running here (at most {MAX_RUNNING}); "
+                "wait for one to end or stop_debate it"
             )
-        except ModeError as exc:
-            die(str(exc), 2)
-        except OSError as exc:
-            die(f"cannot create the debate folder: {exc}", 2)
-        _report(f"Debate ID: {store.debate_id}")
-        if implied_panel:
-            _report(f"Panel mode: {named_count} personas named (no --mode given)")
-        if reason:
-            _report(f"Auto-selected: {reason}")
-        plan.announce_models(seats, chat_model)
-        try:
-            plan.start_detached(store, json_output=False)  # ends with typer.Exit(0)
-        except typer.Exit as exc:
-            if exc.exit_code:
-                raise
+        store = app.create(plan)
+        run = app.detach(store)
         config, state = store.config(), store.state()
         return {
             "id": store.debate_id,
@@ -130,117 +98,45 @@ class Debates:
             "sources": config.research_sources,
             "language": config.language,
             "folder": str(store.paths.root),
-            "log": str(store.paths.root / plan.RUN_LOG),
+            "log": run.log,
         }
 
     # -- read
 
     def status(self, debate_id: str) -> dict[str, Any]:
-        from argue.commands.debates import _status_row
-
-        store = self.open(debate_id)
-        row = _status_row(store)
+        workspace = self.workspace()
+        row = app.status(debate_id, workspace=workspace).as_json()
+        store = workspace.open(debate_id)
         row["synthesis_available"] = _is_file(store, store.paths.synthesis)
         row["folder"] = str(store.paths.root)
         return row
 
     def all_statuses(self, *, compact: bool) -> dict[str, Any]:
-        from argue.commands.debates import _status_row
-        from argue.store import StoreError, iter_debates
-
-        root = self.root()
-        rows, skipped = [], []
-        for store in iter_debates(root):
-            try:
-                row = _status_row(store)
-            except StoreError as exc:
-                skipped.append(f"skipped {store.debate_id}: {exc}")
-                continue
-            if compact:
-                row = {
-                    key: row[key]
-                    for key in (
-                        "id",
-                        "status",
-                        "round",
-                        "max_rounds",
-                        "termination",
-                        "mode",
-                        "personas",
-                        "question",
-                        "updated_at",
-                        "partial",
-                    )
-                }
-            rows.append(row)
-        return {"debates_dir": str(root), "debates": rows, "skipped": skipped}
+        listing = app.statuses(workspace=self.workspace())
+        rows = [row.as_json() for row in listing.debates]
+        if compact:
+            rows = [{key: row[key] for key in _COMPACT} for row in rows]
+        return {"debates_dir": listing.debates_dir, "debates": rows, "skipped": listing.skipped}
 
     def transcript(self, debate_id: str) -> str:
-        from argue.engine import render_current_transcript
-
-        return render_current_transcript(self.open(debate_id))
+        return app.transcript(debate_id, workspace=self.workspace())
 
     def synthesis(self, debate_id: str) -> str:
         """synthesis.md as written; a debate that ended without one gets it written first, as
         ``argue synthesize ID`` does (labelled partial when the debate did not finish)."""
-        import asyncio
-
-        from argue.commands._debate import _price_table, _report
-        from argue.commands.debates import _refresh_report
-        from argue.engine import resynthesize
-        from argue.llm import ModelError, ProviderNotConfigured, resolve_model
-        from argue.store import DebateLocked
-        from argue.store._safe import read_text
-
-        store = self.open(debate_id)
-        state = store.state()
-        if store.is_locked() and state.status == "running":
-            die(
-                f"debate {debate_id} is still running (round {state.round}, {state.phase}); "
-                "poll debate_status until it ends, or stop_debate it",
-                2,
-            )
-        # A stopped debate is marked stopped before its run writes the synthesis of what was
-        # said: wait for that run to let go.
-        deadline = time.monotonic() + FINISHING_WAIT_S
-        while store.is_locked():
-            if time.monotonic() > deadline:
-                die(
-                    f"debate {debate_id} is {store.state().status} and its run is still "
-                    "writing the synthesis; ask again shortly",
-                    2,
-                )
-            time.sleep(0.2)
-        text = read_text(store.paths.root, store.paths.synthesis)
-        if text is not None:
-            return text
-        config = store.config()
-        chat_model = None
-        if not store.paths.synthesis_prose.exists():
-            try:
-                chat_model = resolve_model(config.provider, config.model, prices=_price_table())
-            except ProviderNotConfigured as exc:
-                _report(f"No model available ({exc}); writing the synthesis without its prose.")
-        try:
-            text = asyncio.run(resynthesize(store, chat_model, _report))
-        except DebateLocked:
-            die(f"debate {debate_id} is still running; stop it first or wait", 2)
-        except ModelError as exc:
-            die(str(exc), 1)
-        _refresh_report(store)
-        return text
+        result = app.synthesize(
+            debate_id, rewrite=False, wait_s=FINISHING_WAIT_S, workspace=self.workspace()
+        )
+        return result.text
 
     # -- steer
 
-    def interject(self, debate_id: str, note: str) -> None:
-        from argue.commands.debates import interject_command
+    def interject(self, debate_id: str, note: str) -> dict[str, Any]:
+        return app.interject(debate_id, note, workspace=self.workspace()).model_dump()
 
-        interject_command(debate_id=debate_id, note=note, debates_dir=self.option)
-
-    def stop(self, debate_id: str) -> None:
-        from argue.commands.debates import stop_command
-
-        stop_command(debate_id=debate_id, debates_dir=self.option)
+    def stop(self, debate_id: str) -> dict[str, Any]:
+        (result,) = app.stop(debate_id, workspace=self.workspace())
+        return result.model_dump()
 
 
 def _is_file(store: Any, path: Path) -> bool:

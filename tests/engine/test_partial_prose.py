@@ -30,7 +30,7 @@ def test_missing_synthesis_prose_makes_the_synthesis_partial(run_debate):
     )
     history = run.history
     assert history.partial_reasons(run.state) == []  # the debate itself is whole…
-    from argue.commands._debate import _completeness
+    from argue.app._run import completeness as _completeness
 
     completeness = _completeness(run.store, run.state)  # …its record, as --json says, is not
     assert completeness["partial"] is True

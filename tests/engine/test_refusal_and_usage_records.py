@@ -20,7 +20,7 @@ import json
 
 import pytest
 
-from argue.commands._debate import _usage_summary
+from argue.app import usage_summary
 from argue.domain import Usage
 from argue.engine.schemas import ArgumentDraft
 from argue.engine.toolkit import SkillToolkit
@@ -94,7 +94,7 @@ def test_a_timed_out_request_makes_every_stated_cost_at_least(run_debate):
     footer = run.store.paths.synthesis.read_text().rsplit("\n---\n", 1)[1]
     assert f"cost {stated}" in footer
     assert any("1 request timed out, possibly billed" in event for event in run.events)
-    summary = _usage_summary(run.store)
+    summary = usage_summary(run.store).model_dump()
     assert summary["cost_usd"] is None and summary["possibly_billed_calls"] == 1
     assert summary["cost"] == stated
 
@@ -126,4 +126,4 @@ def test_perplexity_answers_are_in_the_ledger_and_the_footer(run_debate, perplex
     assert total.cost_usd == pytest.approx(sum(u.cost_usd for u in rows))  # scripted is free
     footer = run.store.paths.synthesis.read_text().rsplit("\n---\n", 1)[1]
     assert f"cost {describe_cost(total)}" in footer and total.cost_usd > 0
-    assert _usage_summary(run.store)["models"]["perplexity/sonar"] == len(sent)
+    assert usage_summary(run.store).models["perplexity/sonar"] == len(sent)

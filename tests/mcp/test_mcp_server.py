@@ -5,13 +5,11 @@ harness builds it); the model is the loopback ``FakeLLM`` behind ``OPENAI_BASE_U
 is restricted to the offline library. The client is ``mcp.Client`` over ``mcp.client.stdio``'s
 ``stdio_client`` (a ``ClientSession`` underneath).
 
-Teeth (checked once): in ``argue/mcp/capture.py``'s ``cli_call``, stop capturing
-``stderr_console`` (drop its ``begin_capture()`` and take ``printed.err`` as ``[]``): ``die()``'s
-line then goes to the server's stderr instead of the tool result, every tool error reads
-``error: exit code 2``, and ``test_errors_are_tool_errors_with_the_cli_line`` (and the other
-two) fail. And in ``Debates.start`` drop the ``plan.start_detached(…)`` call: the debate is
-created but no background run takes it, ``debate_status`` says "interrupted", and both debate
-tests fail.
+Teeth (checked once): in ``argue/mcp/capture.py`` make ``error_line`` return the bare message
+(without the CLI's ``error:`` prefix): the tool errors no longer read as the CLI's line and
+``test_errors_are_tool_errors_with_the_cli_line`` (and the finished-debate test) fail. And in
+``Debates.start`` drop the ``app.detach(store)`` call: the debate is created but no background
+run takes it, ``debate_status`` says "interrupted", and both debate tests fail.
 """
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from argue.commands.report import write_report
+from argue.app import write_report
 
 CHROMIUM = next(
     (p for p in map(shutil.which, ("chromium", "chromium-browser", "google-chrome")) if p), None

@@ -1,4 +1,5 @@
-"""Personas on models of their own: ``--persona-model NAME=MODEL`` and a persona file's ``model``.
+"""Personas on models of their own: ``NAME=MODEL`` (``--persona-model``) and a persona file's
+``model``.
 
 ``MODEL`` is a model of the debate's provider, or ``provider:model`` (``openai:gpt-5.4``,
 ``ollama:llama3.2:3b``; a prefix that is not a provider name is part of the model name).
@@ -13,9 +14,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from argue.console import die
+from argue.app._errors import UsageError
 
 if TYPE_CHECKING:
+    from argue.app._workspace import Workspace
     from argue.domain import DebateConfig, Persona, SeatModel
     from argue.llm import ChatModel
 
@@ -50,7 +52,7 @@ def parse_model_spec(spec: str, default_provider: str) -> tuple[str, str]:
 def choose_seat_models(
     lineup: Sequence[Persona], flags: Sequence[str], debate: ChatModel
 ) -> list[SeatChoice]:
-    """Each seated persona's model (usage errors exit 2 with one line)."""
+    """Each seated persona's model; a malformed or unknown ``NAME=MODEL`` is a UsageError."""
     from argue.store import persona_letter
 
     letters = {persona_letter(i): p for i, p in enumerate(lineup)}
@@ -60,14 +62,16 @@ def choose_seat_models(
         name, sep, spec = raw.partition("=")
         name = name.strip()
         if not sep or not name or not spec.strip():
-            die(f"{FLAG} expects NAME=MODEL (e.g. horus=gpt-5.4 or B=anthropic:...), got {raw!r}")
+            raise UsageError(
+                f"{FLAG} expects NAME=MODEL (e.g. horus=gpt-5.4 or B=anthropic:...), got {raw!r}"
+            )
         letter = next((k for k, p in letters.items() if p.name == name.lower()), None)
         if letter is None and name.upper() in letters:
             letter = name.upper()
         if letter is None:
-            die(f"{FLAG} {name}: not a seated persona (seated: {seated})")
+            raise UsageError(f"{FLAG} {name}: not a seated persona (seated: {seated})")
         if letter in by_flag:
-            die(f"{FLAG} names {letters[letter].name} ({letter}) twice")
+            raise UsageError(f"{FLAG} names {letters[letter].name} ({letter}) twice")
         by_flag[letter] = spec
     choices = []
     for letter, persona in letters.items():
@@ -82,7 +86,7 @@ def choose_seat_models(
             continue
         provider, model = parse_model_spec(spec, debate.provider)
         if not model:
-            die(f"{source} of {persona.name}: no model named in {spec!r}")
+            raise UsageError(f"{source} of {persona.name}: no model named in {spec!r}")
         choices.append(SeatChoice(letter, persona, provider, model, source))
     return choices
 
@@ -109,26 +113,30 @@ def shared_model_warning(choices: Sequence[SeatChoice], lang: str = "en") -> str
 
 
 def resolve_seat_models(
-    seats: Mapping[str, SeatModel], debate: ChatModel, *, budget_usd: float | None = None
+    seats: Mapping[str, SeatModel],
+    debate: ChatModel,
+    workspace: Workspace,
+    *,
+    budget_usd: float | None = None,
 ) -> dict[str, ChatModel]:
     """A ChatModel per listed letter (one per distinct model; the debate's own is reused).
 
     A provider that is not configured, or a cost budget with a model that has no price, is a
-    usage error (exit 2), as for the debate's model."""
-    from argue.commands._debate import _require_price, _resolve
-
+    UsageError, as for the debate's model."""
     built: dict[tuple[str, str], ChatModel] = {(debate.provider, debate.model): debate}
     models: dict[str, ChatModel] = {}
     for letter, seat in seats.items():
         key = (seat.provider, seat.model)
         if key not in built:
-            built[key] = _resolve(seat.provider, seat.model)
-            _require_price(built[key], budget_usd)
+            built[key] = workspace.resolve(seat.provider, seat.model)
+            workspace.require_price(built[key], budget_usd)
         models[letter] = built[key]
     return models
 
 
-def models_for_run(config: DebateConfig, debate: ChatModel) -> dict[str, ChatModel]:
+def models_for_run(
+    config: DebateConfig, debate: ChatModel, workspace: Workspace
+) -> dict[str, ChatModel]:
     """The recorded persona models of a debate (letters it seats only), ready to run."""
     seats = {k: v for k, v in config.persona_models.items() if k in config.personas}
-    return resolve_seat_models(seats, debate, budget_usd=config.budget_usd)
+    return resolve_seat_models(seats, debate, workspace, budget_usd=config.budget_usd)

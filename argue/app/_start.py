@@ -1,0 +1,363 @@
+"""Starting a debate: a ``StartRequest`` checked and resolved into a ``DebatePlan`` (seating,
+models, sources, budget; nothing written), then created on disk and run or detached."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from argue.app._errors import UsageError
+from argue.app._limits import MAX_ROUNDS, NAME_MAX_CHARS, QUESTION_MAX_CHARS
+from argue.app._seats import SeatChoice, choose_seat_models, recorded, resolve_seat_models
+from argue.app._workspace import Reporter, Workspace, quiet, server_limits
+
+if TYPE_CHECKING:
+    from argue.app._reach import Unreachable
+    from argue.app._run import DetachedRun, RunOutcome
+    from argue.domain import Persona
+    from argue.engine.estimate import DebateEstimate
+    from argue.llm import ChatModel, ServerLimits
+    from argue.store import DebateStore
+
+
+def check_question(text: str, source: str | None = None) -> str:
+    """The question, stripped; empty, NUL-holding or over-long text is a UsageError (``source``
+    names where it came from, e.g. a file)."""
+    where = f"{source}: " if source else ""
+    if "\x00" in text:
+        raise UsageError(f"{where}the question is not text (it holds NUL bytes)")
+    if len(text) > QUESTION_MAX_CHARS:
+        raise UsageError(
+            f"{where}the question is over the limit of {QUESTION_MAX_CHARS:,} characters"
+        )
+    if not text.strip():
+        raise UsageError(f"{where}the question is empty")
+    return text.strip()
+
+
+class StartRequest(BaseModel):
+    """What ``argue QUESTION …`` asks for; None means "the configured default"."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    question: str
+    personas: list[str] | None = None
+    persona_a: str | None = None
+    persona_b: str | None = None
+    mode: str | None = None
+    questioner: str | None = None
+    defender: str | None = None
+    advocate: str | None = None
+    provider: str | None = None
+    model: str | None = None
+    persona_models: list[str] = Field(default_factory=list)
+    sources: list[str] | None = None
+    rounds: int | None = Field(default=None, ge=1, le=MAX_ROUNDS)
+    budget_usd: float | None = Field(default=None, ge=0.0)
+    max_tokens: int | None = Field(default=None, ge=1)
+    lang: Literal["en", "fr"] | None = None
+    request_timeout_s: float | None = Field(default=None, ge=1.0)
+    max_attempts: int | None = Field(default=None, ge=1, le=20)
+    slots: int | None = Field(default=None, ge=1, le=256)
+    structured_output: str | None = None
+    interactive: bool = False
+    detach: bool = False
+
+    @field_validator("budget_usd", "request_timeout_s")
+    @classmethod
+    def _finite(cls, value: float | None) -> float | None:
+        if value is not None and not math.isfinite(value):
+            raise ValueError("must be a finite number")
+        return value
+
+    @field_validator("persona_a", "persona_b", "mode", "questioner", "defender", "advocate")
+    @classmethod
+    def _short(cls, value: str | None) -> str | None:
+        if value is not None and (len(value) > NAME_MAX_CHARS or "\x00" in value):
+            raise ValueError(f"must be a name of at most {NAME_MAX_CHARS} characters")
+        return value
+
+    @classmethod
+    def build(cls, **fields: Any) -> StartRequest:
+        """A request from keyword fields; a bad value is a one-line UsageError naming it."""
+        return validated(cls, fields)
+
+
+def validated(cls: type[Any], fields: dict[str, Any]) -> Any:
+    """``cls.model_validate(fields)``, a ValidationError said in one line as a UsageError."""
+    try:
+        return cls.model_validate(fields)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(part) for part in first["loc"]) or cls.__name__
+        raise UsageError(f"{where}: {first['msg']}") from None
+
+
+@dataclass
+class DebatePlan:
+    """A checked request: who sits where on which model, and what the run may spend.
+    Nothing is written and no model called until ``create`` and ``run``."""
+
+    request: StartRequest
+    workspace: Workspace
+    question: str
+    language: str
+    mode: str
+    implied_panel: bool
+    named_count: int
+    lineup: list[Persona]
+    reason: str | None
+    sources: list[str]
+    chat_model: ChatModel
+    seats: list[SeatChoice]
+    rounds: int
+    budget_usd: float | None
+    max_tokens: int | None
+    unreachable: Unreachable | None = None
+    limits: ServerLimits | None = field(default=None, repr=False)
+
+    def estimate(self) -> DebateEstimate:
+        """Calls, tokens and cost for the planned rounds (``argue.engine.estimate``)."""
+        from argue.engine.estimate import ModelRef, estimate_debate
+
+        return estimate_debate(
+            mode=self.mode,
+            letters=[c.letter for c in self.seats],
+            rounds=self.rounds,
+            debate_model=ModelRef(self.chat_model.provider, self.chat_model.model),
+            persona_models={c.letter: ModelRef(c.provider, c.model) for c in self.seats},
+            prices=self.workspace.prices,
+        )
+
+
+def check_mode(mode: str) -> str:
+    from argue.engine.modes import MODES, resolve_mode_name
+
+    name = resolve_mode_name(mode)
+    if name is None:
+        raise UsageError(f"unknown mode {mode!r}; choose one of: {', '.join(MODES)}")
+    return name
+
+
+def seat(
+    request: StartRequest, mode: str, question: str, lang: str = "en"
+) -> tuple[list[Persona], str | None]:
+    """The persona fields turned into names in seat order (A, B, …); the engine seats them.
+
+    Conflicting or ignored fields are usage errors rather than silent choices."""
+    questioner, defender, advocate = request.questioner, request.defender, request.advocate
+    for flag, value in (("--questioner", questioner), ("--defender", defender)):
+        if value and mode != "socratic":
+            raise UsageError(f"{flag} only applies to --mode socratic")
+    if advocate and mode != "devils-advocate":
+        raise UsageError("--advocate only applies to --mode devils-advocate")
+    seats = [n.strip() for n in (request.persona_a, request.persona_b) if n and n.strip()]
+    listed = [n.strip() for n in request.personas or [] if n.strip()]
+    if request.personas is not None and not listed:
+        raise UsageError("--personas is empty; give comma-separated names, e.g. embry,horus")
+    if any(len(n) > NAME_MAX_CHARS or "\x00" in n for n in listed):
+        raise UsageError(f"--personas: a name is at most {NAME_MAX_CHARS} characters")
+    if listed and seats:
+        raise UsageError("use either --personas or --persona-a/--persona-b, not both")
+    named = listed or seats
+    if mode == "socratic" and (questioner or defender):
+        if named:
+            raise UsageError(
+                "use either --questioner/--defender or --persona-a/--persona-b, not both"
+            )
+        named = [n for n in (questioner, defender) if n]
+        if not questioner:
+            raise UsageError("--defender needs --questioner too (or name neither to auto-select)")
+    if mode == "devils-advocate" and advocate:
+        others = [n for n in named if n.lower() != advocate.lower()]
+        if len(others) > 1:
+            raise UsageError(f"devil's advocate mode has one opponent; got {', '.join(others)}")
+        named = [advocate, *others]
+    from argue.engine import ModeError, seat_lineup
+    from argue.personas import PersonaFileError, UnknownPersonaError, load_catalog
+
+    try:
+        lineup = seat_lineup(mode, named, question, load_catalog(), lang)  # type: ignore[arg-type]
+    except (ModeError, UnknownPersonaError, PersonaFileError) as exc:
+        raise UsageError(str(exc)) from None
+    return lineup.personas, lineup.reason
+
+
+def prepare(request: StartRequest, workspace: Workspace | None = None) -> DebatePlan:
+    """Check and resolve a request: seating, models (each configured, priced under a
+    budget), sources; and whether the model server answers. Writes nothing."""
+    from argue.app._reach import first_unreachable
+    from argue.records.labels import detect_language
+
+    workspace = workspace or Workspace()
+    question = check_question(request.question)
+    if request.detach and request.interactive:
+        raise UsageError(
+            "--interactive reads notes from this terminal; with --detach use `interject ID NOTE`"
+        )
+    language = request.lang or detect_language(question)
+    settings = workspace.settings
+    named_count = len([n for n in request.personas or [] if n.strip()])
+    implied_panel = request.mode is None and named_count >= 3
+    # The spec's own panel command names three personas and no mode: that means a panel.
+    mode = "panel" if implied_panel else check_mode(request.mode or settings.defaults.mode)
+    lineup, reason = seat(request, mode, question, language)
+    sources = workspace.research_sources(request.sources)
+    limits = server_limits(
+        request.request_timeout_s, request.max_attempts, request.slots, request.structured_output
+    )
+    chat_model = workspace.resolve(
+        settings.provider(request.provider, workspace.env),
+        settings.model(request.model, workspace.env),
+        limits,
+    )
+    budget = request.budget_usd if request.budget_usd is not None else settings.defaults.budget_usd
+    workspace.require_price(chat_model, budget)
+    seats = choose_seat_models(lineup, request.persona_models, chat_model)
+    resolve_seat_models(recorded(seats, chat_model), chat_model, workspace, budget_usd=budget)
+    providers = {chat_model.provider, *(s.provider for s in seats)}
+    return DebatePlan(
+        request=request,
+        workspace=workspace,
+        question=question,
+        language=language,
+        mode=mode,
+        implied_panel=implied_panel,
+        named_count=named_count,
+        lineup=lineup,
+        reason=reason,
+        sources=sources,
+        chat_model=chat_model,
+        seats=seats,
+        rounds=request.rounds or settings.defaults.rounds,
+        budget_usd=budget,
+        max_tokens=request.max_tokens,
+        unreachable=first_unreachable(providers, workspace.env),
+        limits=limits,
+    )
+
+
+def create(plan: DebatePlan, *, command: str = "argue") -> DebateStore:
+    """Write the debate's folder (config.json, state.json, persona snapshots); nothing runs.
+
+    A model server nothing answers at is a UsageError before any folder exists (``command``
+    is how the user runs argue, for the hint)."""
+    from argue.engine import ModeError, create_debate
+
+    if plan.unreachable is not None:
+        raise UsageError(plan.unreachable.sentence(command))
+    try:
+        return create_debate(
+            plan.workspace.root,
+            question=plan.question,
+            mode=plan.mode,  # type: ignore[arg-type]
+            personas=plan.lineup,
+            max_rounds=plan.rounds,
+            provider=plan.chat_model.provider,
+            model=plan.chat_model.model,
+            research_sources=plan.sources,
+            budget_usd=plan.budget_usd,
+            budget_tokens=plan.max_tokens,
+            selection_reason=plan.reason,
+            language=plan.language,
+            persona_models=recorded(plan.seats, plan.chat_model),
+        )
+    except ModeError as exc:
+        raise UsageError(str(exc)) from None
+    except OSError as exc:
+        raise UsageError(f"cannot create the debate folder: {exc}") from None
+
+
+def dry_run_document(plan: DebatePlan, warnings: list[str]) -> dict[str, Any]:
+    """The ``--dry-run --json`` document: the plan and its estimate, in English words."""
+    from argue.app._seats import shared_model_warning
+    from argue.records.labels import label
+
+    estimate = plan.estimate()
+
+    why = label("dr_auto", "en", reason=plan.reason) if plan.reason else label("dr_named", "en")
+    return {
+        "dry_run": True,
+        "question": plan.question,
+        "mode": plan.mode,
+        "seating_reason": why,
+        "personas": [
+            {
+                "letter": c.letter,
+                "name": c.persona.name,
+                "display_name": c.persona.display_name,
+                "label": c.persona.label(),
+                "lens": c.persona.lens,
+                "provider": c.provider,
+                "model": c.model,
+                "model_source": c.source,
+            }
+            for c in plan.seats
+        ],
+        "provider": plan.chat_model.provider,
+        "model": plan.chat_model.model,
+        "rounds": plan.rounds,
+        "sources": list(plan.sources),
+        "budget_usd": plan.budget_usd,
+        "max_tokens": plan.max_tokens,
+        "budget_note": budget_note(estimate, plan.budget_usd, plan.max_tokens, "en"),
+        "detach": plan.request.detach,
+        "estimate": estimate.as_json(),
+        "warnings": [w for w in (shared_model_warning(plan.seats, "en"), *warnings) if w],
+    }
+
+
+def budget_note(
+    estimate: Any, budget_usd: float | None, max_tokens: int | None, lang: str = "en"
+) -> str | None:
+    """Whether the estimate fits the budget, in words (None without a budget)."""
+    from argue.records.labels import label
+
+    notes = []
+    if budget_usd is not None:
+        low, high = estimate.priced_cost
+        if high <= budget_usd:
+            fits = label("dr_fits", lang)
+        elif low <= budget_usd:
+            fits = label("dr_may_pause_budget", lang)
+        else:
+            fits = label("dr_will_pause_budget", lang)
+        notes.append(f"${budget_usd:g}{label('colon', lang)} {fits}")
+    if max_tokens is not None:
+        if estimate.tokens_max <= max_tokens:
+            fits = label("dr_fits", lang)
+        elif estimate.tokens_min <= max_tokens:
+            fits = label("dr_may_pause", lang)
+        else:
+            fits = label("dr_will_pause", lang)
+        notes.append(label("dr_budget_tokens", lang, n=f"{max_tokens:,}", fits=fits))
+    return (label("semicolon", lang) + " ").join(notes) or None
+
+
+def plan(request: StartRequest, workspace: Workspace | None = None) -> DebatePlan:
+    """The dry run: ``request`` checked and resolved, with ``DebatePlan.estimate()`` for its
+    calls, tokens and cost. Nothing is written and no model is called."""
+    return prepare(request, workspace)
+
+
+def start(
+    request: StartRequest,
+    workspace: Workspace | None = None,
+    *,
+    reporter: Reporter = quiet,
+    command: str = "argue",
+) -> RunOutcome | DetachedRun:
+    """Create the debate and run it: to its end in this process, or (``request.detach``) in a
+    background process, returning once that process owns it."""
+    from argue.app._run import detach, run_debate
+
+    debate_plan = prepare(request, workspace)
+    store = create(debate_plan, command=command)
+    if request.detach:
+        return detach(store, reporter=reporter)
+    return run_debate(
+        store, debate_plan.chat_model, debate_plan.workspace, reporter=reporter, command=command
+    )

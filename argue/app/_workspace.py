@@ -1,0 +1,156 @@
+"""Where a request runs: the settings (config.toml), the environment, the debates folder, the
+price table, and the models they resolve to. Every application function takes one."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from argue.app._errors import NotFoundError, UsageError
+from argue.app._limits import NAME_MAX_CHARS
+
+if TYPE_CHECKING:
+    from argue.config import Settings
+    from argue.llm import ChatModel, PriceTable, ServerLimits
+    from argue.store import DebateStore
+
+Reporter = Callable[[str], None]
+"""Where an application function says what it is doing (one line at a time): the CLI prints
+to stderr, the MCP server and a Python caller discard or log it."""
+
+STRUCTURED_OUTPUT_DIALECTS = ("auto", "json_schema", "json_object_schema", "json_object", "text")
+
+
+def quiet(line: str) -> None:
+    """A reporter that says nothing."""
+
+
+@dataclass
+class Workspace:
+    """The settings and folders one request sees.
+
+    ``debates_dir``: the folder given explicitly (``--debates-dir``); otherwise
+    ``$ARGUE_DEBATES_DIR``, then config.toml's ``[defaults] debates_dir``, then
+    ``$ARGUE_HOME/debates``. ``env`` defaults to the process environment."""
+
+    debates_dir: Path | None = None
+    env: Mapping[str, str] = field(default_factory=lambda: os.environ)
+
+    @cached_property
+    def settings(self) -> Settings:
+        from argue.config import ConfigError, load_settings
+
+        try:
+            return load_settings()
+        except ConfigError as exc:
+            raise UsageError(str(exc)) from None
+
+    @cached_property
+    def root(self) -> Path:
+        """The debates folder this request reads and writes."""
+        return self.settings.debates_dir(self.debates_dir, self.env)
+
+    @cached_property
+    def prices(self) -> PriceTable:
+        """Built-in prices, then config.toml's [prices], then ARGUE_PRICES."""
+        from argue.llm import PriceTableError, load_price_table
+
+        try:
+            return load_price_table(self.env, self.settings.prices)
+        except PriceTableError as exc:
+            raise UsageError(str(exc)) from None
+
+    def open(self, debate_id: str) -> DebateStore:
+        """The debate ``debate_id`` in this folder (NotFoundError when it is not one)."""
+        from argue.store import DebateStore, StoreError
+
+        if not debate_id or not debate_id.strip():
+            raise UsageError("no debate id given")
+        if len(debate_id) > NAME_MAX_CHARS or "\x00" in debate_id:
+            shown = repr(debate_id[:40].replace("\x00", ""))
+            raise NotFoundError(f"not a debate id: {shown}…")
+        try:
+            return DebateStore.open(self.root, debate_id)
+        except StoreError as exc:
+            raise NotFoundError(str(exc)) from None
+
+    def resolve(
+        self, provider: str | None, model: str | None, limits: ServerLimits | None = None
+    ) -> ChatModel:
+        """The model ``provider``/``model`` names, with the flags' ``limits`` over the
+        environment's over config.toml's ``[providers.X]`` limits."""
+        from argue.llm import ProviderNotConfigured, resolve_model
+
+        try:
+            return resolve_model(
+                provider,
+                model,
+                env=self.env,
+                prices=self.prices,
+                limits=limits,
+                configured_limits=self.settings.providers,
+            )
+        except ProviderNotConfigured as exc:
+            raise UsageError(str(exc)) from None
+
+    def require_price(self, chat_model: ChatModel, budget_usd: float | None) -> None:
+        """A cost budget cannot be enforced for a model without a price: a usage error."""
+        from argue.llm.pricing import missing_price_message
+
+        if budget_usd is not None and not self.prices.knows(chat_model.provider, chat_model.model):
+            raise UsageError(missing_price_message(chat_model.provider, chat_model.model))
+
+    def research_sources(self, names: list[str] | None) -> list[str]:
+        """The sources asked for (or the configured default), each checked."""
+        flag = None if names is None else ",".join(names)
+        return check_sources(self.settings.sources(flag, self.env))
+
+
+def check_sources(names: list[str]) -> list[str]:
+    from argue.skills.dogpile import SOURCE_NAMES
+
+    unknown = [s for s in names if s not in SOURCE_NAMES]
+    if unknown:
+        raise UsageError(
+            f"unknown source(s) {', '.join(unknown)}; choose from: {', '.join(SOURCE_NAMES)}"
+        )
+    return names
+
+
+def server_limits(
+    request_timeout_s: float | None = None,
+    max_attempts: int | None = None,
+    slots: int | None = None,
+    structured_output: str | None = None,
+) -> ServerLimits | None:
+    """The per-run limits as ServerLimits (None when none is given); bad values are usage
+    errors."""
+    from pydantic import ValidationError
+
+    from argue.llm import ServerLimits
+
+    if (request_timeout_s, max_attempts, slots, structured_output) == (None, None, None, None):
+        return None
+    dialect = structured_output.strip().lower().replace("+", "_") if structured_output else None
+    if dialect is not None and dialect not in STRUCTURED_OUTPUT_DIALECTS:
+        raise UsageError(
+            f"--structured-output: unknown dialect {structured_output!r} (auto, json_schema, "
+            "json_object_schema, json_object or text)"
+        )
+    try:
+        return ServerLimits.model_validate(
+            {
+                "request_timeout_s": request_timeout_s,
+                "max_attempts": max_attempts,
+                "slots": slots,
+                "structured_output": dialect,
+            }
+        )
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(part) for part in first["loc"])
+        raise UsageError(f"{where}: {first['msg']}") from None

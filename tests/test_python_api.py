@@ -1,0 +1,147 @@
+"""``import argue``: the README's Python example runs, and the library checks and records what
+the CLI checks and records (the CLI is a face over it).
+
+Teeth (checked once each): in ``argue/app/_workspace.py`` make ``research_sources`` skip
+``check_sources``: the ``--sources`` case of the shared-validation test fails; in
+``argue/commands/start.py`` pass ``rounds=None`` to the request: the CLI's config.json differs
+from the library's and the same-records test fails.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+import argue
+from argue.cli import app as cli_app
+from tests.e2e.fake_llm import FakeLLM
+from tests.e2e.harness import API_KEY, QUESTION
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture
+def fake(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[FakeLLM]:
+    server = FakeLLM().start()
+    monkeypatch.setenv("OPENAI_API_KEY", API_KEY)
+    monkeypatch.setenv("OPENAI_BASE_URL", f"{server.url}/v1")
+    monkeypatch.setenv("ARGUE_DEBATES_DIR", str(tmp_path / "debates"))
+    monkeypatch.setenv("ARGUE_RESEARCH_SOURCES", "library")
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+def _readme_example() -> str:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = text.split("## Use it from Python", 1)[1]
+    match = re.search(r"```python\n(.*?)```", section, re.S)
+    assert match, "README's 'Use it from Python' section has no python block"
+    return match.group(1)
+
+
+def test_the_readme_example_runs(fake: FakeLLM, tmp_path: Path, capsys) -> None:
+    exec(compile(_readme_example(), "README.md", "exec"), {})  # noqa: S102 - our own README
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("adversarial ['embry', 'horus'] $"), lines
+    status, rounds, calls, synthesis = lines[1].split()
+    assert (status, rounds) == ("completed", "2") and int(calls) > 0
+    assert Path(synthesis).is_file()
+    assert lines[2] in ("max_rounds", "convergence", "synthesis_ready"), lines
+    assert lines[3] == "completed"
+    assert lines[4].startswith("# ")
+    assert lines[5].startswith("2 unknown mode 'chaos'; choose one of: adversarial"), lines
+    folders = list((tmp_path / "debates").iterdir())
+    assert len(folders) == 1 and (folders[0] / "report.html").is_file()
+
+
+def test_the_library_says_nothing_unless_given_a_reporter(fake: FakeLLM, capsys) -> None:
+    outcome = argue.start(argue.StartRequest(question=QUESTION, rounds=1))
+    assert isinstance(outcome, argue.RunOutcome) and outcome.status == "completed"
+    captured = capsys.readouterr()
+    assert (captured.out, captured.err) == ("", "")
+    heard: list[str] = []
+    argue.synthesize(outcome.id, reporter=heard.append)
+    assert any(line.startswith("Synthesis written to ") for line in heard), heard
+
+
+def _comparable(folder: Path) -> dict[str, object]:
+    config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+    for key in ("id", "created_at"):
+        config.pop(key, None)
+    files = sorted(
+        str(p.relative_to(folder))
+        for p in folder.rglob("*")
+        if p.is_file() and p.name not in ("debate.lock", "run.log")
+    )
+    return {"config": config, "files": files}
+
+
+def test_the_library_and_the_cli_write_the_same_records(fake: FakeLLM, tmp_path: Path) -> None:
+    flags = ["--personas", "embry,horus", "--rounds", "2", "--budget-usd", "5", "--lang", "fr"]
+    result = CliRunner().invoke(cli_app, ["argue", QUESTION, *flags])
+    assert result.exit_code == 0, result.output
+    request = argue.StartRequest(
+        question=QUESTION, personas=["embry", "horus"], rounds=2, budget_usd=5, lang="fr"
+    )
+    outcome = argue.start(request)
+    assert outcome.exit_code == 0
+    cli_folder, api_folder = sorted((tmp_path / "debates").iterdir())
+    assert api_folder.name == outcome.id
+    assert _comparable(cli_folder) == _comparable(api_folder)
+
+
+BAD_REQUESTS = [
+    (["--mode", "chaos"], {"mode": "chaos"}),
+    (["--persona-a", "nobody-at-all"], {"persona_a": "nobody-at-all"}),
+    (
+        ["--personas", "embry,horus", "--persona-a", "embry"],
+        {"personas": ["embry", "horus"], "persona_a": "embry"},
+    ),
+    (["--sources", "altavista"], {"sources": ["altavista"]}),
+    (["--advocate", "embry"], {"advocate": "embry"}),
+    (["--persona-model", "zed=gpt-4o"], {"persona_models": ["zed=gpt-4o"]}),
+    (["--structured-output", "xml"], {"structured_output": "xml"}),
+    (
+        ["--provider", "openai", "--model", "no-price-model", "--budget-usd", "1"],
+        {"provider": "openai", "model": "no-price-model", "budget_usd": 1.0},
+    ),
+]
+
+
+@pytest.mark.parametrize(("flags", "fields"), BAD_REQUESTS, ids=[f[0][0] for f in BAD_REQUESTS])
+def test_the_library_refuses_what_the_cli_refuses_in_the_same_words(
+    fake: FakeLLM, tmp_path: Path, flags: list[str], fields: dict[str, object]
+) -> None:
+    result = CliRunner().invoke(cli_app, ["argue", QUESTION, "--dry-run", *flags])
+    with pytest.raises(argue.UsageError) as caught:
+        argue.plan(argue.StartRequest(question=QUESTION, **fields))  # type: ignore[arg-type]
+    assert result.exit_code == caught.value.exit_code == 2
+    assert " ".join(result.stderr.split()) == f"error: {caught.value.message}"
+    assert not (tmp_path / "debates").exists() or not any((tmp_path / "debates").iterdir())
+    assert fake.count() == 0
+
+
+def test_an_empty_id_never_means_every_debate(fake: FakeLLM) -> None:
+    with pytest.raises(argue.UsageError, match="no debate id given"):
+        argue.stop("")
+    with pytest.raises(argue.NotFoundError, match="not a debate id"):
+        argue.status("x" * 10_000)
+    with pytest.raises(argue.NotFoundError, match="no debate 'argue_19990101_000000'"):
+        argue.transcript("argue_19990101_000000")
+
+
+def test_the_mcp_server_imports_nothing_private_from_the_commands() -> None:
+    import ast
+
+    for path in sorted((ROOT / "argue" / "mcp").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module:
+                assert not node.module.startswith("argue.commands"), (path.name, node.module)
+                assert not node.module.startswith("argue.cli"), (path.name, node.module)
