@@ -27,3 +27,188 @@ def test_a_lower_layer_imports_nothing_from_a_higher_one(module: str, forbidden:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "", f"{module} imports {out.stdout.strip()}"
+
+
+# ---------------------------------------------------------------- nothing below the faces
+
+import ast  # noqa: E402
+import importlib.util  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+ARGUE = Path(__file__).resolve().parent.parent / "argue"
+FACES = ("argue.commands", "argue.mcp", "argue.cli")
+BELOW_THE_FACES = (
+    "argue.engine",
+    "argue.llm",
+    "argue.store",
+    "argue.records",
+    "argue.render",
+    "argue.report",
+    "argue.skills",
+    "argue.grounding",
+    "argue.eval",
+    "argue.personas",
+    "argue.config",
+    "argue.app",
+)
+
+
+def _is_face(name: str) -> bool:
+    return any(name == face or name.startswith(face + ".") for face in (*FACES, "argue.__main__"))
+
+
+@pytest.mark.parametrize("module", BELOW_THE_FACES)
+def test_importing_a_layer_below_the_faces_loads_no_face(module: str) -> None:
+    if importlib.util.find_spec(module) is None:
+        pytest.skip(f"{module} does not exist yet")
+    faces = ", ".join(repr(f) for f in FACES)
+    code = (
+        f"import sys, {module}; "
+        f"bad = sorted(m for m in sys.modules if any(m == f or m.startswith(f + '.') "
+        f"for f in ({faces},))); print(','.join(bad))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "", f"{module} loads {out.stdout.strip()}"
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(ARGUE.parent).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _runtime_imports(tree: ast.AST) -> list[ast.Import | ast.ImportFrom]:
+    """Every import that runs, top-level or deferred into a function; not ``if TYPE_CHECKING:``."""
+    found: list[ast.Import | ast.ImportFrom] = []
+
+    def visit(node: ast.AST) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.If) and "TYPE_CHECKING" in ast.unparse(child.test):
+                for other in child.orelse:
+                    visit_node(other)
+                continue
+            visit_node(child)
+
+    def visit_node(node: ast.AST) -> None:
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            found.append(node)
+        visit(node)
+
+    visit(tree)
+    return found
+
+
+def _import_graph() -> dict[str, set[str]]:
+    """Module → the argue modules its imports run (a package's ``__init__`` counts when the
+    import enters it from outside), faces left out."""
+    paths = {_module_name(p): p for p in ARGUE.rglob("*.py")}
+
+    def known(name: str) -> str | None:
+        while name and name not in paths:
+            name = name.rpartition(".")[0]
+        return name or None
+
+    graph: dict[str, set[str]] = {}
+    for module, path in paths.items():
+        if _is_face(module):
+            continue
+        package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+        targets: set[str] = set()
+        for node in _runtime_imports(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            else:
+                base = node.module or ""
+                if node.level:
+                    up = package.split(".")[: len(package.split(".")) - (node.level - 1)]
+                    base = ".".join([*up, *([node.module] if node.module else [])])
+                names = [
+                    f"{base}.{a.name}" if f"{base}.{a.name}" in paths else base for a in node.names
+                ]
+            for name in names:
+                target = known(name)
+                if target is None:
+                    continue
+                parts = target.split(".")
+                for i in range(1, len(parts) + 1):
+                    entered = ".".join(parts[:i])
+                    inside = module == entered or module.startswith(entered + ".")
+                    if entered in paths and not inside:
+                        targets.add(entered)
+        graph[module] = targets
+    return graph
+
+
+def test_no_module_below_the_faces_imports_one() -> None:
+    """An ast scan of every module outside commands/, mcp/ and cli.py, deferred imports included.
+
+    Teeth: a deferred ``from argue.commands._debate import die`` put into argue/eval/budget.py
+    fails here (the import-time test above does not see it)."""
+    graph = _import_graph()
+    paths = {_module_name(p) for p in ARGUE.rglob("*.py")}
+    bad = []
+    for module in graph:
+        path = next(p for p in ARGUE.rglob("*.py") if _module_name(p) == module)
+        for node in _runtime_imports(ast.parse(path.read_text(encoding="utf-8"))):
+            names = (
+                [a.name for a in node.names]
+                if isinstance(node, ast.Import)
+                else [node.module or ""]
+            )
+            bad += [f"{module}: {n}" for n in names if _is_face(n) and n in paths | set(FACES)]
+    assert not bad, bad
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def connect(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in sorted(graph.get(v, ())):
+            if w not in graph:
+                continue
+            if w not in index:
+                connect(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for v in sorted(graph):
+        if v not in index:
+            connect(v)
+    return found
+
+
+def test_the_import_graph_below_the_faces_has_no_cycle() -> None:
+    """No import cycle among argue's modules (faces excluded), deferred imports included: the
+    untangled ones (engine.prompts ↔ engine.phases, domain ↔ records) stay gone.
+
+    Teeth: ``from argue.engine.phases import PersonaSeat`` deferred inside a function of
+    argue/engine/prompts.py, or ``from argue.records.history import DebateHistory`` put back
+    into argue/records/__init__.py, fails here."""
+    assert _cycles(_import_graph()) == []
+
+
+def test_config_loads_nothing_above_the_ground() -> None:
+    code = (
+        "import sys, argue.config; "
+        "print(','.join(sorted(m for m in sys.modules if m.startswith(('argue.llm', "
+        "'argue.skills', 'argue.engine')))))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "", f"argue.config loads {out.stdout.strip()}"

@@ -21,9 +21,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Literal
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from argue.config import ProviderLimits
 from argue.llm._dialects import DIALECT_ENV, Dialect
 from argue.llm._retry import RetryPolicy
 from argue.llm.base import ProviderNotConfigured
@@ -43,14 +42,22 @@ ENV_NAMES: dict[str, str] = {
 }
 
 
-class ServerLimits(ProviderLimits):
-    """``[providers.<name>]``'s fields (``argue.config.ProviderLimits``) with what they mean
-    here; each field None means "not said here": the next source down decides."""
+class ServerLimits(BaseModel):
+    """Each field None means "not said here": the next source down decides. config.toml's
+    ``[providers.<name>]`` arrives as ``argue.config.ProviderLimits`` (the same fields)."""
 
+    model_config = ConfigDict(extra="forbid")
+
+    request_timeout_s: float | None = Field(default=None, gt=0)
+    call_deadline_s: float | None = Field(default=None, gt=0)
+    max_attempts: int | None = Field(default=None, ge=1, le=20)
+    slots: int | None = Field(default=None, ge=1, le=256)
+    retry_timeouts: bool | None = None
     structured_output: Dialect | Literal["auto"] | None = None
 
-    def over(self, *lower: ProviderLimits | None) -> ServerLimits:
-        """These limits, with each field left None taken from ``lower`` (first says first)."""
+    def over(self, *lower: BaseModel | None) -> ServerLimits:
+        """These limits, with each field left None taken from ``lower`` (first says first):
+        ServerLimits or config's ProviderLimits, records with the same fields."""
         merged = self.model_dump()
         for other in lower:
             if other is None:

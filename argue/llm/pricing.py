@@ -24,18 +24,24 @@ from datetime import UTC, datetime
 from functools import cache
 from pathlib import Path
 
-from pydantic import ValidationError
+from pydantic import BaseModel, Field, ValidationError
 
-from argue.config import PriceEntry
 from argue.domain import Usage
 from argue.llm.base import ProviderNotConfigured
 
 PER_MILLION = 1_000_000
 
 
-class ModelPrice(PriceEntry):
+class ModelPrice(BaseModel):
     """USD per million tokens, plus ``request``: USD per request (answer engines such as
-    Perplexity's Sonar charge a fee per request on top of the tokens)."""
+    Perplexity's Sonar charge a fee per request on top of the tokens). config.toml's
+    ``[prices]`` arrive as ``argue.config.PriceEntry`` (the same fields)."""
+
+    input: float = Field(ge=0)
+    output: float = Field(ge=0)
+    cache_read: float = Field(default=0.0, ge=0)
+    cache_write: float = Field(default=0.0, ge=0)
+    request: float = Field(default=0.0, ge=0)
 
 
 def _price(
@@ -254,7 +260,7 @@ def load_price_overrides(path: Path) -> dict[str, dict[str, ModelPrice]]:
 
 def load_price_table(
     env: Mapping[str, str] | None = None,
-    config: Mapping[str, Mapping[str, PriceEntry]] | None = None,
+    config: Mapping[str, Mapping[str, BaseModel]] | None = None,
 ) -> PriceTable:
     """The built-in table, with config.toml's ``[prices]`` (``config``) and then
     ``ARGUE_PRICES`` applied when set; genai-prices for the models none of them has."""
