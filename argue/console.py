@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any, NoReturn
 
 import typer
@@ -52,8 +54,25 @@ def _never_crop(block: object) -> None:
             column.overflow = "fold"
 
 
-stdout_console = SafeConsole(highlight=False, soft_wrap=True)
-stderr_console = SafeConsole(stderr=True, highlight=False, soft_wrap=True)
+_OPTIONS: dict[str, Any] = {"highlight": False, "soft_wrap": True}
+stdout_console = SafeConsole(**_OPTIONS)
+stderr_console = SafeConsole(stderr=True, **_OPTIONS)
+
+
+@contextmanager
+def fresh_consoles(**options: Any) -> Iterator[None]:
+    """Both consoles set up again as a new process would set them up (colour, width and the
+    like read from the environment and streams of now, ``options`` on top), and put back as they
+    were on exit: the test harness runs the CLI in-process with this."""
+    saved = [(console, dict(console.__dict__)) for console in (stdout_console, stderr_console)]
+    try:
+        for console, _ in saved:
+            SafeConsole.__init__(console, stderr=console.stderr, **_OPTIONS, **options)
+        yield
+    finally:
+        for console, state in saved:
+            console.__dict__.clear()
+            console.__dict__.update(state)
 
 
 def echo(message: object = "", **kwargs: Any) -> None:

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
+from pathlib import Path
 
 from typer.testing import CliRunner
 
 from argue.cli import app
+from tests.e2e.harness import Result, in_process
 
 
 def test_importing_the_cli_loads_no_sdk():
@@ -126,19 +129,7 @@ def test_a_damaged_debate_folder_never_gives_a_traceback(tmp_path, run_scripted_
     assert store.debate_id in listing.stdout
     assert "skipped argue_20200101_000000" in listing.stderr
     # through the real entry point (main() turns a damaged record into one line, exit 1)
-    shown = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "argue",
-            "transcript",
-            "argue_20200101_000000",
-            "--debates-dir",
-            str(tmp_path),
-        ],
-        capture_output=True,
-        text=True,
-    )
+    shown = _argue("transcript", "argue_20200101_000000", "--debates-dir", str(tmp_path))
     assert shown.returncode == 1
     assert "Traceback" not in shown.stderr
     assert shown.stderr.strip().splitlines() == [
@@ -146,15 +137,10 @@ def test_a_damaged_debate_folder_never_gives_a_traceback(tmp_path, run_scripted_
     ]
 
 
-def _argue(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    import os
-
-    return subprocess.run(
-        [sys.executable, "-m", "argue", *args],
-        capture_output=True,
-        text=True,
-        env={**os.environ, **(env or {})},
-    )
+def _argue(*args: str, env: dict[str, str] | None = None) -> Result:
+    """``python -m argue ARGS`` with this environment (and ``env``), run in-process by
+    ``argue.cli.main()``: the real entry point, without the interpreter's start-up."""
+    return in_process(args, cwd=Path.cwd(), env={**os.environ, **(env or {})})
 
 
 def test_damaged_moderator_notes_and_a_bad_argue_home_are_one_line_errors(
@@ -207,9 +193,7 @@ def test_the_question_alone_is_the_default_command():
 def test_version_and_completion_are_offered():
     from argue import __version__
 
-    version = subprocess.run(
-        [sys.executable, "-m", "argue", "--version"], capture_output=True, text=True
-    )
+    version = _argue("--version")
     assert version.returncode == 0 and version.stdout.strip() == f"argue {__version__}"
     help_text = CliRunner().invoke(app, ["--help"]).stdout
     assert "--install-completion" in help_text
@@ -217,14 +201,9 @@ def test_version_and_completion_are_offered():
 
 
 def test_a_hosted_model_without_its_key_names_the_missing_key(tmp_path):
-    env = {k: v for k, v in __import__("os").environ.items() if not k.endswith("_API_KEY")}
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
     env.update(ARGUE_HOME=str(tmp_path), OLLAMA_HOST="127.0.0.1:9")
-    result = subprocess.run(
-        [sys.executable, "-m", "argue", "Is it?", "--model", "claude-sonnet-4-6"],
-        capture_output=True,
-        text=True,
-        env=env,
-    )
+    result = in_process(("Is it?", "--model", "claude-sonnet-4-6"), cwd=tmp_path, env=env)
     assert result.returncode == 2
     assert "ANTHROPIC_API_KEY is not set" in result.stderr
     assert "not found" not in result.stderr

@@ -100,7 +100,7 @@ def test_dry_run_calls_no_model_and_writes_no_folder(cli: Cli, fake: FakeLLM):
 def test_a_detached_debate_runs_to_its_synthesis(cli: Cli, fake: FakeLLM, background: list[int]):
     started = cli.run(
         "argue", QUESTION, *SEATS, "--rounds", "2", "--persona-model", f"B={HORUS_MODEL}",
-        "--detach",
+        "--detach", process=True,
     )  # fmt: skip
     assert started.returncode == 0, started.describe()
     debate_id = started.stdout.split("Debate ID:", 1)[1].split()[0]
@@ -135,7 +135,7 @@ def test_a_detached_debate_is_stopped_interjected_and_resumed(
     fake.delay_s = 0.5  # slow enough that `stop` lands mid-debate
     started = cli.run(
         "argue", QUESTION, *SEATS, "--rounds", "3", "--persona-model", f"horus={HORUS_MODEL}",
-        "--detach", "--json",
+        "--detach", "--json", process=True,
     )  # fmt: skip
     assert started.returncode == 0, started.describe()
     launched = started.last_json()

@@ -18,7 +18,6 @@ import json
 import os
 import re
 import signal
-import subprocess
 import sys
 import time
 from collections.abc import AsyncIterator, Iterator
@@ -37,7 +36,7 @@ from mcp.types import CallToolResult, TextContent
 
 from argue.mcp import TOOL_NAMES
 from tests.e2e.fake_llm import FakeLLM
-from tests.e2e.harness import QUESTION, Cli, openai_env
+from tests.e2e.harness import QUESTION, Cli, in_process, openai_env
 
 ROOT = Path(__file__).resolve().parents[2]
 DEADLINE_S = 120.0
@@ -104,15 +103,7 @@ def _data(result: CallToolResult) -> dict[str, Any]:
 
 def _cli_error_line(cli: Cli, *args: str) -> str:
     """The one line ``python -m argue ARGS`` prints on stderr, and its exit is 2 or 1."""
-    done = subprocess.run(
-        [sys.executable, "-m", "argue", *args],
-        cwd=cli.workdir,
-        env=cli.env(),
-        capture_output=True,
-        text=True,
-        timeout=60,
-        stdin=subprocess.DEVNULL,
-    )
+    done = in_process(args, cwd=cli.workdir, env=cli.env(), timeout=60)
     assert done.returncode in (1, 2), done
     lines = [line for line in done.stderr.splitlines() if line.strip()]
     assert len(lines) == 1, done.stderr
