@@ -16,7 +16,6 @@ import pty
 import re
 import select
 import struct
-import subprocess
 import sys
 import termios
 import time
@@ -26,6 +25,7 @@ from pathlib import Path
 import pytest
 
 from argue.personas import load_catalog
+from tests.e2e.harness import in_process
 
 ROOT = Path(__file__).resolve().parents[2]
 # CSI (colours), OSC (hyperlinks: ESC ] 8 ; … ESC \) and charset selections.
@@ -97,16 +97,9 @@ def in_terminal(args: list[str], columns: int, env: dict[str, str]) -> str:
 
 
 def piped(args: list[str], env: dict[str, str]) -> str:
-    done = subprocess.run(
-        [sys.executable, "-m", "argue", *args],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        stdin=subprocess.DEVNULL,
-        timeout=120,
-        check=True,
-    )
+    """What ``python -m argue ARGS`` writes to a pipe (run in-process: no terminal involved)."""
+    done = in_process(tuple(args), cwd=ROOT, env=env)
+    assert done.returncode == 0, done.describe()
     return done.stdout
 
 
