@@ -43,6 +43,14 @@ if TYPE_CHECKING:
         OperationError,
         UsageError,
     )
+    from argue.app._eval import (
+        EvalOutcome,
+        EvalPlan,
+        EvalRequest,
+        merge_evals,
+        prepare_eval,
+        run_eval,
+    )
     from argue.app._limits import (
         QUESTION_MAX_CHARS,
     )
@@ -82,6 +90,12 @@ if TYPE_CHECKING:
 
 # Loaded on first use: the CLI imports this package for every command, ``--help`` included.
 _WHERE = {
+    "EvalRequest": "argue.app._eval",
+    "EvalOutcome": "argue.app._eval",
+    "EvalPlan": "argue.app._eval",
+    "prepare_eval": "argue.app._eval",
+    "run_eval": "argue.app._eval",
+    "merge_evals": "argue.app._eval",
     "EXIT_BY_STATUS": "argue.app._run",
     "QUESTION_MAX_CHARS": "argue.app._limits",
     "RUN_LOG": "argue.app._run",
@@ -138,6 +152,9 @@ __all__ = [
     "DebatePlan",
     "DebateStatus",
     "DetachedRun",
+    "EvalOutcome",
+    "EvalPlan",
+    "EvalRequest",
     "InterjectResult",
     "Interrupted",
     "NotFoundError",
@@ -159,14 +176,17 @@ __all__ = [
     "detach",
     "dry_run_document",
     "interject",
+    "merge_evals",
     "outcome",
     "parse_model_spec",
     "plan",
     "prepare",
+    "prepare_eval",
     "quiet",
     "report",
     "resume",
     "run_debate",
+    "run_eval",
     "server_limits",
     "shared_model_warning",
     "start",

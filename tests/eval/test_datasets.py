@@ -53,13 +53,14 @@ def test_duplicate_ids_name_both_lines(tmp_path):
         load_jsonl(write(tmp_path, [row, row]))
 
 
-def test_the_cli_rejects_a_bad_line_with_exit_2_before_any_model(tmp_path, monkeypatch):
-    import argue.commands._debate as debate_commands
-
+def test_the_cli_rejects_a_bad_line_with_exit_2_before_any_model(
+    tmp_path, monkeypatch, scripted_provider
+):
     def no_model(*args, **kwargs):
         raise AssertionError("a model was resolved before the dataset was checked")
 
-    monkeypatch.setattr(debate_commands, "_resolve", no_model)
+    scripted_provider(no_model)
+    monkeypatch.setenv("ARGUE_PROVIDER", "scripted")
     path = write(tmp_path, [GOOD, GOOD.replace('"answer"', '"answr"')])
     result = CliRunner().invoke(app, ["eval", str(path), "--debates-dir", str(tmp_path / "d")])
     assert result.exit_code == 2, result.output

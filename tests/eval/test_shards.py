@@ -19,16 +19,15 @@ from tests.eval.script import EvalScript
 
 
 @pytest.fixture
-def scripted(monkeypatch):
-    import argue.commands._debate as debate_commands
-
+def scripted(monkeypatch, scripted_provider):
     models = []
 
-    def resolve(provider, model):
+    def build(wanted, ctx):
         models.append(ScriptedModel(EvalScript(names={})))
         return models[-1]
 
-    monkeypatch.setattr(debate_commands, "_resolve", resolve)
+    scripted_provider(build)
+    monkeypatch.setenv("ARGUE_PROVIDER", "scripted")
     return models
 
 

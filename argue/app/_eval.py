@@ -1,0 +1,371 @@
+"""``argue eval``: debate vs a single answer vs a majority vote on questions with known answers,
+as an application function (the CLI draws the progress bar and prints the report)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from argue.app._errors import OperationError, UsageError
+from argue.app._start import validated
+from argue.app._workspace import Reporter, Workspace, quiet
+
+if TYPE_CHECKING:
+    from argue.domain import Persona
+    from argue.eval.datasets import Dataset, EvalItem
+    from argue.eval.folder import EvalFolder
+    from argue.llm import ChatModel
+
+DEFAULT_PERSONAS = ("embry", "horus", "brandon")
+DEFAULT_ARMS = ("debate", "single", "vote")
+
+
+class EvalRequest(BaseModel):
+    """What ``argue eval …`` asks for; re-running the same request resumes it."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    dataset_file: Path | None = None
+    dataset: str | None = None  # a built-in dataset instead of a file: "arithmetic"
+    n: int = Field(default=20, ge=1, le=100_000)
+    seed: int = 0
+    arms: list[str] = Field(default_factory=lambda: list(DEFAULT_ARMS))
+    rounds: int = Field(default=2, ge=1, le=10)
+    samples: int | None = Field(default=None, ge=1, le=200)
+    personas: list[str] = Field(default_factory=lambda: list(DEFAULT_PERSONAS))
+    concurrency: int | None = Field(default=None, ge=1, le=256)
+    shard: str | None = None  # "i/n"
+    provider: str | None = None
+    model: str | None = None
+    budget_usd: float | None = Field(default=None, ge=0.0, allow_inf_nan=False)
+    max_tokens: int | None = Field(default=None, ge=1)
+
+    @classmethod
+    def build(cls, **fields: Any) -> EvalRequest:
+        """A request from keyword fields; a bad value is a one-line UsageError naming it."""
+        return validated(cls, fields)  # type: ignore[no-any-return]
+
+
+class EvalOutcome(BaseModel):
+    """The eval's report (``argue.eval.report.build_report`` plus how the run ended) and the
+    exit code the CLI uses (0 every item ran on every arm, 3 stopped on budget, 130
+    interrupted)."""
+
+    report: dict[str, Any]
+    status: str
+    exit_code: int
+
+
+@dataclass
+class EvalPlan:
+    """A checked eval request: the items, arms, debaters, model and folder."""
+
+    request: EvalRequest
+    data: Dataset
+    items: list[EvalItem]
+    shard: tuple[int, int] | None
+    arms: list[str]
+    lineup: list[Persona]
+    mode: str
+    chat_model: ChatModel
+    concurrency: int
+    folder: EvalFolder
+
+
+def prepare_eval(request: EvalRequest, workspace: Workspace | None = None) -> EvalPlan:
+    """Check the request and resolve its model and folder (``debates/evals/<name>``)."""
+    from argue.concurrency import parse_max_concurrency
+    from argue.eval.arms import ARMS
+    from argue.eval.datasets import DatasetError, parse_shard
+    from argue.eval.datasets import shard as take_shard
+    from argue.eval.folder import EvalFolder
+    from argue.llm._resolve import DEFAULT_MAX_CONCURRENCY
+
+    workspace = workspace or Workspace()
+    chosen = [a.strip() for a in request.arms if a.strip()]
+    unknown = [a for a in chosen if a not in ARMS]
+    if not chosen or unknown:
+        raise UsageError(
+            f"unknown arm(s) {', '.join(unknown) or '(none)'}; choose from: {', '.join(ARMS)}"
+        )
+    chosen = list(dict.fromkeys(chosen))
+    try:
+        data = _dataset(request.dataset_file, request.dataset, request.n, request.seed)
+        shard_of = parse_shard(request.shard) if request.shard else None
+    except DatasetError as exc:
+        raise UsageError(str(exc)) from None
+    items = take_shard(data, *shard_of) if shard_of else data.items
+    lineup = _lineup(request.personas)
+    settings = workspace.settings
+    chat_model = workspace.resolve(
+        settings.provider(request.provider, workspace.env),
+        settings.model(request.model, workspace.env),
+    )
+    workspace.require_price(chat_model, request.budget_usd)
+    try:
+        limit = request.concurrency or parse_max_concurrency(workspace.env, DEFAULT_MAX_CONCURRENCY)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    mode = "panel" if len(lineup) >= 3 else "adversarial"
+    key = _key(data, chat_model, lineup, mode, request.rounds, request.samples)
+    name = f"{_safe(data.name)}_{key[:10]}" + (
+        f"_shard{shard_of[0]}of{shard_of[1]}" if shard_of else ""
+    )
+    folder = EvalFolder(workspace.root / "evals" / name)
+    return EvalPlan(
+        request=request,
+        data=data,
+        items=items,
+        shard=shard_of,
+        arms=chosen,
+        lineup=lineup,
+        mode=mode,
+        chat_model=chat_model,
+        concurrency=limit,
+        folder=folder,
+    )
+
+
+def run_eval(
+    plan: EvalPlan,
+    *,
+    reporter: Reporter = quiet,
+    on_result: Callable[[Any], None] | None = None,
+    command: str = "argue",
+) -> EvalOutcome:
+    """Run the arms over the items, resuming what the folder already holds.
+
+    In the main thread, the first SIGINT stops new work (the items in flight finish and are
+    saved) and the second cancels at once; the report covers what is done either way."""
+    from argue.app._run import EXIT_BY_STATUS
+    from argue.eval.budget import EvalBudget, EvalControl
+
+    request, folder, data = plan.request, plan.folder, plan.data
+    manifest = folder.manifest() or {
+        "name": folder.root.name,
+        "key": _key(data, plan.chat_model, plan.lineup, plan.mode, request.rounds, request.samples),
+        "dataset": data.name,
+        "fingerprint": data.fingerprint,
+        "items": len(data.items),
+        "provider": plan.chat_model.provider,
+        "model": plan.chat_model.model,
+        "personas": [p.name for p in plan.lineup],
+        "mode": plan.mode,
+        "rounds": request.rounds,
+    }
+    manifest["shard"] = list(plan.shard) if plan.shard else None
+    folder.save_manifest(manifest)
+    reporter(
+        f"Eval folder: {folder.root} — {len(plan.items)} item(s) × {', '.join(plan.arms)}; "
+        f"{plan.concurrency} item(s) at a time"
+    )
+    control = EvalControl(EvalBudget(request.budget_usd, request.max_tokens), report=reporter)
+    results, seconds = _run(plan, control, reporter, on_result, command)
+    missing = [(i.id, a) for a in plan.arms for i in plan.items if (i.id, a) not in results]
+    status = (control.stopped or "interrupted") if missing else "completed"
+    run = _run_fields(status, missing, control)
+    report = eval_report(results.values(), [folder.manifest()], seconds, str(folder.root), run)
+    return EvalOutcome(report=report, status=status, exit_code=EXIT_BY_STATUS[status])
+
+
+def merge_evals(folders: list[Path], out: Path | None = None) -> EvalOutcome:
+    """Merge the per-item JSONL of shards (same dataset, model and debate) into one folder."""
+    from argue.eval.folder import EvalFolder
+
+    shards = [EvalFolder(f) for f in folders]
+    manifests = [s.manifest() for s in shards]
+    for folder, manifest in zip(folders, manifests, strict=True):
+        if not manifest.get("key"):
+            raise UsageError(f"{folder}: not an eval folder (no eval.json)")
+    if len({m["key"] for m in manifests}) > 1:
+        raise UsageError(
+            "these folders are not shards of one eval (dataset, model or debate differ)"
+        )
+    target = EvalFolder(out or folders[0].parent / f"{manifests[0]['key'][:10]}_merged")
+    merged = dict(target.results())
+    for shard in shards:
+        for key, record in shard.results().items():
+            if key not in merged:
+                merged[key] = record
+                target.append_result(record)
+    target.save_manifest({**manifests[0], "shard": None, "merged_from": [str(f) for f in folders]})
+    report = eval_report(merged.values(), manifests, None, str(target.root))
+    return EvalOutcome(report=report, status="completed", exit_code=0)
+
+
+def eval_report(
+    results: Any,
+    manifests: list[dict[str, Any]],
+    seconds: float | None,
+    where: str,
+    run: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    from argue.eval.report import build_report
+
+    report = build_report(results, manifests)
+    report["folder"] = where
+    report.update(run or {})
+    if seconds is not None:
+        report["run_seconds"] = round(seconds, 3)
+    return report  # type: ignore[no-any-return]
+
+
+# ------------------------------------------------------------------ helpers
+
+
+def _dataset(path: Path | None, builtin: str | None, n: int, seed: int) -> Dataset:
+    from argue.eval.datasets import DatasetError, arithmetic, load_jsonl
+
+    if path is not None and builtin is not None:
+        raise DatasetError("give a DATASET file or --dataset, not both")
+    if builtin is not None:
+        if builtin != "arithmetic":
+            raise DatasetError(f"unknown built-in dataset {builtin!r}; available: arithmetic")
+        return arithmetic(n, seed)
+    if path is None:
+        raise DatasetError("give a DATASET file (JSONL) or --dataset arithmetic")
+    return load_jsonl(path)
+
+
+def _lineup(names: list[str]) -> list[Persona]:
+    from argue.engine import ModeError, seat_lineup
+    from argue.personas import PersonaFileError, UnknownPersonaError, load_catalog
+
+    named = [n.strip() for n in names if n.strip()]
+    if len(named) < 2:
+        raise UsageError("--personas needs at least two names, e.g. embry,horus")
+    mode = "panel" if len(named) >= 3 else "adversarial"
+    try:
+        return seat_lineup(mode, named, "", load_catalog()).personas  # type: ignore[arg-type]
+    except (ModeError, UnknownPersonaError, PersonaFileError) as exc:
+        raise UsageError(str(exc)) from None
+
+
+def _key(
+    data: Dataset,
+    chat_model: ChatModel,
+    lineup: list[Persona],
+    mode: str,
+    rounds: int,
+    samples: int | None,
+) -> str:
+    what = [
+        data.fingerprint,
+        chat_model.provider,
+        chat_model.model,
+        [p.name for p in lineup],
+        mode,
+        rounds,
+        samples,
+    ]
+    return hashlib.sha256(json.dumps(what).encode()).hexdigest()
+
+
+def _safe(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]", "_", name)[:40].lstrip(".") or "dataset"
+
+
+def _run(
+    plan: EvalPlan,
+    control: Any,
+    reporter: Reporter,
+    on_result: Callable[[Any], None] | None,
+    command: str,
+) -> tuple[dict[Any, Any], float | None]:
+    """The results for these items and arms, and the wall time (None when cancelled)."""
+    import asyncio
+    import signal
+
+    from argue.eval.arms import ArmSettings
+    from argue.eval.runner import run_eval as run_items
+    from argue.llm import ModelAuthError
+
+    request, folder, chat_model = plan.request, plan.folder, plan.chat_model
+    settings = ArmSettings(
+        model=chat_model,
+        debates_dir=folder.debates,
+        personas=plan.lineup,
+        mode=plan.mode,
+        rounds=request.rounds,
+        record_usage=folder.append_usage,
+    )
+    in_main_thread = threading.current_thread() is threading.main_thread()
+
+    async def main() -> Any:
+        loop = asyncio.get_running_loop()
+        current = asyncio.current_task()
+        presses = 0
+
+        def on_sigint() -> None:
+            nonlocal presses
+            presses += 1
+            if presses == 1:
+                control.request_stop()
+                reporter(
+                    f"Ctrl-C: no new item starts; the {control.in_flight} in flight finish and "
+                    "are saved, then the eval stops (Ctrl-C again: at once). Re-run the same "
+                    "command to resume."
+                )
+            elif current is not None:
+                current.cancel()
+
+        if in_main_thread:
+            loop.add_signal_handler(signal.SIGINT, on_sigint)
+        try:
+            return await run_items(
+                plan.items,
+                plan.arms,
+                settings,
+                folder,
+                concurrency=plan.concurrency,
+                samples=request.samples,
+                on_done=on_result,
+                control=control,
+            )
+        finally:
+            if in_main_thread:
+                loop.remove_signal_handler(signal.SIGINT)
+            close = getattr(chat_model, "aclose", None)
+            if close is not None:
+                await close()
+
+    started = time.monotonic()
+    try:
+        results = asyncio.run(main())
+    except ModelAuthError as exc:
+        raise OperationError(f"{exc} — check the provider's API key") from None
+    except (asyncio.CancelledError, KeyboardInterrupt):
+        reporter(
+            "Stopped at once: calls in flight were dropped, finished items are saved. Re-run "
+            f"the same command to resume ({command} eval …)."
+        )
+        control.request_stop()
+        wanted = {item.id for item in plan.items}
+        done = folder.results()
+        return {k: r for k, r in done.items() if k[0] in wanted and k[1] in plan.arms}, None
+    return results, time.monotonic() - started
+
+
+def _run_fields(status: str, missing: list[tuple[str, str]], control: Any) -> dict[str, Any]:
+    """How the run ended, what the whole eval spent against its budget, what was not run."""
+    by_arm: dict[str, int] = {}
+    for _, arm in missing:
+        by_arm[arm] = by_arm.get(arm, 0) + 1
+    return {
+        "status": status,
+        **control.budget.summary(),
+        "not_run": {
+            "items": len({item for item, _ in missing}),
+            "item_arms": len(missing),
+            "by_arm": by_arm,
+        },
+    }
