@@ -190,14 +190,9 @@ def _providers(path: Path, data: dict[str, Any]) -> dict[str, ProviderLimits]:
     raw = data.get("providers", {})
     if not isinstance(raw, dict):
         raise ConfigError(f"{path}: providers: expected a table of [providers.<name>] tables")
-    from argue.llm import PROVIDER_NAMES
-
     limits: dict[str, ProviderLimits] = {}
     for name, entry in raw.items():
-        if name not in PROVIDER_NAMES:
-            raise ConfigError(
-                f"{path}: providers.{name}: unknown provider (one of {', '.join(PROVIDER_NAMES)})"
-            )
+        # Whether ``name`` is a provider is the provider table's to say (argue.app checks).
         try:
             limits[name] = ProviderLimits.model_validate(entry)
         except ValidationError as exc:

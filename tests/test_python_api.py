@@ -145,3 +145,17 @@ def test_the_mcp_server_imports_nothing_private_from_the_commands() -> None:
             if isinstance(node, ast.ImportFrom) and node.module:
                 assert not node.module.startswith("argue.commands"), (path.name, node.module)
                 assert not node.module.startswith("argue.cli"), (path.name, node.module)
+
+
+def test_a_config_naming_an_unknown_provider_is_one_line_from_the_library_and_the_cli(
+    tmp_path: Path,
+) -> None:
+    import os
+
+    config = Path(os.environ["ARGUE_HOME"]) / "config.toml"
+    config.write_text("[providers.bogus]\nslots = 2\n", encoding="utf-8")
+    with pytest.raises(argue.UsageError, match=r"providers\.bogus: unknown provider \(one of "):
+        argue.statuses(workspace=argue.Workspace(tmp_path))
+    result = CliRunner().invoke(cli_app, ["status", "--debates-dir", str(tmp_path)])
+    assert result.exit_code == 2
+    assert "providers.bogus: unknown provider" in result.stderr

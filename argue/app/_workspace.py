@@ -43,11 +43,20 @@ class Workspace:
     @cached_property
     def settings(self) -> Settings:
         from argue.config import ConfigError, load_settings
+        from argue.llm import PROVIDER_NAMES
+        from argue.paths import config_file_path
 
         try:
-            return load_settings()
+            settings = load_settings()
         except ConfigError as exc:
             raise UsageError(str(exc)) from None
+        for name in settings.providers:
+            if name not in PROVIDER_NAMES:
+                raise UsageError(
+                    f"{config_file_path()}: providers.{name}: unknown provider "
+                    f"(one of {', '.join(PROVIDER_NAMES)})"
+                )
+        return settings
 
     @cached_property
     def root(self) -> Path:
