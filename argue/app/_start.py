@@ -148,12 +148,14 @@ def seat(
     """The persona fields turned into names in seat order (A, B, …); the engine seats them.
 
     Conflicting or ignored fields are usage errors rather than silent choices."""
+    from argue.engine.modes import MODES, modes_taking
+
     questioner, defender, advocate = request.questioner, request.defender, request.advocate
-    for flag, value in (("--questioner", questioner), ("--defender", defender)):
-        if value and mode != "socratic":
-            raise UsageError(f"{flag} only applies to --mode socratic")
-    if advocate and mode != "devils-advocate":
-        raise UsageError("--advocate only applies to --mode devils-advocate")
+    roles = {"questioner": questioner, "defender": defender, "advocate": advocate}
+    for role, value in roles.items():
+        if value and role not in MODES[mode].role_flags:
+            takers = " or ".join(f"--mode {name}" for name in modes_taking(role))
+            raise UsageError(f"--{role} only applies to {takers}")
     seats = [n.strip() for n in (request.persona_a, request.persona_b) if n and n.strip()]
     listed = [n.strip() for n in request.personas or [] if n.strip()]
     if request.personas is not None and not listed:

@@ -71,6 +71,11 @@ class DebateMode:
     fills_partial_lineup: bool = True
     pre_debate: PreDebateStep | None = None
     aliases: tuple[str, ...] = ()
+    # The two sides hold opposite positions: settled confidences at 0.5+ are a stable
+    # disagreement, not an agreement (termination words it so).
+    opposed: bool = False
+    # Seat flags only this mode takes (``questioner`` → ``--questioner``), in seat order.
+    role_flags: tuple[str, ...] = ()
 
     def seats_wording(self) -> str:
         if self.min_personas == self.max_personas:
@@ -150,6 +155,7 @@ MODES: dict[str, DebateMode] = {
             max_personas=2,
             stances=_fixed("FOR the proposition", "AGAINST the proposition"),
             role_hints=(_ARGUE_YOUR_SIDE,),
+            opposed=True,
         ),
         DebateMode(
             name="panel",
@@ -173,6 +179,7 @@ MODES: dict[str, DebateMode] = {
                 "or weak evidence; cite evidence where it helps.",
                 "As the defender, answer the questioner's challenges and defend the proposition.",
             ),
+            role_flags=("questioner", "defender"),
         ),
         DebateMode(
             name="devils-advocate",
@@ -186,10 +193,17 @@ MODES: dict[str, DebateMode] = {
             ),
             pre_debate=PreDebateStep("the advocate's private view", _advocate_private_view),
             aliases=("devil", "devils", "devil-advocate", "devil's-advocate"),
+            opposed=True,
+            role_flags=("advocate",),
         ),
     )
 }
 """Every debate mode, by name. ``argue.domain.MODES`` lists the same names (a test checks)."""
+
+
+def modes_taking(flag: str) -> list[str]:
+    """The modes whose seating takes the role flag ``flag`` (``questioner``, ``advocate``…)."""
+    return [mode.name for mode in MODES.values() if flag in mode.role_flags]
 
 
 def mode_named(name: str) -> DebateMode:

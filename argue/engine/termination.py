@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from argue.domain import Termination
+from argue.engine.modes import MODES
 from argue.records.history import DebateHistory
 from argue.records.labels import label
 
@@ -114,7 +115,7 @@ def _convergence(history: DebateHistory, round_no: int) -> TerminationDecision |
             for k, d in deltas.items()
         )
     )
-    opposed = history.config.mode in ("adversarial", "devils-advocate")
-    if opposed and all(v >= 0.5 for v in finals.values()):
+    mode = MODES.get(history.config.mode)
+    if mode is not None and mode.opposed and all(v >= 0.5 for v in finals.values()):
         return decision("convergence", "detail_stable_disagreement", summary=summary)
     return decision("convergence", "detail_confidence_settled", summary=summary)
