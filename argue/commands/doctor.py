@@ -83,7 +83,7 @@ def doctor_command(
     )
 
     async def run() -> tuple[ProbeReport, list[SourceRow]]:
-        from argue.llm.probe import probe_model
+        from argue.llm import probe_model
 
         return await asyncio.gather(
             probe_model(chat_model, timeout_s=timeout, call_local=call_local),

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from argue.llm import _providers
-from argue.llm._registry import BuildContext, ProbeOptions, ProviderSpec
+from argue.llm._spec import BuildContext, ProbeOptions, ProviderSpec
 from argue.llm.base import ChatModel, ProviderNotConfigured
 
 if TYPE_CHECKING:

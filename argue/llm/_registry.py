@@ -18,118 +18,46 @@ from __future__ import annotations
 import dataclasses
 import importlib.metadata
 import sys
-from collections.abc import Awaitable, Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from argue.llm.base import ChatModel
+from argue.llm._spec import (
+    DEFAULT_MAX_CONCURRENCY,
+    BuildContext,
+    ProbeOptions,
+    ProviderSpec,
+)
 from argue.redact import LiveNames, register_secret_variables, unregister_secret_variables
 
 if TYPE_CHECKING:
     from argue.llm._dialects import DialectMemory
-    from argue.llm._providers import OpenAICompatProvider
-    from argue.llm._retry import RetryPolicy, Sleep
-    from argue.llm._server_limits import ServerLimits
-    from argue.llm.pricing import PriceTable
+    from argue.llm.base import ChatModel
     from argue.llm.probe import ProbeReport
 
+__all__ = [
+    "DEFAULT_MAX_CONCURRENCY",
+    "DEFAULT_MODELS",
+    "ENTRY_POINT_GROUP",
+    "PROVIDER_NAMES",
+    "BuildContext",
+    "ProbeOptions",
+    "ProviderSpec",
+    "default_models",
+    "how_to_configure",
+    "load_plugin_providers",
+    "plugin_problems",
+    "probe_model",
+    "provider_help",
+    "provider_names",
+    "provider_registered",
+    "provider_spec",
+    "provider_specs",
+    "register_provider",
+    "unregister_provider",
+]
+
 ENTRY_POINT_GROUP = "argue.providers"
-DEFAULT_MAX_CONCURRENCY = 4
-
-
-@dataclass(frozen=True)
-class ProbeOptions:
-    """What ``argue doctor`` asks of a probe hook."""
-
-    timeout_s: float
-    call_local: bool
-    memory: DialectMemory | None
-
-
-@dataclass
-class BuildContext:
-    """What a row's ``build`` gets besides the model name: the environment, the price table,
-    the limits (flags > ``ARGUE_*`` > config.toml's ``[providers.X]`` > defaults) and, when
-    ``detect`` found the provider, what it found (``detected``)."""
-
-    env: Mapping[str, str]
-    limits: ServerLimits
-    configured_limits: Mapping[str, ServerLimits]
-    max_concurrency: int | None
-    retry: RetryPolicy | None
-    sleep: Sleep
-    prices: PriceTable
-    dialects: DialectMemory | None
-    detected: Any = None
-
-    def limits_for(self, provider: str) -> ServerLimits:
-        return self.limits.over(self.configured_limits.get(provider))
-
-    def policy(self, provider: str, self_hosted: bool) -> tuple[RetryPolicy, int]:
-        """The retry policy and the slots for ``provider``."""
-        limits = self.limits_for(provider)
-        retry = self.retry or limits.retry_policy(self_hosted)
-        return retry, self.max_concurrency or limits.slots or DEFAULT_MAX_CONCURRENCY
-
-    def openai_compat(self, provider: OpenAICompatProvider, model: str) -> ChatModel:
-        """An ``OpenAICompatModel`` for any OpenAI-style server (a row for vLLM, LM Studio…
-        needs only a base URL and this)."""
-        from argue.llm._dialects import default_dialect_memory
-        from argue.llm._openai_compat import OpenAICompatModel
-
-        retry, slots = self.policy(provider.name, not provider.official_openai)
-        return OpenAICompatModel(
-            model,
-            provider=provider,
-            retry=retry,
-            max_concurrency=slots,
-            sleep=self.sleep,
-            prices=self.prices,
-            dialects=self.dialects or default_dialect_memory(),
-            dialect=self.limits_for(provider.name).dialect,
-            dialect_setting=(
-                f"ARGUE_STRUCTURED_OUTPUT (or [providers.{provider.name}] structured_output)"
-            ),
-        )
-
-
-Build = Callable[[str | None, BuildContext], ChatModel]
-Detect = Callable[[Mapping[str, str]], Any]
-# The server a user pointed the provider at: (url, the variable that says so), or None.
-Endpoint = Callable[[Mapping[str, str]], tuple[str, str] | None]
-Probe = Callable[[ChatModel, ProbeOptions], Awaitable["ProbeReport"]]
-
-
-@dataclass(frozen=True)
-class ProviderSpec:
-    """One provider. ``build(model, ctx)`` raises ``ProviderNotConfigured`` saying what is
-    missing. ``detect(env)`` returns None when the provider is not there, anything else when it
-    is (handed to ``build`` as ``ctx.detected``: Ollama's list of models, so the server is asked
-    once); rows are tried in table order, a ``fallback`` row only after every other row and
-    after a model named for a hosted provider (``model_prefixes``) was refused for its missing
-    key. ``probe``: ``argue doctor``'s checks (None: one tiny call and one structured call)."""
-
-    name: str
-    build: Build
-    key_vars: tuple[str, ...] = ()
-    url_vars: tuple[str, ...] = ()
-    default_model: str | None = None
-    detect: Detect | None = None
-    probe: Probe | None = None
-    endpoint: Endpoint | None = None  # checked for a TCP answer before a debate starts
-    setup: str = ""  # how to set it up, in a clause: "set ANTHROPIC_API_KEY"
-    # doctor's fix when the server does not answer; "{endpoint}" becomes the URL it tried
-    unreachable_fix: str = "check the server"
-    detected_because: str = ""  # config show's "auto-detected: …" when no key variable is set
-    help: str = ""  # a few words for --provider's help, e.g. "ANTHROPIC_API_KEY"
-    model_prefixes: tuple[str, ...] = ()  # model names only this provider serves ("claude")
-    fallback: bool = False
-    origin: str = field(default="built-in", compare=False)
-
-    def __post_init__(self) -> None:
-        if not self.name or self.name != self.name.strip().lower():
-            raise ValueError(f"a provider name is lower-case, without spaces: {self.name!r}")
 
 
 _TABLE: dict[str, ProviderSpec] = {}
@@ -208,6 +136,24 @@ def how_to_configure() -> str:
     """ProviderNotConfigured's message when auto-detection found nothing."""
     ways = [s.setup for s in provider_specs() if s.setup]
     return "no model provider configured: " + ", or ".join(ways)
+
+
+async def probe_model(
+    model: ChatModel,
+    *,
+    timeout_s: float = 30.0,
+    call_local: bool = False,
+    memory: DialectMemory | None = None,
+) -> ProbeReport:
+    """Probe ``model`` (as ``resolve_model`` built it) with its row's probe hook, or with one
+    tiny call and one structured call when the row has none (``argue.llm.probe``); never
+    raises for a failure of the server or the model: each is a row of the report."""
+    spec = provider_spec(model.provider)
+    if spec is not None and spec.probe is not None:
+        return await spec.probe(model, ProbeOptions(timeout_s, call_local, memory))
+    from argue.llm.probe import probe_generic
+
+    return await probe_generic(model, timeout_s)
 
 
 def plugin_problems() -> dict[str, str]:

@@ -1,5 +1,8 @@
 """Tiny calls that say whether a configured model can run a debate (``argue doctor``).
 
+Which probe a model gets is its provider row's ``probe`` hook (``argue.llm.probe_model`` looks
+it up in the provider table); the built-in rows' hooks are the functions here.
+
 Each probe is one short request, sent once and bounded by ``timeout_s``: a server that is down,
 refuses the model or rejects a structured-output dialect says so at once, in its own words.
 OpenAI-style servers: reachable, model accepted, each dialect (a model forced to it), streaming,
@@ -33,7 +36,7 @@ from argue.llm._retry import AUTH_STATUSES, RetryPolicy, error_detail, one_line
 from argue.llm.base import ChatModel, Message, ModelError
 
 if TYPE_CHECKING:
-    from argue.llm._registry import ProbeOptions
+    from argue.llm._spec import ProbeOptions
 
 Status = Literal["ok", "rejected", "invalid_output", "unavailable", "crashed", "unreachable",
                  "no_content", "not_told", "skipped"]  # fmt: skip
@@ -93,23 +96,6 @@ class ProbeReport:
 def probe_policy(timeout_s: float) -> RetryPolicy:
     """One attempt, bounded by ``timeout_s``: a probe is never retried."""
     return RetryPolicy(max_attempts=1, max_total_s=timeout_s + 1, request_timeout_s=timeout_s)
-
-
-async def probe_model(
-    model: ChatModel,
-    *,
-    timeout_s: float = 30.0,
-    call_local: bool = False,
-    memory: DialectMemory | None = None,
-) -> ProbeReport:
-    """Probe ``model`` (as ``resolve_model`` built it) with tiny calls; never raises for a
-    failure of the server or the model: each is a row of the report."""
-    from argue.llm._registry import ProbeOptions, provider_spec
-
-    spec = provider_spec(model.provider)
-    if spec is not None and spec.probe is not None:
-        return await spec.probe(model, ProbeOptions(timeout_s, call_local, memory))
-    return await probe_generic(model, timeout_s)
 
 
 async def probe_generic(model: ChatModel, timeout_s: float) -> ProbeReport:

@@ -1,21 +1,20 @@
 """The provider table owns its facts: one registered row is a provider everywhere.
 
-What each test protects, and how it was broken on purpose to see it fail (Teeth):
+What each test protects, and how it was broken on purpose to see it fail (Teeth: each
+mutation below was applied alone and the named test failed):
 
-- the built-in rows give the names, default models and detection order argue had before
-  (Teeth: LOCAL's ``fallback=True`` removed -> local is tried before a test row that detects:
-  fails);
-- a registered row resolves by name, by ARGUE_PROVIDER and by auto-detection (before the
-  fallback), and is gone once unregistered (Teeth: ``resolve_model`` looking the name up in a
-  fixed tuple -> "unknown provider": fails);
+- the built-in rows give the names, default models and detection order argue had before;
+  a registered row resolves by name, by ARGUE_PROVIDER and by auto-detection, before the
+  fallback row (Teeth: LOCAL's ``fallback=True`` removed -> local is chosen first: fails;
+  ``resolve_model`` accepting only the four built-in names -> "unknown provider": fails);
 - its name is in PROVIDER_NAMES as already imported elsewhere, and in ``provider_help()``
-  (Teeth: ``provider_help`` returning the old fixed string -> fails);
+  (Teeth: ``provider_help`` listing fixed words -> fails);
 - its key variable is masked by ``redact`` while it is registered, and no longer after
   (Teeth: ``register_provider`` not calling ``register_secret_variables`` -> fails);
-- ``argue config show`` lists its key as masked and names why it was detected; ``argue
-  doctor`` probes it with its own hook and takes its fix hint (Teeth: ``probe_model`` back to
-  the isinstance switch -> the hook's row is missing: fails; doctor's fix back to the fixed
-  dict -> "check the server": fails);
+- ``argue config show`` lists its key as masked and says why it was detected (Teeth:
+  ``key_variables`` back to a fixed list -> fails); ``argue doctor`` probes it with the row's
+  hook (Teeth: ``probe_model`` using the hooks of built-in rows only -> fails) and takes the
+  row's fix hint (Teeth: the fix back to "check the server" -> fails);
 - a broken ``argue.providers`` entry point is one line on stderr, never a traceback, and a
   good one becomes a provider (Teeth: the ``try`` around ``point.load()`` removed -> the
   ModuleNotFoundError escapes: fails);
@@ -42,11 +41,12 @@ from argue.llm import (
     ProviderSpec,
     ScriptedModel,
     _registry,
+    probe_model,
     provider_help,
     provider_registered,
     resolve_model,
 )
-from argue.llm.probe import Check, ProbeReport, probe_model
+from argue.llm.probe import Check, ProbeReport
 from argue.redact import redact, secret_variables
 from tests.providers import ScriptedProviders, scripted_spec
 

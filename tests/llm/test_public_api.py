@@ -45,6 +45,7 @@ EXPECTED_EXPORTS = {
     "BuildContext",
     "ProbeOptions",
     "ProviderSpec",
+    "probe_model",
     "provider_help",
     "provider_registered",
     "provider_spec",
