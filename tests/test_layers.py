@@ -212,3 +212,29 @@ def test_config_loads_nothing_above_the_ground() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "", f"argue.config loads {out.stdout.strip()}"
+
+
+# What only the faces may use: the CLI framework, and the consoles and die() that print.
+_FACE_TOOLS = ("typer", "click")
+_FACE_NAMES = {"die", "stdout_console", "stderr_console", "echo"}
+
+
+def test_nothing_below_the_faces_knows_typer_or_prints_on_the_consoles() -> None:
+    """The application layer and everything under it neither exits through typer nor prints
+    on argue's consoles: they return records and raise ``ArgueError``; the faces print.
+
+    Teeth: ``print_report`` left in argue/eval/report.py (it printed on ``stdout_console``)
+    fails here, as does a ``from argue.console import die`` in argue/app/_debates.py."""
+    bad = []
+    for path in sorted(ARGUE.rglob("*.py")):
+        module = _module_name(path)
+        if _is_face(module) or module in ("argue.console", "argue.__main__"):
+            continue
+        for node in _runtime_imports(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                bad += [f"{module}: {a.name}" for a in node.names if a.name in _FACE_TOOLS]
+            elif node.module in _FACE_TOOLS or (node.module or "").split(".")[0] in _FACE_TOOLS:
+                bad.append(f"{module}: {node.module}")
+            elif node.module == "argue.console":
+                bad += [f"{module}: {a.name}" for a in node.names if a.name in _FACE_NAMES]
+    assert not bad, bad

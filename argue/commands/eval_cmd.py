@@ -190,9 +190,49 @@ def _progress(total: int) -> Iterator[Callable[[Any], None]]:
 
 def _show(report: dict[str, Any], json_output: bool) -> None:
     from argue.commands._output import echo_json
-    from argue.eval.report import print_report
 
     if json_output:
         echo_json(report)
     else:
         print_report(report)
+
+
+def print_report(report: dict[str, Any]) -> None:
+    """The eval report as a table and its verdict lines, on stdout."""
+    from rich.table import Table
+
+    from argue.console import stdout_console
+    from argue.eval.report import run_lines
+
+    table = Table(
+        title=f"argue eval — {report['dataset']} — {report['model']}",
+        caption="calls, tokens and cost: mean per item; time: first start to last finish",
+    )
+    for column in ("arm", "n", "accuracy", "95 % CI", "calls", "tokens", "cost", "time"):
+        table.add_column(column, justify="left" if column == "arm" else "right", no_wrap=True)
+    for arm, s in report["arms"].items():
+        accuracy = f"{s['accuracy']:.1%}" if s["accuracy"] is not None else "-"
+        low, high = s["ci95"]
+        if s["mean_cost_usd"] is not None:
+            cost = f"${s['mean_cost_usd']:.4f}"
+        elif s["mean_cost_usd_at_least"] > 0:
+            cost = f"≥${s['mean_cost_usd_at_least']:.4f}"
+        else:
+            cost = "unknown"
+        table.add_row(
+            arm,
+            str(s["n"]),
+            accuracy,
+            f"{low:.0%}–{high:.0%}",
+            f"{s['mean_calls']:.1f}",
+            f"{s['mean_tokens']:.0f}",
+            cost,
+            f"{s['wall_time_s']:.1f} s",
+        )
+    stdout_console.print(table)
+    for line in report["vote_matching"]:
+        stdout_console.print(line, markup=False)
+    for comparison in report["comparisons"]:
+        stdout_console.print(comparison["verdict"], markup=False)
+    for line in run_lines(report):
+        stdout_console.print(line, markup=False, highlight=False)
