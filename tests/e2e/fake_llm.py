@@ -9,8 +9,9 @@ the engine schema class, the request messages are rebuilt as ``Message`` objects
 ``system`` apart, content blocks joined), and a ``DebateScript`` writes the answer from the
 prompt text, exactly as the engine unit tests do.
 
-The real CLI runs in another process and sees only HTTP, so this is what "the model" is for the
-end-to-end tests. Replies can be delayed (``delay_s``) and requests are counted by schema.
+The CLI (in-process or in another process, see ``harness``) sees only HTTP, so this is what "the
+model" is for the end-to-end tests. Replies can be delayed (``delay_s``) and requests are
+counted by schema.
 """
 
 from __future__ import annotations

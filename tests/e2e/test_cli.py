@@ -1,4 +1,5 @@
-"""End-to-end: ``./run.sh …`` in a subprocess against a fake LLM on loopback (both wire protocols).
+"""End-to-end: ``./run.sh …`` (in-process, ``harness.in_process``; Ctrl-C and kill tests in a
+real subprocess) against a fake LLM on loopback (both wire protocols).
 
 What a user sees is what is asserted: exit codes, the one JSON line of ``--json``, the
 debates/<id>/ folder, ``status``/``transcript``/``synthesize``, stop + resume, usage errors.
