@@ -9,13 +9,18 @@ from __future__ import annotations
 
 import math
 from collections import Counter as TokenCounter
-from functools import lru_cache
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cached_property, lru_cache
+from typing import NamedTuple
 
 from argue.domain import (
     Claim,
+    Evidence,
     JudgeVerdictRecord,
     PersonaRoundScore,
     ReasonPart,
+    RebuttalRecord,
     RoundScore,
     ScoreComponent,
 )
@@ -104,6 +109,194 @@ def _origins(history: DebateHistory, claim: Claim) -> list[str]:
     ]
 
 
+class Measure(NamedTuple):
+    """What one component scorer found: its value (None: not measurable this round) and why."""
+
+    value: float | None
+    parts: list[ReasonPart]
+
+
+@dataclass
+class PersonaRound:
+    """One persona's round, as every component scorer reads it."""
+
+    record: RoundRecord
+    letter: str
+    judge: JudgeVerdictRecord
+    similarity: dict[str, float]
+    base_strength: dict[str, float]
+    claims: list[Claim]
+    registry: dict[str, Evidence]
+
+    @property
+    def rebuttal(self) -> RebuttalRecord | None:
+        return self.record.rebuttals.get(self.letter)
+
+    @property
+    def opponents_argued(self) -> bool:
+        return any(c.persona != self.letter for c in self.record.claims())
+
+    @cached_property
+    def backed(self) -> list[Claim]:
+        return [c for c in self.claims if c.evidence_backed]
+
+    @cached_property
+    def sources(self) -> list[str]:
+        """The sources of the documents its evidence-backed claims quote."""
+        verified_ids = {e for c in self.backed for e in c.quoted_evidence_ids}
+        registry = self.registry
+        return sorted(
+            {registry[e].source for e in verified_ids if e in registry and registry[e].is_document}
+        )
+
+    @cached_property
+    def evidence_value(self) -> float:
+        """Evidence quality unrounded (confidence calibration is measured against it)."""
+        if not self.claims:
+            return 0.0
+        diversity = min(1.0, len(self.sources) / 3)
+        return 0.7 * len(self.backed) / len(self.claims) + 0.3 * diversity
+
+
+Scorer = Callable[[PersonaRound], Measure]
+
+
+def _evidence_quality(p: PersonaRound) -> Measure:
+    claims = p.claims
+    if not claims:
+        return Measure(0.0, [_part("score_no_claims")])
+    backed, sources = p.backed, p.sources
+    not_found = sorted(
+        {c.evidence_id for k in claims for c in k.citations if c.verdict == "quote_not_found"}
+    )
+    unverified = sorted({e for c in claims for e in c.unverified_evidence_ids})
+    model_written = sorted({e for c in claims for e in c.model_written_evidence_ids})
+    carrying = [c.id for c in claims if c.unverified_references]
+    parts = [
+        _part("score_backed", backed=len(backed), total=len(claims), sources=sources)
+        if sources
+        else _part("score_backed_no_source", backed=len(backed), total=len(claims))
+    ]
+    if not_found:
+        parts.append(_part("score_quote_not_found", ids=not_found))
+    if model_written:
+        parts.append(_part("score_model_written", ids=model_written))
+    if unverified:
+        parts.append(_part("score_unverified", ids=unverified))
+    if carrying:
+        parts.append(_part("score_carrying", ids=carrying))
+    return Measure(p.evidence_value, parts)
+
+
+def _novelty(p: PersonaRound) -> Measure:
+    claims, similarity = p.claims, p.similarity
+    if not claims:
+        return Measure(0.0, [_part("score_no_claims")])
+    # A refusal is not a new idea, however unlike earlier claims its words are.
+    novel = [c.id for c in claims if similarity[c.id] < NOVELTY_THRESHOLD and not c.refusal]
+    part = _part(
+        "score_novelty",
+        novel=len(novel),
+        total=len(claims),
+        threshold=str(NOVELTY_THRESHOLD),
+        similarities=[f"{c.id}={similarity[c.id]:.2f}" for c in claims],
+    )
+    return Measure(len(novel) / len(claims), [part])
+
+
+def _concession_quality(p: PersonaRound) -> Measure:
+    """An earned concession (a real opponent claim, with a reason) scores; conceding an
+    opponent's strongest claim scores most."""
+    rebuttal = p.rebuttal
+    if not p.opponents_argued:
+        return Measure(None, [_part("score_no_opponent_claim_to_concede")])
+    if rebuttal is None:
+        return Measure(0.0, [_part("score_no_rebuttal")])
+    earned = [c for c in rebuttal.concessions if c.valid_target and c.reason.strip()]
+    if not earned:
+        why = "score_declined" if rebuttal.declined_to_concede else "score_no_reasoned"
+        return Measure(0.0, [_part(why)])
+    best_weight = 0.0
+    conceded: list[str] = []
+    kinds: list[str] = []
+    strongest: list[str] = []
+    for concession in earned:
+        owner_claims = [c for c in p.record.claims() if c.persona == concession.to_persona]
+        top = max((p.base_strength[c.id] for c in owner_claims), default=0.0)
+        is_best = p.base_strength.get(concession.claim_id, 0.0) >= top
+        weight = (1.0 if is_best else 0.75) * (1.0 if concession.kind == "full" else 0.9)
+        best_weight = max(best_weight, weight)
+        conceded.append(concession.claim_id)
+        kinds.append(concession.kind)
+        if is_best:
+            strongest.append(concession.claim_id)
+    part = _part("score_conceded", claims=conceded, kinds=kinds, strongest=strongest)
+    return Measure(best_weight, [part])
+
+
+def _logical_coherence(p: PersonaRound) -> Measure:
+    """The one component the judge model rates."""
+    judge, letter = p.judge, p.letter
+    if not p.claims:
+        return Measure(None, [_part("score_no_argument")])
+    if judge.available and letter in judge.coherence:
+        said = judge.reasons.get(letter)
+        part = _part("score_judge_no_reason") if said is None else _part("score_judge", reason=said)
+        return Measure(judge.coherence[letter], [part])
+    if judge.available:
+        part = (
+            _part("score_judge_unrated", letter=letter, rated=judge.unmatched)
+            if judge.unmatched
+            else _part("score_judge_unrated_nobody", letter=letter)
+        )
+        return Measure(None, [part])
+    return Measure(None, [_part("score_judge_failed")])
+
+
+def _rebuttal_precision(p: PersonaRound) -> Measure:
+    rebuttal = p.rebuttal
+    if not p.opponents_argued:
+        return Measure(None, [_part("score_no_opponent_claim_to_rebut")])
+    if rebuttal is None or not rebuttal.counters:
+        return Measure(0.0, [_part("score_no_counters")])
+    hits = [c for c in rebuttal.counters if c.valid_target]
+    misses = [c.target_claim_id for c in rebuttal.counters if not c.valid_target]
+    total = len(rebuttal.counters)
+    part = (
+        _part("score_counters_missed", hits=len(hits), total=total, missed=misses)
+        if misses
+        else _part("score_counters", hits=len(hits), total=total)
+    )
+    return Measure(len(hits) / total, [part])
+
+
+def _confidence_calibration(p: PersonaRound) -> Measure:
+    """How close the persona's stated confidence is to its evidence quality."""
+    reflection = p.record.reflections.get(p.letter)
+    if reflection is None:
+        return Measure(None, [_part("score_no_reflection")])
+    evidence_value = p.evidence_value
+    gap = abs(reflection.confidence - evidence_value)
+    part = _part(
+        "score_calibration",
+        confidence=f"{reflection.confidence:.2f}",
+        evidence=f"{evidence_value:.2f}",
+    )
+    return Measure(1.0 - gap, [part])
+
+
+SCORERS: dict[str, Scorer] = {
+    "evidence_quality": _evidence_quality,
+    "novelty": _novelty,
+    "concession_quality": _concession_quality,
+    "logical_coherence": _logical_coherence,
+    "rebuttal_precision": _rebuttal_precision,
+    "confidence_calibration": _confidence_calibration,
+}
+"""One scorer per component, keyed like ``WEIGHTS`` (a test holds the keys equal); a persona's
+components come out in this order."""
+
+
 def _score_persona(
     history: DebateHistory,
     record: RoundRecord,
@@ -114,160 +307,16 @@ def _score_persona(
 ) -> PersonaRoundScore:
     argument = record.arguments.get(letter)
     claims = argument.claims if argument else []
-    registry = history.evidence_registry(letter, record.round)
-    components: list[ScoreComponent] = []
-
-    # evidence quality
-    if not claims:
-        evidence_value = 0.0
-        evidence_parts = [_part("score_no_claims")]
-    else:
-        backed = [c for c in claims if c.evidence_backed]
-        verified_ids = {e for c in backed for e in c.quoted_evidence_ids}
-        not_found = sorted(
-            {c.evidence_id for k in claims for c in k.citations if c.verdict == "quote_not_found"}
-        )
-        unverified = sorted({e for c in claims for e in c.unverified_evidence_ids})
-        model_written = sorted({e for c in claims for e in c.model_written_evidence_ids})
-        carrying = [c.id for c in claims if c.unverified_references]
-        sources = sorted(
-            {registry[e].source for e in verified_ids if e in registry and registry[e].is_document}
-        )
-        diversity = min(1.0, len(sources) / 3)
-        evidence_value = 0.7 * len(backed) / len(claims) + 0.3 * diversity
-        evidence_parts = [
-            _part("score_backed", backed=len(backed), total=len(claims), sources=sources)
-            if sources
-            else _part("score_backed_no_source", backed=len(backed), total=len(claims))
-        ]
-        if not_found:
-            evidence_parts.append(_part("score_quote_not_found", ids=not_found))
-        if model_written:
-            evidence_parts.append(_part("score_model_written", ids=model_written))
-        if unverified:
-            evidence_parts.append(_part("score_unverified", ids=unverified))
-        if carrying:
-            evidence_parts.append(_part("score_carrying", ids=carrying))
-    components.append(_component("evidence_quality", evidence_value, *evidence_parts))
-
-    # novelty
-    if not claims:
-        components.append(_component("novelty", 0.0, _part("score_no_claims")))
-    else:
-        # A refusal is not a new idea, however unlike earlier claims its words are.
-        novel = [c.id for c in claims if similarity[c.id] < NOVELTY_THRESHOLD and not c.refusal]
-        components.append(
-            _component(
-                "novelty",
-                len(novel) / len(claims),
-                _part(
-                    "score_novelty",
-                    novel=len(novel),
-                    total=len(claims),
-                    threshold=str(NOVELTY_THRESHOLD),
-                    similarities=[f"{c.id}={similarity[c.id]:.2f}" for c in claims],
-                ),
-            )
-        )
-
-    # concession quality
-    rebuttal = record.rebuttals.get(letter)
-    opponents_argued = any(c.persona != letter for c in record.claims())
-    if not opponents_argued:
-        components.append(
-            _component("concession_quality", None, _part("score_no_opponent_claim_to_concede"))
-        )
-    elif rebuttal is None:
-        components.append(_component("concession_quality", 0.0, _part("score_no_rebuttal")))
-    else:
-        earned = [c for c in rebuttal.concessions if c.valid_target and c.reason.strip()]
-        if not earned:
-            why = "score_declined" if rebuttal.declined_to_concede else "score_no_reasoned"
-            components.append(_component("concession_quality", 0.0, _part(why)))
-        else:
-            best_weight = 0.0
-            conceded, kinds, strongest = [], [], []
-            for concession in earned:
-                owner_claims = [c for c in record.claims() if c.persona == concession.to_persona]
-                top = max((base_strength[c.id] for c in owner_claims), default=0.0)
-                is_best = base_strength.get(concession.claim_id, 0.0) >= top
-                weight = (1.0 if is_best else 0.75) * (1.0 if concession.kind == "full" else 0.9)
-                best_weight = max(best_weight, weight)
-                conceded.append(concession.claim_id)
-                kinds.append(concession.kind)
-                if is_best:
-                    strongest.append(concession.claim_id)
-            components.append(
-                _component(
-                    "concession_quality",
-                    best_weight,
-                    _part("score_conceded", claims=conceded, kinds=kinds, strongest=strongest),
-                )
-            )
-
-    # logical coherence (judge)
-    if not claims:
-        components.append(_component("logical_coherence", None, _part("score_no_argument")))
-    elif judge.available and letter in judge.coherence:
-        said = judge.reasons.get(letter)
-        components.append(
-            _component(
-                "logical_coherence",
-                judge.coherence[letter],
-                _part("score_judge_no_reason")
-                if said is None
-                else _part("score_judge", reason=said),
-            )
-        )
-    elif judge.available:
-        components.append(
-            _component(
-                "logical_coherence",
-                None,
-                _part("score_judge_unrated", letter=letter, rated=judge.unmatched)
-                if judge.unmatched
-                else _part("score_judge_unrated_nobody", letter=letter),
-            )
-        )
-    else:
-        components.append(_component("logical_coherence", None, _part("score_judge_failed")))
-
-    # rebuttal precision
-    if not opponents_argued:
-        components.append(
-            _component("rebuttal_precision", None, _part("score_no_opponent_claim_to_rebut"))
-        )
-    elif rebuttal is None or not rebuttal.counters:
-        components.append(_component("rebuttal_precision", 0.0, _part("score_no_counters")))
-    else:
-        hits = [c for c in rebuttal.counters if c.valid_target]
-        misses = [c.target_claim_id for c in rebuttal.counters if not c.valid_target]
-        total = len(rebuttal.counters)
-        part = (
-            _part("score_counters_missed", hits=len(hits), total=total, missed=misses)
-            if misses
-            else _part("score_counters", hits=len(hits), total=total)
-        )
-        components.append(_component("rebuttal_precision", len(hits) / total, part))
-
-    # confidence calibration
-    reflection = record.reflections.get(letter)
-    if reflection is None:
-        components.append(_component("confidence_calibration", None, _part("score_no_reflection")))
-    else:
-        gap = abs(reflection.confidence - evidence_value)
-        components.append(
-            _component(
-                "confidence_calibration",
-                1.0 - gap,
-                _part(
-                    "score_calibration",
-                    confidence=f"{reflection.confidence:.2f}",
-                    evidence=f"{evidence_value:.2f}",
-                ),
-            )
-        )
-
+    seat = PersonaRound(
+        record=record,
+        letter=letter,
+        judge=judge,
+        similarity=similarity,
+        base_strength=base_strength,
+        claims=claims,
+        registry=history.evidence_registry(letter, record.round),
+    )
+    components = [_component(name, *scorer(seat)) for name, scorer in SCORERS.items()]
     measured = [c for c in components if c.value is not None]
     total = sum(c.weight * (c.value or 0.0) for c in measured)
     max_total = sum(c.weight for c in measured)
@@ -291,7 +340,7 @@ def _part(key: str, **fields: str | int | list[str]) -> ReasonPart:
     return ReasonPart(key=key, fields=fields)
 
 
-def _component(name: str, value: float | None, *parts: ReasonPart) -> ScoreComponent:
+def _component(name: str, value: float | None, parts: list[ReasonPart]) -> ScoreComponent:
     """A component with its reason twice: the English sentence (the audit record) and its
     machine form, from which documents say it in the debate's language."""
     clamped = None if value is None else round(min(1.0, max(0.0, value)), 4)

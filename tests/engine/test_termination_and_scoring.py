@@ -18,7 +18,7 @@ from argue.domain import (
     ReflectionRecord,
     ResearchRecord,
 )
-from argue.engine.scoring import WEIGHTS, cosine, score_round, tokens
+from argue.engine.scoring import SCORERS, WEIGHTS, cosine, score_round, tokens
 from argue.records.history import DebateHistory
 from tests.engine.script import DebateScript
 
@@ -207,6 +207,16 @@ def test_scoring_arithmetic_is_auditable():
     # novel (0.5) + conceded to by A (0.5); no verified evidence (0)
     assert score.personas["B"].claim_scores["B1.c1"] == pytest.approx(1.0)
     assert score.new_verified_evidence == 2
+
+
+def test_every_weight_has_a_scorer_and_every_scorer_a_weight():
+    # A weight added without its scorer (or a scorer without its weight) is a component that
+    # silently never counts, or one that cannot be weighed; the order is the components' order.
+    assert list(SCORERS) == list(WEIGHTS)
+    history = _history()
+    judge = JudgeVerdictRecord(coherence={"A": 0.5}, reasons={"A": "ok"})
+    score = score_round(history, 1, judge)
+    assert [c.name for c in score.personas["A"].components] == list(WEIGHTS)
 
 
 def test_cosine_similarity_basics():
