@@ -9,15 +9,14 @@ import typer
 if TYPE_CHECKING:
     from argue.skills.base import SkillResult
 
-DEFAULT_SOURCES = "arxiv,github,brave,perplexity,youtube,library"
-
 
 def research_command(
     query: str = typer.Argument(..., help="What to research, in plain words"),
-    sources: str = typer.Option(
-        DEFAULT_SOURCES,
+    sources: str | None = typer.Option(
+        None,
         "--sources",
-        help="Comma-separated sources: arxiv, github, brave, perplexity, youtube, library",
+        help="Comma-separated sources (default: all): arxiv, github, brave, perplexity, "
+        "youtube, library, and any a plugin adds",
     ),
     json_output: bool = typer.Option(False, "--json", help="Print the result as one JSON document"),
     limit: int = typer.Option(12, "--limit", help="Maximum number of merged items"),
@@ -33,7 +32,9 @@ def research_command(
 
     if not query.strip():
         die("the query is empty", 2)
-    chosen = [name.strip().lower() for name in sources.split(",") if name.strip()]
+    # Every row of the source table by default, the ones an argue.sources plugin adds included.
+    text = ",".join(SOURCE_NAMES) if sources is None else sources
+    chosen = [name.strip().lower() for name in text.split(",") if name.strip()]
     if not chosen:
         die(f"--sources is empty (choose from {', '.join(SOURCE_NAMES)})", 2)
     unknown = [name for name in chosen if name not in SOURCE_NAMES]

@@ -18,6 +18,9 @@ mutation below was applied alone and the named test failed):
 - a broken ``argue.providers`` entry point is one line on stderr, never a traceback, and a
   good one becomes a provider (Teeth: the ``try`` around ``point.load()`` removed -> the
   ModuleNotFoundError escapes: fails);
+- a variable named like a credential (``*_API_KEY``, ``*_TOKEN``) is masked even when no table
+  names it, the safety net for a line printed before a table loaded (Teeth: the suffix rule
+  removed from ``redact`` -> fails);
 - importing the table pulls in no SDK and no skill (the model layer is below the skills).
 """
 
@@ -104,6 +107,15 @@ def test_its_key_variable_is_masked_while_registered(monkeypatch: pytest.MonkeyP
         assert redact(f"sent {SECRET}") == "sent ***"
         assert "url-password-98765" not in redact("password url-password-98765")
     assert redact(f"sent {SECRET}") == f"sent {SECRET}"
+
+
+def test_a_variable_named_like_a_credential_is_masked_without_a_row():
+    env = {"NEWCO_API_KEY": "newco-key-0123456789", "HF_TOKEN": "hf_abcdefghijkl"}
+    assert "NEWCO_API_KEY" not in secret_variables()
+    assert redact("newco-key-0123456789 hf_abcdefghijkl", env=env) == "*** ***"
+    assert redact("plain-value-0123456789", env={"NEWCO_MODEL": "plain-value-0123456789"}) == (
+        "plain-value-0123456789"
+    )
 
 
 def test_config_show_lists_its_key_masked_and_why_it_was_detected(

@@ -12,6 +12,8 @@ mutation below was applied alone and the named test failed):
   are masked, config show lists its key; once unregistered its key is not masked (Teeth:
   ``register_source`` not registering the variables -> fails; config's ``key_variables``
   without the source table -> fails);
+- ``argue research`` without --sources asks it too (Teeth: the old fixed default list ->
+  acme is missing: fails);
 - doctor lists it with its key's variable, and github's optional token (Teeth: doctor
   iterating the built-in ``SOURCES`` only -> fails);
 - a broken ``argue.sources`` entry point is one line on stderr, never a traceback, and a
@@ -27,7 +29,7 @@ import json
 import os
 import sys
 import types
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 
 import httpx
 import pytest
@@ -93,6 +95,34 @@ def test_a_registered_source_is_asked_masked_and_listed(monkeypatch: pytest.Monk
         assert SECRET not in json.dumps({k: e.as_json() for k, e in entries.items()})
     assert "acme" not in SOURCE_NAMES
     assert redact(f"key {SECRET}") == f"key {SECRET}"
+
+
+def test_argue_research_asks_a_registered_source_by_default(monkeypatch: pytest.MonkeyPatch):
+    import typer
+    from typer.testing import CliRunner
+
+    from argue.commands.research import research_command
+
+    app = typer.Typer()
+    app.command("research")(research_command)
+    app.command("noop")(lambda: None)  # a second command keeps "research" a subcommand
+    monkeypatch.setenv(KEY_VAR, SECRET)
+    everything_else = [name for name in SOURCE_NAMES if name != "library"]
+    for name in everything_else:  # nothing leaves the machine: only acme and library answer
+        row = next(s for s in SOURCES if s.name == name)
+        monkeypatch.setattr(row.module, "search", _refusing(name))
+    with source_registry.source_registered(acme_module()):
+        result = CliRunner().invoke(app, ["research", "collatz", "--json"])
+    document = json.loads(result.stdout)
+    assert document["sources"][-1]["source"] == "acme"
+    assert [i["id"] for i in document["items"]] == ["acme:1"]
+
+
+def _refusing(name: str) -> Callable[..., Awaitable[SkillResult]]:
+    async def search(query: str, *, client: object, limit: int) -> SkillResult:
+        return SkillResult.refused(name, query, "not asked in this test")
+
+    return search
 
 
 def test_doctor_lists_a_registered_source_by_its_key_variable(monkeypatch: pytest.MonkeyPatch):
