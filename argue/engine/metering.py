@@ -9,17 +9,13 @@ makes each record durable before the caller sees the result.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TypeVar
-
-from pydantic import BaseModel
 
 from argue.domain import Usage
-from argue.llm.base import ChatModel, ChatResult, Message, billed_answers
+from argue.llm import WrappedModel
+from argue.llm.base import ChatModel
 
-T = TypeVar("T", bound=BaseModel)
 
-
-class MeteredModel:
+class MeteredModel(WrappedModel):
     def __init__(
         self,
         inner: ChatModel,
@@ -29,40 +25,16 @@ class MeteredModel:
     ) -> None:
         """``notify`` is told, once each, what the model adapter changed in how it asks (a
         structured-output dialect the server rejected, and the one argue uses instead)."""
-        self.inner = inner
+        super().__init__(inner)
         self.usage = usage
         self._record = record
         self._notify = notify
         self._notes_told = 0
-        self.provider = inner.provider
-        self.model = inner.model
 
-    async def complete(
-        self,
-        messages: list[Message],
-        *,
-        output: type[T] | None = None,
-        max_tokens: int = 2048,
-        temperature: float | None = None,
-        purpose: str | None = None,
-    ) -> ChatResult[T]:
-        try:
-            result = await self.inner.complete(
-                messages,
-                output=output,
-                max_tokens=max_tokens,
-                temperature=temperature,
-                purpose=purpose,
-            )
-        except Exception as error:
-            # Raised after the provider answered (invalid twice, cut off, unreadable, refused):
-            # those answers were billed all the same.
-            self._count(billed_answers(error), purpose)
-            self._tell_notes()
-            raise
-        self._count(result.answers or [result.usage], purpose)
+    def on_answers(self, answers: list[Usage], purpose: str | None) -> None:
+        # Returned or raised, every answer is counted, then any new dialect note told.
+        self._count(answers, purpose)
         self._tell_notes()
-        return result
 
     def record_usage(self, answers: list[Usage]) -> None:
         """Record answers billed outside ``complete``: a skill's own model-backed service

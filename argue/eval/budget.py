@@ -12,15 +12,13 @@ in flight finishes and is written down.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Any, Literal, TypeVar
-
-from pydantic import BaseModel
+from typing import Any, Literal
 
 from argue.domain import Usage
 from argue.eval.arms import ItemResult
-from argue.llm.base import ChatModel, ChatResult, Message, billed_answers
+from argue.llm import WrappedModel
+from argue.llm.base import ChatModel
 
-T = TypeVar("T", bound=BaseModel)
 StopReason = Literal["budget_exhausted", "interrupted"]
 
 
@@ -124,37 +122,14 @@ class EvalControl:
         return False
 
 
-class TalliedModel:
+class TalliedModel(WrappedModel):
     """``inner`` with every answer the provider sent passed to ``on_usage`` as it arrives
     (answers billed before an error included, as the engine's metering counts them)."""
 
     def __init__(self, inner: ChatModel, on_usage: Callable[[Usage], None]) -> None:
-        self.inner = inner
-        self.provider = inner.provider
-        self.model = inner.model
+        super().__init__(inner)
         self._on_usage = on_usage
 
-    async def complete(
-        self,
-        messages: list[Message],
-        *,
-        output: type[T] | None = None,
-        max_tokens: int = 2048,
-        temperature: float | None = None,
-        purpose: str | None = None,
-    ) -> ChatResult[T]:
-        try:
-            result = await self.inner.complete(
-                messages,
-                output=output,
-                max_tokens=max_tokens,
-                temperature=temperature,
-                purpose=purpose,
-            )
-        except Exception as error:
-            for answer in billed_answers(error):
-                self._on_usage(answer)
-            raise
-        for answer in result.answers or [result.usage]:
+    def on_answers(self, answers: list[Usage], purpose: str | None) -> None:
+        for answer in answers:
             self._on_usage(answer)
-        return result

@@ -27,6 +27,7 @@ from argue.llm._retry import RetryPolicy
 from argue.llm._scripted import ScriptedModel, ScriptedRequest, ScriptExhausted
 from argue.llm._secrets import SECRET_ENV_VARS, mask_secrets
 from argue.llm._server_limits import ServerLimits
+from argue.llm._wrapped import WrappedModel
 from argue.llm.base import (
     ChatModel,
     ChatResult,
@@ -79,6 +80,7 @@ __all__ = [
     "ScriptedRequest",
     "ServerLimits",
     "UsageLedger",
+    "WrappedModel",
     "estimate_cost",
     "load_price_table",
     "mask_secrets",

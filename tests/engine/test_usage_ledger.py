@@ -1,7 +1,7 @@
 """Every billed answer is counted, once, durably; unknown prices say so; token budgets pause.
 
-Teeth check (repeat it after touching metering): in argue/engine/metering.py make the
-``except Exception`` branch of ``MeteredModel.complete`` skip ``self._count(...)`` (drop the usage
+Teeth check (repeat it after touching metering): in argue/llm/_wrapped.py make
+``WrappedModel.on_error`` (``MeteredModel``'s base) pass nothing to ``on_answers`` (drop the usage
 of a failed call) and run this file: the "fails validation twice" and "cut off" tests fail.
 """
 
