@@ -15,6 +15,8 @@ mutation below was applied alone and the named test failed):
   ``key_variables`` back to a fixed list -> fails); ``argue doctor`` probes it with the row's
   hook (Teeth: ``probe_model`` using the hooks of built-in rows only -> fails) and takes the
   row's fix hint (Teeth: the fix back to "check the server" -> fails);
+- ``argue QUESTION --provider scripted`` runs a whole debate in-process on the test's model
+  (Teeth: ``resolve_model`` accepting only the built-in names -> exit 2: fails);
 - a broken ``argue.providers`` entry point is one line on stderr, never a traceback, and a
   good one becomes a provider (Teeth: the ``try`` around ``point.load()`` removed -> the
   ModuleNotFoundError escapes: fails);
@@ -33,6 +35,7 @@ import os
 import subprocess
 import sys
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -184,6 +187,26 @@ def test_the_cli_takes_provider_scripted(scripted_provider: ScriptedProviders):
     assert (result.exit_code, payload["provider"], payload["ready"]) == (0, "scripted", True)
     shown = CliRunner().invoke(app, ["config", "show", "--provider", "scripted", "--json"])
     assert json.loads(shown.stdout)["provider"]["value"] == "scripted"
+
+
+def test_a_whole_debate_runs_in_process_on_provider_scripted(
+    scripted_provider: ScriptedProviders, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    from typer.testing import CliRunner
+
+    from argue.cli import app
+    from tests.engine.script import DebateScript
+
+    monkeypatch.setenv("ARGUE_RESEARCH_SOURCES", "library")  # nothing leaves the machine
+    script = DebateScript(names={"Embry": "A", "Horus": "B"})
+    scripted_provider(lambda model, ctx: ScriptedModel(script, provider="scripted"))
+    debates = tmp_path / "debates"
+    args = ["argue", "Is water wet?", "--provider", "scripted", "--personas", "embry,horus"]
+    result = CliRunner().invoke(app, [*args, "--rounds", "1", "--debates-dir", str(debates)])
+    assert result.exit_code == 0, result.stderr
+    (folder,) = debates.iterdir()
+    assert json.loads((folder / "config.json").read_text())["provider"] == "scripted"
+    assert (folder / "synthesis.md").is_file()
 
 
 @pytest.fixture
