@@ -15,10 +15,11 @@ import threading
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from urllib.parse import urlsplit
-from urllib.request import proxy_bypass_environment
+from urllib.request import (  # type: ignore[attr-defined]  # not in typeshed (undocumented)
+    proxy_bypass_environment,
+)
 
 CONNECT_TIMEOUT_S = 2.0
-_ANTHROPIC_DEFAULT_HOST = "api.anthropic.com"
 
 
 @dataclass(frozen=True)
@@ -49,22 +50,17 @@ class Unreachable:
 
 
 def endpoints(providers: Iterable[str], env: Mapping[str, str]) -> list[Endpoint]:
-    """The user-pointed server URLs the providers in use talk to, each once."""
-    from argue.llm import _providers
+    """The user-pointed server URLs the providers in use talk to, each once (each provider's
+    row in the provider table says its ``endpoint``; the hosted defaults have none)."""
+    from argue.llm import provider_spec
 
     found: dict[str, Endpoint] = {}
     for provider in providers:
-        if provider == "openai":
-            url = (env.get("OPENAI_BASE_URL") or "").strip()
-            if url and not _providers.is_official_openai(url):
-                found.setdefault(url, Endpoint(url, "OPENAI_BASE_URL"))
-        elif provider == "anthropic":
-            url = (env.get("ANTHROPIC_BASE_URL") or "").strip()
-            if url and urlsplit(url).hostname != _ANTHROPIC_DEFAULT_HOST:
-                found.setdefault(url, Endpoint(url, "ANTHROPIC_BASE_URL"))
-        elif provider == "ollama":
-            url = _providers.ollama_host_url(env)
-            found.setdefault(url, Endpoint(url, "OLLAMA_HOST"))
+        spec = provider_spec(provider)
+        pointed = spec.endpoint(env) if spec is not None and spec.endpoint is not None else None
+        if pointed is not None:
+            url, setting = pointed
+            found.setdefault(url, Endpoint(url, setting))
     return list(found.values())
 
 
