@@ -37,6 +37,7 @@ EXPECTED_EXPORTS = {
     "ScriptedModel",
     "ScriptedRequest",
     "UsageLedger",
+    "WrappedModel",
     "estimate_cost",
     "load_price_table",
     "mask_secrets",
