@@ -20,8 +20,6 @@ from argue.engine.modes import mode_named
 from argue.engine.phases import RESEARCH_BUDGET
 from argue.llm.pricing import PriceTable
 
-DEBATE = "-"  # the "letter" of calls made for the debate as a whole (framing, judge, synthesis)
-
 
 @dataclass(frozen=True)
 class TypicalCall:
