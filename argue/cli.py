@@ -44,7 +44,7 @@ class _OneLineErrors(TyperGroup):
     It runs typer's ``main`` in non-standalone mode and exits itself, the way standalone mode
     would, so ``python -m argue`` and ``CliRunner`` both see the same errors."""
 
-    def main(  # type: ignore[override]
+    def main(
         self,
         args: Sequence[str] | None = None,
         prog_name: str | None = None,

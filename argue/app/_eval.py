@@ -20,7 +20,7 @@ from argue.app._start import validated
 from argue.app._workspace import Reporter, Workspace, quiet
 
 if TYPE_CHECKING:
-    from argue.domain import Persona
+    from argue.domain import Mode, Persona
     from argue.eval.datasets import Dataset, EvalItem
     from argue.eval.folder import EvalFolder
     from argue.llm import ChatModel
@@ -52,7 +52,7 @@ class EvalRequest(BaseModel):
     @classmethod
     def build(cls, **fields: Any) -> EvalRequest:
         """A request from keyword fields; a bad value is a one-line UsageError naming it."""
-        return validated(cls, fields)  # type: ignore[no-any-return]
+        return validated(cls, fields)
 
 
 class EvalOutcome(BaseModel):
@@ -75,7 +75,7 @@ class EvalPlan:
     shard: tuple[int, int] | None
     arms: list[str]
     lineup: list[Persona]
-    mode: str
+    mode: Mode
     chat_model: ChatModel
     concurrency: int
     folder: EvalFolder
@@ -115,7 +115,7 @@ def prepare_eval(request: EvalRequest, workspace: Workspace | None = None) -> Ev
         limit = request.concurrency or parse_max_concurrency(workspace.env, DEFAULT_MAX_CONCURRENCY)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
-    mode = "panel" if len(lineup) >= 3 else "adversarial"
+    mode: Mode = "panel" if len(lineup) >= 3 else "adversarial"
     key = _key(data, chat_model, lineup, mode, request.rounds, request.samples)
     name = f"{_safe(data.name)}_{key[:10]}" + (
         f"_shard{shard_of[0]}of{shard_of[1]}" if shard_of else ""
@@ -216,7 +216,7 @@ def eval_report(
     report.update(run or {})
     if seconds is not None:
         report["run_seconds"] = round(seconds, 3)
-    return report  # type: ignore[no-any-return]
+    return report
 
 
 # ------------------------------------------------------------------ helpers
@@ -243,9 +243,9 @@ def _lineup(names: list[str]) -> list[Persona]:
     named = [n.strip() for n in names if n.strip()]
     if len(named) < 2:
         raise UsageError("--personas needs at least two names, e.g. embry,horus")
-    mode = "panel" if len(named) >= 3 else "adversarial"
+    mode: Mode = "panel" if len(named) >= 3 else "adversarial"
     try:
-        return seat_lineup(mode, named, "", load_catalog()).personas  # type: ignore[arg-type]
+        return seat_lineup(mode, named, "", load_catalog()).personas
     except (ModeError, UnknownPersonaError, PersonaFileError) as exc:
         raise UsageError(str(exc)) from None
 
@@ -328,7 +328,8 @@ def _run(
                 folder,
                 concurrency=plan.concurrency,
                 samples=request.samples,
-                on_done=on_result,
+                # None (the library default) is no callable: run_items always calls on_done
+                on_done=on_result if on_result is not None else (lambda _: None),
                 control=control,
             )
         finally:

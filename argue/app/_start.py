@@ -104,7 +104,7 @@ class DebatePlan:
     request: StartRequest
     workspace: Workspace
     question: str
-    language: str
+    language: Literal["en", "fr"]
     mode: str
     implied_panel: bool
     named_count: int

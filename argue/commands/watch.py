@@ -274,9 +274,11 @@ class _Tracker:
             if round_no not in self.scored and self.store.has(
                 self.store.paths.round_score(round_no)
             ):
-                line = self._score_line(round_no)
-                if line:
-                    keyed.append(((round_no, _STEP["scoring"], 1), f"{line} · {self._spending()}"))
+                score_line = self._score_line(round_no)
+                if score_line:
+                    keyed.append(
+                        ((round_no, _STEP["scoring"], 1), f"{score_line} · {self._spending()}")
+                    )
         return [line for _, line in sorted(keyed, key=lambda item: item[0])]
 
     def _round_paths(self, round_no: int) -> list[Path]:
@@ -311,11 +313,11 @@ class _Tracker:
         ):
             if path in self.seen or not self.store.has(path):
                 continue
-            record = self.store.load_if_readable(path, model)  # type: ignore[type-var]
+            record = self.store.load_if_readable(path, model)
             if record is None:
                 continue  # being replaced: the next look reads it
             self.seen.add(path)
-            line = f"  [{name}] {describe(record, self.lang)}"  # type: ignore[operator]
+            line = f"  [{name}] {describe(record, self.lang)}"
             lines.append(((round_no, _STEP[step], 1), line))
         return lines
 

@@ -13,7 +13,7 @@ from argue.engine.synthesis import write_synthesis
 from argue.engine.toolkit import ResearchRequest, ResearchToolkit, SkillToolkit
 from argue.llm.base import ChatModel
 from argue.records.history import DebateHistory, RoundRecord
-from argue.records.labels import detect_language
+from argue.records.labels import Language, detect_language
 from argue.store import DebateStore, new_debate_id, persona_letter
 
 __all__ = [
@@ -52,7 +52,7 @@ def create_debate(
     budget_tokens: int | None = None,
     selection_reason: str | None = None,
     debate_id: str | None = None,
-    language: str | None = None,
+    language: Language | None = None,
     persona_models: Mapping[str, SeatModel] | None = None,
     answer_format: AnswerFormat | None = None,
 ) -> DebateStore:

@@ -7,6 +7,7 @@ appears here; only what the opponent published (claims and their ids) does.
 
 from __future__ import annotations
 
+from argue.domain import Claim
 from argue.records.history import DebateHistory
 
 MAX_OWN_CLAIMS = 4
@@ -34,7 +35,8 @@ def build_digest(history: DebateHistory, letter: str, round_no: int) -> str:
         for c in r.rebuttals[letter].concessions
         if c.valid_target
     }
-    own, others = [], []
+    own: list[Claim] = []
+    others: list[Claim] = []
     for record in earlier:
         for claim in record.claims():
             (own if claim.persona == letter else others).append(claim)

@@ -12,7 +12,7 @@ from collections.abc import Coroutine
 from typing import Any
 
 
-async def fan_out(*jobs: Coroutine[Any, Any, None]) -> None:
+async def fan_out(*jobs: Coroutine[Any, Any, object]) -> None:
     """Run ``jobs`` concurrently; the first error cancels the others and is raised as itself."""
     try:
         async with asyncio.TaskGroup() as group:

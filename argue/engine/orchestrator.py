@@ -215,9 +215,9 @@ class DebateRunner(DebateFraming, RoundWaves):
         if decision is None:
             halted = self._budget_halt(round_no)
             if halted is None and self.moderator is not None and not self._stop_flag():
-                note = await self.moderator(round_no)
-                if note and note.strip():
-                    self.store.post_note(note.strip())
+                text = await self.moderator(round_no)
+                if text and text.strip():
+                    self.store.post_note(text.strip())
                     self.say("t_note_queued", n=round_no + 1)
             return halted
         if decision.reason == "stopped":

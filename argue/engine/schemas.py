@@ -294,7 +294,7 @@ def _sources_field(sources: tuple[str, ...], prefix: str = "") -> tuple[Any, Any
         str, Field(max_length=300), WithJsonSchema({"type": "string", "enum": list(names)})
     ]
     return (
-        list[name],  # type: ignore[valid-type]
+        list[name],
         Field(
             default_factory=list,
             max_length=max(len(names), 6),
@@ -346,7 +346,9 @@ def research_plan_model(
             Field(description="The colleague you consult, and your question"),
         )
     else:
-        fields["ask"] = (SkipJsonSchema[None], Field(default=None))
+        # pydantic types SkipJsonSchema[X] as Annotated[X, ...] for checkers: mypy then reads
+        # SkipJsonSchema[None] (and [Any] below) as subscripting None, which is no generic class.
+        fields["ask"] = (SkipJsonSchema[None], Field(default=None))  # type: ignore[misc]
     if free and free_skills:
         source_field: dict[str, Any] = {}
         if sources:
@@ -358,7 +360,7 @@ def research_plan_model(
             **source_field,
         )
         fields["free_calls"] = (
-            list[call],  # type: ignore[valid-type]
+            list[call],
             Field(
                 default_factory=list,
                 max_length=free,
@@ -396,7 +398,7 @@ def argument_model(evidence_ids: tuple[str, ...]) -> type[ArgumentDraft]:
         "ClaimDraft",
         __base__=ClaimDraft,
         citations=(
-            list[citation],  # type: ignore[valid-type]
+            list[citation],
             Field(
                 default_factory=list,
                 max_length=8,
@@ -409,7 +411,7 @@ def argument_model(evidence_ids: tuple[str, ...]) -> type[ArgumentDraft]:
         "ArgumentDraft",
         __base__=ArgumentDraft,
         claims=(
-            list[claim],  # type: ignore[valid-type]
+            list[claim],
             Field(min_length=1, max_length=6, description="2 to 4 claims, each with citations"),
         ),
     )
@@ -432,7 +434,7 @@ def reflection_model(
         return create_model(
             "ReflectionDraft",
             __base__=ReflectionDraft,
-            next_research=(SkipJsonSchema[Any], Field(default=None, exclude=True)),
+            next_research=(SkipJsonSchema[Any], Field(default=None, exclude=True)),  # type: ignore[misc]
             **extra,
         )
     return create_model(

@@ -49,7 +49,10 @@ class SkillContext:
 
 
 class Skill(Protocol):
-    name: str
+    @property
+    def name(self) -> str:
+        """The name the research menu and plans call it by (read-only: a plain attribute too)."""
+        ...
 
     def describe(self, persona: Persona, context: SkillContext) -> str:
         """One line for the research menu (after ``- name: ``): what it does, which fields."""

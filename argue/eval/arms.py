@@ -112,7 +112,8 @@ async def _ask(settings: ArmSettings, item: EvalItem, usage: list[Usage], purpos
 
 
 async def run_single(settings: ArmSettings, item: EvalItem) -> ItemResult:
-    started, usage = time.time(), []
+    started = time.time()
+    usage: list[Usage] = []
     try:
         answer = await _ask(settings, item, usage, f"eval/{item.id}/single")
     except ModelAuthError:
@@ -124,7 +125,8 @@ async def run_single(settings: ArmSettings, item: EvalItem) -> ItemResult:
 
 async def run_vote(settings: ArmSettings, item: EvalItem) -> ItemResult:
     """K independent samples (the provider's default sampling), then the majority answer."""
-    started, usage = time.time(), []
+    started = time.time()
+    usage: list[Usage] = []
     k = settings.vote_samples
 
     async def sample(n: int) -> str | None:
@@ -180,7 +182,7 @@ async def run_debate(settings: ArmSettings, item: EvalItem) -> ItemResult:
             debate_id=item.slug,
             answer_format=item.kind,
         )
-    state = await DebateRunner(store, settings.model, NoResearch()).run()  # type: ignore[arg-type]
+    state = await DebateRunner(store, settings.model, NoResearch()).run()
     usage = store.load_usage()
     history = load_history(store)
     final = debate_answer(store, history, item)

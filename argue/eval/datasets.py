@@ -69,8 +69,8 @@ def load_jsonl(path: Path) -> Dataset:
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        line = raw[: exc.start].count(b"\n") + 1
-        raise DatasetError(f"{path}:{line}: not UTF-8 text") from None
+        line_no = raw[: exc.start].count(b"\n") + 1
+        raise DatasetError(f"{path}:{line_no}: not UTF-8 text") from None
     items: list[EvalItem] = []
     seen: dict[str, int] = {}
     for number, line in enumerate(text.splitlines(), 1):

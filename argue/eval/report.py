@@ -68,14 +68,14 @@ def build_report(
                 }
             )
     matching = sorted({m["vote_matching"] for m in manifests if m.get("vote_matching")})
-    first = manifests[0] if manifests else {}
+    manifest = manifests[0] if manifests else {}
     return {
-        "dataset": first.get("dataset"),
-        "model": f"{first.get('provider')}/{first.get('model')}" if first else None,
+        "dataset": manifest.get("dataset"),
+        "model": f"{manifest.get('provider')}/{manifest.get('model')}" if manifest else None,
         "debate": {
-            "personas": first.get("personas"),
-            "mode": first.get("mode"),
-            "rounds": first.get("rounds"),
+            "personas": manifest.get("personas"),
+            "mode": manifest.get("mode"),
+            "rounds": manifest.get("rounds"),
             "research": "off (the debate argues from reasoning)",
         },
         "arms": arms,

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import unicodedata
 from collections.abc import Iterable, Mapping
+from typing import Literal
 
 from argue.domain import Citation, Evidence
 from argue.grounding.quotes import (
@@ -31,7 +32,7 @@ def canonical_evidence_id(written: str) -> str:
     return kept.strip().strip("[]()").strip().upper()
 
 
-def _locate_in(item: Evidence, quote: str) -> tuple[str, QuoteMatch]:
+def _locate_in(item: Evidence, quote: str) -> tuple[Literal["snippet", "title"], QuoteMatch]:
     """The quote in the item's snippet, else its title."""
     in_snippet = locate_quote(quote, item.snippet)
     if in_snippet.found or not item.title:
@@ -71,7 +72,7 @@ def check_citation(evidence_id: str, quote: str, registry: Mapping[str, Evidence
             quote=kept_quote,
             verdict="quoted",
             located=text[match.start : match.end],
-            field=field,  # type: ignore[arg-type]
+            field=field,
             start=match.start,
             end=match.end,
             exact=match.exact,

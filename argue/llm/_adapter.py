@@ -414,7 +414,8 @@ async def refuses_connections(base_url: str) -> bool:
         return False
     proxies = urllib.request.getproxies_environment()
     if (proxies.get(parts.scheme) or proxies.get("all")) and not (
-        urllib.request.proxy_bypass_environment(host, proxies)
+        # typeshed leaves out this (undocumented, every-platform) function of urllib.request
+        urllib.request.proxy_bypass_environment(host, proxies)  # type: ignore[attr-defined]
     ):
         return False  # argue's connections go through the proxy, not to the server itself
     loop = asyncio.get_running_loop()

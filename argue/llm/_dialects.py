@@ -64,7 +64,7 @@ def forced_dialect(env: Mapping[str, str]) -> Dialect | None:
         raise DialectSettingError(
             f"{DIALECT_ENV} must be auto or one of {', '.join(DIALECTS)}, got {raw!r}"
         )
-    return raw  # type: ignore[return-value]
+    return raw
 
 
 def next_dialect(dialect: Dialect) -> Dialect | None:

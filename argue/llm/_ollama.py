@@ -120,15 +120,16 @@ class OllamaNativeModel(SDKAdapter[OllamaNativeProvider, _HttpClient, dict]):
         body, latency_s, unanswered = await self._call(request)
         message = body.get("message")
         text = message.get("content") if isinstance(message, dict) else None
-        prompt_tokens = body.get("prompt_eval_count")
-        output_tokens = body.get("eval_count")
-        counted = isinstance(prompt_tokens, int) and isinstance(output_tokens, int)
+        prompt_tokens, output_tokens, counted = 0, 0, False
+        raw_prompt, raw_output = body.get("prompt_eval_count"), body.get("eval_count")
+        if isinstance(raw_prompt, int) and isinstance(raw_output, int):
+            prompt_tokens, output_tokens, counted = raw_prompt, raw_output, True
         usage = self._prices.price(
             Usage(
                 provider=self.provider,
                 model=self.model,
-                input_tokens=prompt_tokens if counted else 0,
-                output_tokens=output_tokens if counted else 0,
+                input_tokens=prompt_tokens,
+                output_tokens=output_tokens,
                 latency_s=latency_s,
             ),
             tokens_known=counted,

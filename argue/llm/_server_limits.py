@@ -82,7 +82,8 @@ class ServerLimits(BaseModel):
 
     @property
     def dialect(self) -> Dialect | None:
-        return None if self.structured_output in (None, "auto") else self.structured_output
+        value = self.structured_output
+        return None if value is None or value == "auto" else value
 
 
 def limits_from_env(env: Mapping[str, str]) -> ServerLimits:

@@ -246,6 +246,12 @@ def answers_with_purpose(answers: list[Usage], purpose: str | None) -> list[Usag
     return [with_purpose(answer, purpose) for answer in answers]
 
 
+def _result_model(output: type[T]) -> type[ChatResult[T]]:
+    """``ChatResult`` parametrised with ``output`` at run time: pydantic validates and dumps
+    ``value`` as that model (mypy has no syntax for a class parametrised by a variable)."""
+    return ChatResult[output]  # type: ignore[valid-type]
+
+
 async def complete_structured(
     send: Send,
     messages: list[Message],
@@ -287,7 +293,7 @@ async def complete_structured(
             ) from None
         first_error = describe_validation_error(error)
     else:
-        return ChatResult[output](
+        return _result_model(output)(
             value=value,
             text=first.text,
             usage=with_purpose(first.usage, purpose),
@@ -320,7 +326,7 @@ async def complete_structured(
         bill(failure, answers, purpose)
         failure.raw_text = second.text  # type: ignore[attr-defined]
         raise failure from None
-    return ChatResult[output](
+    return _result_model(output)(
         value=value,
         text=second.text,
         usage=usage,

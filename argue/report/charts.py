@@ -152,8 +152,8 @@ def score_components_svg(
     left, right, top, bottom = 60, 250, 22, 62
     components: list[str] = []
     for _, personas in rounds:
-        for score in personas.values():
-            for c in score.components:
+        for persona_score in personas.values():
+            for c in persona_score.components:
                 if c.name not in components:
                     components.append(c.name)
     colors = dict(COMPONENT_COLORS)

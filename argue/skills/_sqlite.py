@@ -132,7 +132,12 @@ class SQLiteStore:
     def _connection(self) -> sqlite3.Connection:
         if self._conn is None:
             self._conn = open_database(
-                self.db_path, self._schema, self._version, self._what, self._error, self._migrate
+                self.db_path,
+                self._schema,
+                self._version,
+                self._what,
+                self._error,
+                type(self)._migrate,  # the class's staticmethod, unbound
             )
         return self._conn
 

@@ -176,7 +176,7 @@ def _parse_items(name: str, payload: object) -> tuple[list[SkillItem], str]:
 
 def _provenance(raw: _Item) -> Provenance:
     if raw.provenance in _MODEL_WRITTEN:
-        return raw.provenance  # type: ignore[return-value]
+        return raw.provenance
     return "document" if raw.url or raw.locator else "testimony"
 
 

@@ -97,7 +97,7 @@ async def make_argument(
             )
         )
     wanted = [t.strip().lower() for t in draft.taxonomy_tags]
-    tags = [t for t in dict.fromkeys(wanted) if t in BRIDGES]
+    tags: list[str] = [t for t in dict.fromkeys(wanted) if t in BRIDGES]
     dropped = [t for t in wanted if t not in BRIDGES]
     if not tags and claims:
         tags = _keyword_tags(" ".join(c.text for c in claims))

@@ -276,7 +276,7 @@ def _layout(m: ArgumentMap, lang: str = "en") -> None:
     n = max(1, len(m.letters))
     m.column_width = max(MIN_COLUMN, (WIDTH - LEFT - RIGHT - GUTTER * (n - 1)) / n)
     m.width = LEFT + RIGHT + n * m.column_width + (n - 1) * GUTTER
-    y = TOP
+    y: float = TOP
     for round_no in m.rounds:
         top = y
         bottom = y

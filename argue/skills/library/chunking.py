@@ -327,7 +327,9 @@ class LineSplitter:
         parts: list[str] = []
         buffer, limit = self._buffer, self.limit
         while True:
-            start = _WHITESPACE.match(buffer, self._start).end()
+            blank = _WHITESPACE.match(buffer, self._start)
+            assert blank is not None  # \s* matches at every position
+            start = blank.end()
             self._start = start
             if self._text_end - start <= limit:
                 return parts

@@ -7,7 +7,7 @@ which. If the model call fails, the keyword classifier answers and the note says
 from __future__ import annotations
 
 import time
-from typing import Literal, cast
+from typing import Literal
 
 from pydantic import BaseModel, Field, ValidationError
 
@@ -113,7 +113,7 @@ async def classify_with_model(text: str, model: ChatModel) -> TaxonomyResult:
     for entry in parsed.tags:
         tag = entry.tag.strip().lower()
         if tag in BRIDGES:
-            bridge = cast(Bridge, tag)
+            bridge = tag
             confidence[bridge] = max(confidence.get(bridge, 0.0), entry.confidence)
         elif entry.tag not in dropped:
             dropped.append(entry.tag)

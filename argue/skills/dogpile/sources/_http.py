@@ -138,7 +138,8 @@ async def check_destination(source: str, url: str, home: str) -> None:
             infos = await asyncio.get_running_loop().getaddrinfo(host, parts.port or 443)
         except OSError:
             return  # the connection attempt reports the lookup failure in its own words
-        addresses = [ipaddress.ip_address(info[4][0].split("%")[0]) for info in infos]
+        # An IP family's sockaddr starts with the address text (the stubs allow an int: AF_CAN…).
+        addresses = [ipaddress.ip_address(str(info[4][0]).split("%")[0]) for info in infos]
     for address in addresses:
         if (
             address.is_private
