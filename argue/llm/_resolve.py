@@ -9,6 +9,8 @@ import asyncio
 import os
 from collections.abc import Mapping
 
+from pydantic import BaseModel
+
 from argue.concurrency import parse_max_concurrency
 from argue.llm import _providers as _providers  # tests patch it here
 from argue.llm import _registry
@@ -36,7 +38,7 @@ def resolve_model(
     sleep: Sleep | None = None,
     prices: PriceTable | None = None,
     limits: ServerLimits | None = None,
-    configured_limits: Mapping[str, ServerLimits] | None = None,
+    configured_limits: Mapping[str, BaseModel] | None = None,
     dialects: DialectMemory | None = None,
 ) -> ChatModel:
     """Build the ChatModel the settings point at; ProviderNotConfigured says what is missing.

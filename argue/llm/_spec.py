@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING, Any
 from argue.llm.base import ChatModel
 
 if TYPE_CHECKING:
+    from pydantic import BaseModel
+
     from argue.llm._dialects import DialectMemory
     from argue.llm._providers import OpenAICompatProvider
     from argue.llm._retry import RetryPolicy, Sleep
@@ -40,7 +42,9 @@ class BuildContext:
 
     env: Mapping[str, str]
     limits: ServerLimits
-    configured_limits: Mapping[str, ServerLimits]
+    # config.toml's [providers.<name>]: argue.config.ProviderLimits, the same fields as
+    # ServerLimits (which ServerLimits.over takes); llm does not import config.
+    configured_limits: Mapping[str, BaseModel]
     max_concurrency: int | None
     retry: RetryPolicy | None
     sleep: Sleep
