@@ -82,7 +82,6 @@ def url_variables() -> tuple[str, ...]:
 
 
 SECRET_ENV_VARS: Sequence[str] = LiveNames(secret_variables)
-URL_ENV_VARS: Sequence[str] = LiveNames(url_variables)
 MASK = "***"
 # Shorter values are too likely to collide with ordinary words to be replaced safely.
 MIN_SECRET_LENGTH = 8

@@ -23,8 +23,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from argue.cli import app
 from argue.app._reach import first_unreachable, why_unreachable
+from argue.cli import app
 
 runner = CliRunner()
 

@@ -12,8 +12,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from argue.commands import plan
 from argue.app import SeatChoice
+from argue.commands import plan
 from argue.personas import load_catalog
 
 

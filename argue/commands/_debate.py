@@ -86,25 +86,6 @@ def _price_table() -> PriceTable:
     raise AssertionError("unreachable")  # pragma: no cover
 
 
-def _require_price(chat_model: ChatModel, budget_usd: float | None) -> None:
-    with app_errors():
-        workspace().require_price(chat_model, budget_usd)
-
-
-def _limits(
-    request_timeout: float | None,
-    max_attempts: int | None,
-    slots: int | None,
-    structured_output: str | None,
-) -> ServerLimits | None:
-    """The limit flags as ServerLimits (None when none is given); a bad dialect exits 2."""
-    from argue.app import server_limits
-
-    with app_errors():
-        return server_limits(request_timeout, max_attempts, slots, structured_output)
-    raise AssertionError("unreachable")  # pragma: no cover
-
-
 def _report(message: str) -> None:
     stderr_console.print(message, markup=False, highlight=False)
 

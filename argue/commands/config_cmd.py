@@ -21,7 +21,6 @@ import typer
 
 from argue.commands._debate import DEBATES_DIR_HELP, _settings
 from argue.console import stdout_console
-from argue.redact import LiveNames
 
 config_app = typer.Typer(
     name="config",
@@ -51,8 +50,6 @@ def url_variables() -> tuple[str, ...]:
     return tuple(dict.fromkeys(names))
 
 
-KEY_VARIABLES = LiveNames(key_variables)
-URL_VARIABLES = LiveNames(url_variables)
 MASKED = "set (masked)"
 
 

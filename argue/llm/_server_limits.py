@@ -31,7 +31,6 @@ HOSTED_DEFAULTS = RetryPolicy()
 SELF_HOSTED_DEFAULTS = RetryPolicy(
     max_attempts=3, max_total_s=900.0, request_timeout_s=600.0, retry_timeouts=False
 )
-DEFAULT_SLOTS = 4
 ENV_NAMES: dict[str, str] = {
     "request_timeout_s": "ARGUE_REQUEST_TIMEOUT_S",
     "call_deadline_s": "ARGUE_CALL_DEADLINE_S",

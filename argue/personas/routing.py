@@ -56,10 +56,6 @@ def default_order(catalog: PersonaCatalog) -> list[Persona]:
     return head + rest
 
 
-def expertise_matches(question: str, persona: Persona) -> list[str]:
-    return [match.keyword for match in find_keywords(question, persona.expertise)]
-
-
 def _said(found: list[KeywordMatch]) -> str:
     """``tax, taxe ("taxer") (2)``: the matched keywords and how many."""
     return f"{', '.join(match.label() for match in found)} ({len(found)})"

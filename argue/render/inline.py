@@ -86,7 +86,6 @@ _INLINE_SYNTAX = re.compile(r"([\\`*\[\]~|]|(?<![^\W_])_|_(?![^\W_]))")
 _BARE_LINK = re.compile(
     r"(?i)\b(?:[a-z][a-z0-9+.-]{1,20}://|www\.)[^\s<>`\"']+|[\w.+-]+@[\w-]+(?:\.[\w-]+)+"
 )
-UNVERIFIED = "**unverified**"
 
 
 # An HTML character reference (``&#x1D42E;``, ``&ast;``) would put back a look-alike or a mark

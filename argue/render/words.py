@@ -110,16 +110,6 @@ def stance_words(stance: str, lang: str) -> tuple[str, bool]:
     return stance, True
 
 
-def side_line(stance: str, lang: str, model: Callable[[str], str]) -> str:
-    """ "camp : pour la proposition" (or "angle : <the model's angle>"), "" for none."""
-    words, by_model = stance_words(stance, lang)
-    if not words:
-        return ""
-    if by_model:
-        return f"{label('angle', lang)}{label('colon', lang)} {model(words)}"
-    return f"{label('side', lang)}{label('colon', lang)} {words}"
-
-
 def _translated(
     text: str, lang: str, shapes: Iterable[tuple[str, Callable[[re.Match[str]], str]]]
 ) -> str | None:
@@ -189,14 +179,6 @@ def detail_words(detail: str, lang: str) -> tuple[str, bool]:
         return detail, True  # the caller splits off the judge's words (model text)
     known = _translated(detail, lang, shapes)
     return (known, False) if known is not None else (quoted(detail, lang), False)
-
-
-def judge_detail(detail: str, lang: str, model: Callable[[str], str]) -> str:
-    """A termination detail laid out: the judge's reason as model text, the rest as words."""
-    text, has_model = detail_words(detail, lang)
-    if has_model:
-        return label("detail_judge", lang, reason=model(detail.removeprefix("judge: ")))
-    return text
 
 
 def target_note_words(note: str, lang: str) -> str:

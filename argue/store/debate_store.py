@@ -29,7 +29,6 @@ from argue.store._safe import (
 from argue.store.layout import DebatePaths
 
 M = TypeVar("M", bound=BaseModel)
-DEBATE_ID_PATTERN = re.compile(r"^argue_\d{8}_\d{6}(_\d+)?$")
 
 
 def new_debate_id(debates_dir: Path, now: datetime | None = None) -> str:

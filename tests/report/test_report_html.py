@@ -16,8 +16,8 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from argue.cli import app
 from argue.app import write_report
+from argue.cli import app
 from argue.store import DebateStore
 from argue.store.history import load_history
 from tests.engine.script import DebateScript, names_of
