@@ -17,7 +17,7 @@ from argue.app._workspace import Reporter, Workspace, quiet, server_limits
 if TYPE_CHECKING:
     from argue.app._reach import Unreachable
     from argue.app._run import DetachedRun, RunOutcome
-    from argue.domain import Persona
+    from argue.domain import Mode, Persona
     from argue.engine.estimate import DebateEstimate
     from argue.llm import ChatModel, ServerLimits
     from argue.store import DebateStore
@@ -105,7 +105,7 @@ class DebatePlan:
     workspace: Workspace
     question: str
     language: Literal["en", "fr"]
-    mode: str
+    mode: Mode
     implied_panel: bool
     named_count: int
     lineup: list[Persona]
@@ -133,7 +133,7 @@ class DebatePlan:
         )
 
 
-def check_mode(mode: str) -> str:
+def check_mode(mode: str) -> Mode:
     from argue.engine.modes import MODES, resolve_mode_name
 
     name = resolve_mode_name(mode)
@@ -143,7 +143,7 @@ def check_mode(mode: str) -> str:
 
 
 def seat(
-    request: StartRequest, mode: str, question: str, lang: str = "en"
+    request: StartRequest, mode: Mode, question: str, lang: Literal["en", "fr"] = "en"
 ) -> tuple[list[Persona], str | None]:
     """The persona fields turned into names in seat order (A, B, …); the engine seats them.
 
@@ -182,7 +182,7 @@ def seat(
     from argue.personas import PersonaFileError, UnknownPersonaError, load_catalog
 
     try:
-        lineup = seat_lineup(mode, named, question, load_catalog(), lang)  # type: ignore[arg-type]
+        lineup = seat_lineup(mode, named, question, load_catalog(), lang)
     except (ModeError, UnknownPersonaError, PersonaFileError) as exc:
         raise UsageError(str(exc)) from None
     return lineup.personas, lineup.reason
@@ -255,7 +255,7 @@ def create(plan: DebatePlan, *, command: str = "argue") -> DebateStore:
         return create_debate(
             plan.workspace.root,
             question=plan.question,
-            mode=plan.mode,  # type: ignore[arg-type]
+            mode=plan.mode,
             personas=plan.lineup,
             max_rounds=plan.rounds,
             provider=plan.chat_model.provider,

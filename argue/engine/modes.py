@@ -61,7 +61,7 @@ decides sides; the model only suggests panel angles."""
 
 @dataclass(frozen=True)
 class DebateMode:
-    name: str
+    name: Mode
     min_personas: int
     max_personas: int
     stances: StanceRule
@@ -213,7 +213,7 @@ def mode_named(name: str) -> DebateMode:
         raise ModeError(f"unknown mode {name!r}; choose one of: {', '.join(MODES)}") from None
 
 
-def resolve_mode_name(text: str) -> str | None:
+def resolve_mode_name(text: str) -> Mode | None:
     """A user's spelling of a mode (any case, ``_`` for ``-``, an alias) → its name, or None."""
     normalised = text.strip().lower().replace("_", "-")
     for mode in MODES.values():
