@@ -100,19 +100,21 @@ def error_document(message: str, code: int) -> None:
 
 def click_exceptions() -> Any:
     """The exceptions module of the click typer runs on: its own copy (typer 0.2x) or click."""
+    return _click_module("exceptions")
+
+
+def _click_module(name: str) -> Any:
+    """``typer._click.<name>`` (typer 0.2x bundles click), else ``click.<name>``."""
+    from importlib import import_module
+
     try:
-        from typer._click import exceptions
+        return import_module(f"typer._click.{name}")
     except ImportError:  # an older typer on the click package
-        from click import exceptions
-    return exceptions
+        return import_module(f"click.{name}")
 
 
 def _current_context() -> Any:
-    try:
-        from typer._click.globals import get_current_context
-    except ImportError:
-        from click import get_current_context
-    return get_current_context(silent=True)
+    return _click_module("globals").get_current_context(silent=True)
 
 
 def json_requested() -> bool:
