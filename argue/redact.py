@@ -11,10 +11,15 @@ table loaded, a variable named like a credential (``*_API_KEY``, ``*_TOKEN``) is
 
 from __future__ import annotations
 
+import base64
+import functools
+import html
+import json
 import os
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import overload
+from urllib.parse import quote, quote_plus, unquote
 
 _KEY_VARS: dict[str, None] = {}  # insertion-ordered sets
 _URL_VARS: dict[str, None] = {}
@@ -85,6 +90,9 @@ SECRET_ENV_VARS: Sequence[str] = LiveNames(secret_variables)
 MASK = "***"
 # Shorter values are too likely to collide with ordinary words to be replaced safely.
 MIN_SECRET_LENGTH = 8
+_URL_SAFE_CHARS = ":/@!$&'()*+,;="  # what RFC 3986 lets a path or userinfo keep unencoded
+_PERCENT_HEX = re.compile(r"%[0-9A-F]{2}")
+_URLSAFE = str.maketrans("+/", "-_")
 _USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)[^/\s@]*@")
 
 
@@ -96,23 +104,140 @@ def mask_userinfo(text: str) -> str:
 def redact(
     text: str, *, env: Mapping[str, str] | None = None, extra: Iterable[str | None] = ()
 ) -> str:
-    """Mask known credential values (and ``extra`` values) and URL passwords."""
-    source = os.environ if env is None else env
+    """Mask known credential values (and ``extra`` values) and URL passwords, in each form a
+    server or a library may write them (``secret_forms``), and ``scheme://user:pw@`` userinfo.
+    """
+    pattern = _secrets_pattern(_secret_values(os.environ if env is None else env, extra))
+    if pattern is not None:
+        text = pattern.sub(MASK, text)
+    return mask_userinfo(text)
+
+
+def _secret_values(source: Mapping[str, str], extra: Iterable[str | None]) -> frozenset[str]:
+    """The values to mask: key variables' values, ``extra``, and for each URL variable its
+    password and its ``user:password`` pair (as written and percent-decoded; Basic auth
+    carries the pair)."""
     names = set(_KEY_VARS)
     names.update(name for name in source if name.upper().endswith(CREDENTIAL_SUFFIXES))
     secrets = {source.get(name) or "" for name in names}
     secrets.update(value or "" for value in extra)
     for name in _URL_VARS:
-        password = _password_in(source.get(name) or "")
+        user, password = _userinfo_in(source.get(name) or "")
         if password:
-            secrets.add(password)
-    # Longest first, so a key that contains another key is masked whole.
-    for secret in sorted(secrets, key=len, reverse=True):
-        if len(secret) >= MIN_SECRET_LENGTH:
-            text = text.replace(secret, MASK)
-    return mask_userinfo(text)
+            secrets.update((password, unquote(password)))
+            secrets.update((f"{user}:{password}", f"{unquote(user)}:{unquote(password)}"))
+    return frozenset(secret for secret in secrets if len(secret) >= MIN_SECRET_LENGTH)
 
 
-def _password_in(url: str) -> str:
-    match = re.match(r"(?i)[a-z][a-z0-9+.-]*://[^/\s@:]*:([^/\s@]+)@", url.strip())
-    return match.group(1) if match else ""
+def secret_forms(secret: str) -> set[str]:
+    """``secret`` as it may be written: literal; JSON-escaped (with and without ``\\u``
+    escapes, ``/`` as ``\\/``); HTML-escaped; percent-encoded (every reserved set, ``+`` for
+    spaces, upper- and lower-case hex); base64 standard and URL-safe, with and without padding,
+    whole (``Basic <b64(user:pass)>``) and as the run of characters it fixes at each of the
+    three alignments inside a longer base64 text (``b64(prefix + secret + suffix)``)."""
+    forms = {secret, html.escape(secret)}
+    for ensure_ascii in (True, False):
+        escaped = json.dumps(secret, ensure_ascii=ensure_ascii)[1:-1]
+        forms.update((escaped, escaped.replace("/", "\\/")))
+    for safe in ("", "/", _URL_SAFE_CHARS):
+        forms.add(quote(secret, safe=safe))
+        forms.add(quote_plus(secret, safe=safe))
+    forms.update({_PERCENT_HEX.sub(lambda m: m.group().lower(), form) for form in forms})
+    raw = secret.encode()
+    for shift in range(3):
+        # Characters [start, end) of b64(shift bytes + raw + …) depend on ``raw`` alone.
+        encoded = base64.b64encode(b"\0" * shift + raw).decode()
+        start, end = -(-8 * shift // 6), 8 * (shift + len(raw)) // 6
+        core = encoded[start:end]
+        if len(core) >= MIN_SECRET_LENGTH:
+            forms.update((core, core.translate(_URLSAFE)))
+        if shift == 0:
+            forms.update((encoded, encoded.rstrip("=")))
+            forms.update((encoded.translate(_URLSAFE), encoded.translate(_URLSAFE).rstrip("=")))
+    return {form for form in forms if form}
+
+
+@functools.lru_cache(maxsize=64)
+def _secrets_pattern(secrets: frozenset[str]) -> re.Pattern[str] | None:
+    """One regex matching every form of every secret, longest first at each position (a trie,
+    so a position costs one character test per level, not one per form). Cached per set of
+    secret values: built once for an environment."""
+    forms: set[str] = set()
+    for secret in secrets:
+        forms |= secret_forms(secret)
+    return re.compile(_trie_pattern(forms)) if forms else None
+
+
+def _trie_pattern(words: Iterable[str]) -> str:
+    trie: dict[str, dict] = {}
+    for word in words:
+        node = trie
+        for char in word:
+            node = node.setdefault(char, {})
+        node[""] = {}
+    return _node_pattern(trie)
+
+
+def _node_pattern(node: dict[str, dict]) -> str:
+    run = ""  # a chain of single children is one literal: nesting only where forms part
+    while len(node) == 1 and "" not in node:
+        char, node = next(iter(node.items()))
+        run += re.escape(char)
+    branches = [re.escape(char) + _node_pattern(child) for char, child in node.items() if char]
+    if not branches:
+        return run
+    body = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
+    if "" in node:  # a shorter form ends here: the longer ones are tried first (greedy ``?``)
+        body = f"(?:{body})?"
+    return run + body
+
+
+def _userinfo_in(url: str) -> tuple[str, str]:
+    match = re.match(r"(?i)[a-z][a-z0-9+.-]*://([^/\s@:]*):([^/\s@]+)@", url.strip())
+    return (match.group(1), match.group(2)) if match else ("", "")
+
+
+# Request headers that carry a credential, as a server echoing its request may name them.
+CREDENTIAL_HEADERS: tuple[str, ...] = (
+    "authorization",
+    "proxy-authorization",
+    "x-api-key",
+    "api-key",
+    "x-goog-api-key",
+    "x-auth-token",
+    "cookie",
+    "set-cookie",
+)
+_HEADER_KEYS = frozenset(name.replace("-", "_") for name in CREDENTIAL_HEADERS)
+# ``Authorization: Basic …`` (a header line), ``"x-api-key": "…"`` (JSON, also escaped inside a
+# JSON string), ``'cookie': '…'`` (a Python dict), ``api_key=…``: the name, its quotes and
+# separator are kept, the value (to its closing quote or the end of the line) becomes ``***``.
+_HEADER_TEXT = re.compile(
+    r"(?i)(?<![\w-])((?:\\*[\"'])?(?:proxy-)?(?:authorization|x-goog-api-key|x-api-key|api[-_]key"
+    r"|x-auth-token|set-cookie|cookie)(?:\\*[\"'])?[ \t]*[:=][ \t]*(?:\\*[\"'])?)"
+    r"[^\"'\r\n\\]*(?:\\(?!\\*[\"'])[^\"'\r\n\\]*)*"
+)
+
+
+def strip_credential_text(text: str) -> str:
+    """``text`` with the value of each credential header it quotes masked (``***``)."""
+    return _HEADER_TEXT.sub(lambda m: m.group(1) + MASK, text)
+
+
+def strip_credential_headers(body: object) -> object:
+    """``body`` (a server's error body: text, bytes or parsed JSON) without the values of
+    credential-bearing headers (``CREDENTIAL_HEADERS``, any case): such JSON fields are dropped,
+    such lines or ``name: value`` pairs in text keep their name with the value masked."""
+    if isinstance(body, bytes):
+        body = body.decode(errors="replace")
+    if isinstance(body, str):
+        return strip_credential_text(body)
+    if isinstance(body, Mapping):
+        return {
+            key: strip_credential_headers(value)
+            for key, value in body.items()
+            if not (isinstance(key, str) and key.lower().replace("-", "_") in _HEADER_KEYS)
+        }
+    if isinstance(body, list | tuple):
+        return [strip_credential_headers(item) for item in body]
+    return body

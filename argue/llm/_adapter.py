@@ -51,6 +51,7 @@ from argue.llm.base import (
     bill,
 )
 from argue.llm.pricing import PriceTable
+from argue.redact import redact, strip_credential_text
 
 T = TypeVar("T", bound=BaseModel)
 
@@ -464,11 +465,12 @@ def unreadable_body(response: object, expected: str, missing: str) -> TransportF
     extra = getattr(response, "model_extra", None) or {}
     error = extra.get("error") if isinstance(extra, dict) else None
     if error is not None:
-        said = error_detail({"error": error}, fallback=str(error))
+        said = error_detail({"error": error}, fallback=strip_credential_text(str(error)))
         return TransportFailure("unreadable", detail=f"HTTP 200 carrying an error: {said}")
     if isinstance(response, BaseModel):
         return TransportFailure("unreadable", detail=f"HTTP 200, not {expected} ({missing})")
     text = response.decode(errors="replace") if isinstance(response, bytes) else str(response)
+    text = redact(strip_credential_text(text))  # masked before the excerpt is cut
     return TransportFailure(
         "unreadable", detail=f"HTTP 200, not {expected}: {one_line(text, UNREADABLE_EXCERPT)}"
     )

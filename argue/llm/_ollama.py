@@ -29,6 +29,7 @@ from argue.llm._retry import (
 from argue.llm._structured import ContextCut, RawReply, schema_instruction
 from argue.llm.base import Message, ModelRequestError
 from argue.llm.pricing import PriceTable
+from argue.redact import redact, strip_credential_text
 
 if TYPE_CHECKING:
     import httpx
@@ -173,7 +174,7 @@ class OllamaNativeModel(SDKAdapter[OllamaNativeProvider, _HttpClient, dict]):
         if response.status_code >= 400:
             raise status_failure(response.status_code, response.headers, body)
         if not isinstance(body, dict) or not isinstance(body.get("message"), dict):
-            shown = body if isinstance(body, str) else str(body)
+            shown = redact(strip_credential_text(body if isinstance(body, str) else str(body)))
             raise TransportFailure(
                 "unreadable", detail=f"HTTP 200, not a chat reply: {one_line(shown, 120)}"
             )

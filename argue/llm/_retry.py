@@ -32,6 +32,7 @@ from argue.llm.base import (
     ModelServerDiedError,
     ModelUnavailableError,
 )
+from argue.redact import redact, strip_credential_headers, strip_credential_text
 
 R = TypeVar("R")
 Sleep = Callable[[float], Awaitable[None]]
@@ -171,7 +172,9 @@ def one_line(text: str, limit: int = DETAIL_LIMIT) -> str:
 
 
 def error_detail(body: object, fallback: str = "") -> str:
-    """The server's own explanation of an error body, as one short line."""
+    """The server's own explanation of an error body, as one short line: credential headers
+    a server echoed stripped, then secrets masked (before the cut, so no part of one is left)."""
+    body = strip_credential_headers(body)
     message: object = None
     if isinstance(body, dict):
         error = body.get("error")
@@ -181,8 +184,8 @@ def error_detail(body: object, fallback: str = "") -> str:
             message = error
         message = message or body.get("message") or body.get("detail")
     elif isinstance(body, str | bytes):
-        message = body.decode(errors="replace") if isinstance(body, bytes) else body
-    return one_line(str(message or fallback))
+        message = body
+    return one_line(redact(strip_credential_text(str(message or fallback))))
 
 
 def is_quota_exhausted(body: object) -> bool:

@@ -7,7 +7,7 @@ from typing import TypeVar
 
 from argue.domain import FailureCause
 from argue.llm.base import ModelError
-from argue.redact import MASK, MIN_SECRET_LENGTH, SECRET_ENV_VARS, redact
+from argue.redact import MASK, MIN_SECRET_LENGTH, SECRET_ENV_VARS, redact, strip_credential_text
 
 __all__ = ["MASK", "MIN_SECRET_LENGTH", "SECRET_ENV_VARS", "mask_secrets", "masked_error"]
 
@@ -30,7 +30,7 @@ def masked_error(
     secrets: Iterable[str | None] = (),
     cause: FailureCause | None = None,
 ) -> E:
-    """Build a ModelError whose message has passed through ``mask_secrets``."""
-    return error_type(
-        provider, mask_secrets(message, extra=secrets), status_code=status_code, cause=cause
-    )
+    """Build a ModelError whose message has passed through ``mask_secrets``, the values of any
+    credential headers it quotes (a server's echo of its request) masked first."""
+    masked = mask_secrets(strip_credential_text(message), extra=secrets)
+    return error_type(provider, masked, status_code=status_code, cause=cause)
