@@ -159,3 +159,34 @@ def test_a_config_naming_an_unknown_provider_is_one_line_from_the_library_and_th
     result = CliRunner().invoke(cli_app, ["status", "--debates-dir", str(tmp_path)])
     assert result.exit_code == 2
     assert "providers.bogus: unknown provider" in result.stderr
+
+
+def test_synthesize_builds_its_model_with_the_configured_provider_limits(
+    fake: FakeLLM, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``argue synthesize`` once built its model without config.toml's ``[providers.X]``
+    limits that ``resume`` applied; every model now comes from ``Workspace.resolve``.
+
+    Teeth: ``configured_limits`` dropped from ``Workspace.resolve`` fails this test."""
+    import os
+
+    import argue.llm
+
+    home = Path(os.environ["ARGUE_HOME"])
+    (home / "config.toml").write_text(
+        "[providers.openai]\nrequest_timeout_s = 77\n", encoding="utf-8"
+    )
+    outcome = argue.start(argue.StartRequest(question=QUESTION, rounds=1))
+    (Path(outcome.synthesis_path).parent / "synthesis.json").unlink()  # the prose: asked again
+    seen: list[object] = []
+    real = argue.llm.resolve_model
+
+    def spy(*args: object, **kwargs: object) -> object:
+        seen.append(kwargs.get("configured_limits"))
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(argue.llm, "resolve_model", spy)
+    argue.synthesize(outcome.id)
+    assert seen, "synthesize built no model"
+    limits = seen[-1]["openai"]  # type: ignore[index]
+    assert limits.request_timeout_s == 77
