@@ -190,3 +190,22 @@ def test_synthesize_builds_its_model_with_the_configured_provider_limits(
     assert seen, "synthesize built no model"
     limits = seen[-1]["openai"]  # type: ignore[index]
     assert limits.request_timeout_s == 77
+
+
+@pytest.mark.parametrize(
+    ("fields", "where"),
+    [
+        ({"rounds": 99}, "rounds: "),
+        ({"budget_usd": float("nan")}, "budget_usd: "),
+        ({"budget_usd": float("inf")}, "budget_usd: "),
+        ({"lang": "de"}, "lang: "),
+        ({"colour": "red"}, "colour: "),
+    ],
+)
+def test_a_bad_field_is_a_one_line_usage_error_when_the_request_is_built(
+    fields: dict[str, object], where: str
+) -> None:
+    with pytest.raises(argue.UsageError) as caught:
+        argue.StartRequest(question=QUESTION, **fields)  # type: ignore[arg-type]
+    assert caught.value.exit_code == 2
+    assert caught.value.message.startswith(where) and "\n" not in caught.value.message

@@ -13,10 +13,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, Field
 
 from argue.app._errors import OperationError, UsageError
-from argue.app._start import validated
+from argue.app._start import Request, validated
 from argue.app._workspace import Reporter, Workspace, quiet
 
 if TYPE_CHECKING:
@@ -29,10 +29,8 @@ DEFAULT_PERSONAS = ("embry", "horus", "brandon")
 DEFAULT_ARMS = ("debate", "single", "vote")
 
 
-class EvalRequest(BaseModel):
+class EvalRequest(Request):
     """What ``argue eval …`` asks for; re-running the same request resumes it."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     dataset_file: Path | None = None
     dataset: str | None = None  # a built-in dataset instead of a file: "arithmetic"

@@ -38,10 +38,27 @@ def check_question(text: str, source: str | None = None) -> str:
     return text.strip()
 
 
-class StartRequest(BaseModel):
-    """What ``argue QUESTION …`` asks for; None means "the configured default"."""
+class Request(BaseModel):
+    """A request record: built with keyword fields, a bad one is a one-line ``UsageError``
+    naming the field (not pydantic's multi-line ``ValidationError``)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
+
+    def __init__(self, **fields: Any) -> None:
+        try:
+            super().__init__(**fields)
+        except ValidationError as exc:
+            raise UsageError(_one_line(exc, type(self).__name__)) from None
+
+
+def _one_line(exc: ValidationError, name: str) -> str:
+    first = exc.errors()[0]
+    where = ".".join(str(part) for part in first["loc"]) or name
+    return f"{where}: {first['msg']}"
+
+
+class StartRequest(Request):
+    """What ``argue QUESTION …`` asks for; None means "the configured default"."""
 
     question: str
     personas: list[str] | None = None
@@ -87,13 +104,8 @@ class StartRequest(BaseModel):
 
 
 def validated(cls: type[Any], fields: dict[str, Any]) -> Any:
-    """``cls.model_validate(fields)``, a ValidationError said in one line as a UsageError."""
-    try:
-        return cls.model_validate(fields)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(part) for part in first["loc"]) or cls.__name__
-        raise UsageError(f"{where}: {first['msg']}") from None
+    """``cls(**fields)`` for a ``Request`` class (a bad field is a one-line UsageError)."""
+    return cls(**fields)
 
 
 @dataclass
