@@ -211,11 +211,13 @@ CREDENTIAL_HEADERS: tuple[str, ...] = (
 _HEADER_KEYS = frozenset(name.replace("-", "_") for name in CREDENTIAL_HEADERS)
 # ``Authorization: Basic …`` (a header line), ``"x-api-key": "…"`` (JSON, also escaped inside a
 # JSON string), ``'cookie': '…'`` (a Python dict), ``api_key=…``: the name, its quotes and
-# separator are kept, the value (to its closing quote or the end of the line) becomes ``***``.
+# separator are kept, the value (to its closing quote or the end of the line) becomes ``***``;
+# a value already ``***`` is left as it is (a second pass, on text flattened to one line, would
+# otherwise take the rest of the line for the value).
 _HEADER_TEXT = re.compile(
-    r"(?i)(?<![\w-])((?:\\*[\"'])?(?:proxy-)?(?:authorization|x-goog-api-key|x-api-key|api[-_]key"
-    r"|x-auth-token|set-cookie|cookie)(?:\\*[\"'])?[ \t]*[:=][ \t]*(?:\\*[\"'])?)"
-    r"[^\"'\r\n\\]*(?:\\(?!\\*[\"'])[^\"'\r\n\\]*)*"
+    r"(?i)(?<![\w-])((?>(?:\\*[\"'])?(?:proxy-)?(?:authorization|x-goog-api-key|x-api-key|api[-_]key"
+    r"|x-auth-token|set-cookie|cookie)(?:\\*[\"'])?[ \t]*[:=][ \t]*(?:\\*[\"'])?))"
+    r"(?!\*\*\*)[^\"'\r\n\\]*(?:\\(?!\\*[\"'])[^\"'\r\n\\]*)*"
 )
 
 
