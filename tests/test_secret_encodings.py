@@ -305,3 +305,20 @@ def test_no_form_of_a_secret_leaves_argue_under_a_header_echoing_server(
     assert list(cli.debates.rglob("report.html"))
     assert any("denied" in p.read_text() for p in (cli.debates / "evals").rglob("*.jsonl"))
     assert _scan(cli, outputs) == {}
+
+
+def test_mcp_answers_are_masked_even_where_a_file_holds_a_secret(monkeypatch):
+    """A transcript or status carrying a secret's form (a model that quoted it) is masked in
+    the MCP answer: its text and its structured value. Teeth: ``_text``/``_json`` in
+    argue/mcp/capture.py without ``redact`` fail this test."""
+    pytest.importorskip("mcp.types", reason="needs the mcp extra")
+    from argue.mcp.capture import _json, _text
+
+    for name, value in ENV.items():
+        monkeypatch.setenv(name, value)
+    said = f"the model wrote Basic {b64(PAIR)} and {json.dumps(KEY)}"
+    assert leaks(_text(said).content[0].text) == []  # type: ignore[union-attr]
+    result = _json({"status": "failed", "error": said, "n": 3})
+    assert leaks(result.content[0].text) == []  # type: ignore[union-attr]
+    assert leaks(json.dumps(result.structured_content)) == []
+    assert result.structured_content is not None and result.structured_content["n"] == 3

@@ -11,6 +11,7 @@ from mcp.types import CallToolResult, TextContent
 
 from argue.app import ArgueError
 from argue.console import terminal_safe
+from argue.redact import redact
 
 
 def error_line(exc: ArgueError) -> str:
@@ -23,12 +24,19 @@ def _error(line: str) -> CallToolResult:
 
 
 def _json(value: dict[str, Any]) -> CallToolResult:
-    text = json.dumps(value, ensure_ascii=False, indent=2)
-    return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=value)
+    # Secrets masked in every form (argue.redact), in the text and the structured value alike:
+    # MASK is inert in JSON, so the masked dump still parses.
+    text = redact(json.dumps(value, ensure_ascii=False, indent=2))
+    compact = json.dumps(value, ensure_ascii=False)
+    masked = redact(compact)
+    structured = value if masked == compact else json.loads(masked)
+    return CallToolResult(
+        content=[TextContent(type="text", text=text)], structured_content=structured
+    )
 
 
 def _text(text: str) -> CallToolResult:
-    return CallToolResult(content=[TextContent(type="text", text=text)])
+    return CallToolResult(content=[TextContent(type="text", text=redact(text))])
 
 
 def run_tool(work: Callable[[], Any], render: Callable[[Any], CallToolResult]) -> CallToolResult:
