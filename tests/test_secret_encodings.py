@@ -322,3 +322,20 @@ def test_mcp_answers_are_masked_even_where_a_file_holds_a_secret(monkeypatch):
     assert leaks(result.content[0].text) == []  # type: ignore[union-attr]
     assert leaks(json.dumps(result.structured_content)) == []
     assert result.structured_content is not None and result.structured_content["n"] == 3
+
+
+def test_eval_records_are_masked_even_where_an_answer_quotes_a_secret(tmp_path, monkeypatch):
+    """An eval item's answer or error quoting a secret's form is masked in items.jsonl.
+    Teeth: ``append_result`` in argue/eval/folder.py without ``redact`` fails this test."""
+    from argue.eval.arms import ItemResult
+    from argue.eval.folder import RESULTS, EvalFolder
+
+    for name, value in ENV.items():
+        monkeypatch.setenv(name, value)
+    said = f"Basic {b64(PAIR)} / {quote(PAIR, safe='')} / {KEY}"
+    result = ItemResult(
+        item="a", arm="single", answer=said, expected="14", started_at=0, finished_at=1, error=said
+    )
+    EvalFolder(tmp_path).append_result(result)
+    line = (tmp_path / RESULTS).read_text(encoding="utf-8")
+    assert leaks(line) == [] and json.loads(line)["answer"].startswith("Basic ***")

@@ -14,6 +14,7 @@ from pydantic import ValidationError
 
 from argue.domain import Usage
 from argue.eval.arms import ItemResult
+from argue.redact import redact
 from argue.store._atomic import write_json_atomic
 
 MANIFEST = "eval.json"
@@ -60,7 +61,8 @@ class EvalFolder:
         return found
 
     def append_result(self, result: ItemResult) -> None:
-        self._append(RESULTS, result.model_dump_json())
+        # Secrets masked in every form (argue.redact): an answer or error may quote one.
+        self._append(RESULTS, redact(result.model_dump_json()))
 
     def append_usage(self, usage: Usage) -> None:
         self._append(USAGE, usage.model_dump_json())
