@@ -127,11 +127,20 @@ class Settings(BaseModel):
 
 
 def load_settings(path: Path | None = None) -> Settings:
+    from argue.store._bounded import BoundedReadError, loads_toml, read_text
+
     path = path or config_file_path()
-    if not path.is_file():
+    try:
+        # A FIFO or device is refused unopened; size and depth are bounded before parsing.
+        text = read_text(path)
+    except BoundedReadError as exc:
+        raise ConfigError(str(exc)) from None
+    if text is None:
         return Settings()
     try:
-        data: dict[str, Any] = tomllib.loads(path.read_text(encoding="utf-8"))
+        data: dict[str, Any] = loads_toml(text, path)
+    except BoundedReadError as exc:
+        raise ConfigError(str(exc)) from None
     except (tomllib.TOMLDecodeError, OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: {exc}") from None
     unknown = sorted(set(data) - {"defaults", "skills", "prices", "providers"})

@@ -184,17 +184,23 @@ SMOKE_TEST_MODEL = "gemma-3-270m-q4_k_m.gguf"
 """The bundled local model: it proves argue runs, not that an argument is any good."""
 
 
+MAX_ROUNDS = 50
+"""The most rounds a debate has (the CLI's ``--rounds`` cap): a record that says more was
+not written by argue."""
+RoundNo = Annotated[int, Field(ge=0, le=MAX_ROUNDS)]
+
+
 class DebateConfig(BaseModel):
     id: str
     question: str
     mode: Mode
     personas: dict[str, str] = Field(description="letter -> persona name")
-    max_rounds: int
+    max_rounds: int = Field(ge=1, le=MAX_ROUNDS)
     provider: str
     model: str
     research_sources: list[str] = Field(default_factory=list)
-    budget_usd: float | None = None
-    budget_tokens: int | None = None
+    budget_usd: float | None = Field(default=None, ge=0, allow_inf_nan=False)
+    budget_tokens: int | None = Field(default=None, ge=0)
     created_at: str = Field(default_factory=utc_now)
     framing: Framing | None = None
     selection_reason: str | None = None
@@ -234,7 +240,7 @@ refusal in prose in place of the JSON asked for; the reason quotes its first wor
 class Failure(BaseModel):
     """A skill or model call that did not deliver, in the fixed vocabulary."""
 
-    round: int
+    round: RoundNo
     persona: str | None = Field(default=None, description="persona letter, None for the debate")
     phase: str
     kind: Literal["refused", "failed"]
@@ -279,7 +285,7 @@ def provenance_of_skill(skill: str) -> Provenance:
 class Evidence(BaseModel):
     id: str = Field(description="e.g. A-R2-E3")
     persona: str
-    round: int
+    round: RoundNo
     skill: str
     query: str
     title: str
@@ -320,7 +326,7 @@ class ResearchCallRecord(BaseModel):
 
 class ResearchRecord(BaseModel):
     persona: str
-    round: int
+    round: RoundNo
     why: str = ""
     calls: list[ResearchCallRecord] = Field(default_factory=list)
     dropped_calls: list[str] = Field(default_factory=list, description="over the budget of 3")
@@ -370,7 +376,7 @@ ClaimEvidenceState = Literal["quoted", "quote_not_found", "unverified", "uncited
 class Claim(BaseModel):
     id: str = Field(description="e.g. A2.c1")
     persona: str
-    round: int
+    round: RoundNo
     text: str
     warrant: str = ""
     evidence_ids: list[str] = Field(default_factory=list)
@@ -436,7 +442,7 @@ class Claim(BaseModel):
 
 class ArgumentRecord(BaseModel):
     persona: str
-    round: int
+    round: RoundNo
     position: str
     claims: list[Claim] = Field(default_factory=list)
     taxonomy_tags: list[str] = Field(default_factory=list)
@@ -454,7 +460,7 @@ class Counter(BaseModel):
 
 
 class Concession(BaseModel):
-    round: int
+    round: RoundNo
     from_persona: str
     to_persona: str | None
     claim_id: str
@@ -468,7 +474,7 @@ class Concession(BaseModel):
 
 class RebuttalRecord(BaseModel):
     persona: str
-    round: int
+    round: RoundNo
     counters: list[Counter] = Field(default_factory=list)
     concessions: list[Concession] = Field(default_factory=list)
     common_ground: list[str] = Field(default_factory=list)
@@ -484,7 +490,7 @@ class BeliefUpdate(BaseModel):
 
 class ReflectionRecord(BaseModel):
     persona: str
-    round: int
+    round: RoundNo
     confidence: float = Field(ge=0.0, le=1.0)
     belief_updates: list[BeliefUpdate] = Field(default_factory=list)
     would_change_my_mind: str = ""
@@ -539,7 +545,7 @@ class JudgeVerdictRecord(BaseModel):
 
 
 class RoundScore(BaseModel):
-    round: int
+    round: RoundNo
     personas: dict[str, PersonaRoundScore]
     judge: JudgeVerdictRecord
     novel_claims: int
@@ -549,7 +555,7 @@ class RoundScore(BaseModel):
 
 class DebateState(BaseModel):
     status: DebateStatus = "running"
-    round: int = 0
+    round: int = Field(default=0, ge=0, le=MAX_ROUNDS)
     phase: str = "framing"
     termination: Termination | None = None
     termination_detail: str = ""

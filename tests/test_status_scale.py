@@ -134,6 +134,8 @@ def test_the_table_prints_no_escape_sequence_from_a_debate_folder(tmp_path, run_
     config = json.loads(store.paths.config.read_text(encoding="utf-8"))
     config.update(id="argue\x1b[2J_hostile", question="\x1b]0;pwned\x07\x9b31mQ?\x1b[0m")
     store.paths.config.write_text(json.dumps(config), encoding="utf-8")
+    # The folder is named like its id (a config.id naming another folder is refused).
+    store.paths.root.rename(store.paths.root.with_name(config["id"]))
     result = CliRunner().invoke(app, ["status", "--debates-dir", str(tmp_path / "debates")])
     assert result.exit_code == 0, result.output
     for escape in ("\x1b", "\x07", "\x9b"):

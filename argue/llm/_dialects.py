@@ -144,8 +144,12 @@ class DialectMemory:
             return self._cache
         entries: dict[str, RememberedDialect] = {}
         if self.path is not None:
+            from argue.store._bounded import read_json
+
+            # Bounded (a FIFO is refused unopened, size and depth checked before parsing); a
+            # refused file is a damaged one: ignored, replaced on the next write.
             with contextlib.suppress(OSError, ValueError):
-                raw = json.loads(self.path.read_text(encoding="utf-8"))
+                raw = read_json(self.path)
                 servers = raw.get("servers", {}) if isinstance(raw, dict) else {}
                 for key, value in servers.items() if isinstance(servers, dict) else ():
                     with contextlib.suppress(ValidationError):

@@ -124,10 +124,14 @@ def _error_problem(message: str) -> str:
 
 def parse_persona(text: str, file: str, expected_name: str | None = None) -> Persona:
     """Parse one persona TOML document; ``file`` is how errors name it."""
+    from argue.store._bounded import BoundedReadError, loads_toml
+
     try:
-        data: dict[str, Any] = tomllib.loads(text)
+        data: dict[str, Any] = loads_toml(text, file)
     except tomllib.TOMLDecodeError as error:
         raise PersonaFileError(file, "", f"invalid TOML: {error}") from None
+    except BoundedReadError as error:
+        raise PersonaFileError(file, "", error.reason) from None
     try:
         parsed = _PersonaFile.model_validate(data)
     except ValidationError as error:
@@ -147,10 +151,17 @@ def parse_persona(text: str, file: str, expected_name: str | None = None) -> Per
 
 
 def load_persona_file(path: Path) -> Persona:
+    from argue.store._bounded import BoundedReadError, read_text
+
     try:
-        text = path.read_text(encoding="utf-8")
+        # A FIFO or device is refused unopened; the size is capped before reading.
+        text = read_text(path)
+    except BoundedReadError as error:
+        raise PersonaFileError(str(path), "", error.reason) from None
     except (OSError, UnicodeDecodeError) as error:
         raise PersonaFileError(str(path), "", f"cannot read: {error}") from None
+    if text is None:
+        raise PersonaFileError(str(path), "", "cannot read: no such file")
     return parse_persona(text, str(path), expected_name=path.stem.lower())
 
 

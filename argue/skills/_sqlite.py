@@ -5,7 +5,7 @@ from __future__ import annotations
 import sqlite3
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from types import TracebackType
 from typing import ClassVar, Self
@@ -58,15 +58,41 @@ def open_database(
                     conn.execute(f"PRAGMA user_version = {version}")
                 conn.execute("COMMIT")
             except BaseException:
-                conn.execute("ROLLBACK")
+                _rollback(conn)
                 raise
     except sqlite3.Error as exc:
         conn.close()
+        if _disk_full(exc):
+            raise error(_full_message(what, path, exc)) from exc
         raise error(f"the {what} database {path} is unreadable: {exc}") from exc
     except BaseException:
         conn.close()
         raise
     return conn
+
+
+def _disk_full(exc: BaseException) -> bool:
+    """sqlite's SQLITE_FULL ("database or disk is full"), or ENOSPC under it."""
+    return (
+        getattr(exc, "sqlite_errorname", "") == "SQLITE_FULL"
+        or "disk is full" in str(exc)
+        or "No space left" in str(exc)
+    )
+
+
+def _full_message(what: str, path: Path, exc: BaseException) -> str:
+    return (
+        f"the {what} database {path} cannot be written: the disk is full ({exc}); "
+        f"free some space on the disk holding {path.parent}"
+    )
+
+
+def _rollback(conn: sqlite3.Connection) -> None:
+    """Roll back what is open. sqlite may already have rolled back on its own (a full disk
+    does): then "cannot rollback" would hide the error that mattered, so it is not raised."""
+    if conn.in_transaction:
+        with suppress(sqlite3.Error):
+            conn.execute("ROLLBACK")
 
 
 def _set_wal(conn: sqlite3.Connection) -> None:
@@ -164,6 +190,8 @@ class SQLiteStore:
         try:
             yield conn
         except sqlite3.Error as exc:
+            if _disk_full(exc):
+                raise self._error(_full_message(self._what, self.db_path, exc)) from exc
             raise self._error(f"the {self._what} database {self.db_path} failed: {exc}") from exc
 
     @contextmanager
@@ -174,6 +202,6 @@ class SQLiteStore:
             try:
                 yield conn
             except BaseException:
-                conn.execute("ROLLBACK")
+                _rollback(conn)
                 raise
             conn.execute("COMMIT")

@@ -54,4 +54,11 @@ def write_json_atomic(path: Path, value: Any) -> None:
 
 
 def read_json(path: Path) -> Any:
-    return json.loads(path.read_text(encoding="utf-8"))
+    """A JSON file read within the bounds of ``argue.store._bounded`` (size, depth, a regular
+    file); FileNotFoundError when it is missing, BoundedReadError (a ValueError) when refused."""
+    from argue.store._bounded import MAX_SETTINGS_BYTES, loads_json, read_text
+
+    text = read_text(path, cap=MAX_SETTINGS_BYTES)
+    if text is None:
+        raise FileNotFoundError(2, "No such file or directory", str(path))
+    return loads_json(text, path)

@@ -8,7 +8,8 @@ import json
 import os
 import re
 import stat
-from collections.abc import Iterator, Mapping
+import sys
+from collections.abc import Callable, Iterator, Mapping
 from datetime import datetime
 from pathlib import Path
 from typing import TypeVar
@@ -17,6 +18,7 @@ from pydantic import BaseModel, ValidationError
 
 from argue.domain import DebateConfig, DebateState, Persona, Usage, utc_now
 from argue.store._atomic import to_jsonable, write_text_atomic
+from argue.store._bounded import BoundedReadError, loads_json
 from argue.store._safe import (
     MAX_LOG_BYTES,
     DebateLocked,
@@ -96,8 +98,15 @@ class DebateStore:
     # -- typed records
 
     def _read_json(self, path: Path) -> object:
+        """The parsed record, None when missing; over the depth bound is a StoreError naming
+        the file (``argue.store._bounded``: checked before the parser runs)."""
         text = read_text(self.paths.root, path)
-        return None if text is None else json.loads(text)
+        if text is None:
+            return None
+        try:
+            return loads_json(text, path)
+        except BoundedReadError as exc:
+            raise StoreError(f"{path}: unreadable record ({exc.reason})") from None
 
     def load(self, path: Path, model: type[M]) -> M | None:
         try:
@@ -105,7 +114,7 @@ class DebateStore:
             if data is None and not self.has(path):
                 return None
             return model.model_validate(data)
-        except (ValueError, ValidationError, TypeError, OSError) as exc:
+        except (ValueError, ValidationError, TypeError, OSError, RecursionError) as exc:
             raise StoreError(f"{path}: unreadable record ({type(exc).__name__})") from exc
 
     def load_if_readable(self, path: Path, model: type[M]) -> M | None:
@@ -123,7 +132,7 @@ class DebateStore:
             if not isinstance(data, list):
                 raise TypeError("not a list")
             return [model.model_validate(item) for item in data]
-        except (ValueError, ValidationError, OSError, TypeError) as exc:
+        except (ValueError, ValidationError, OSError, TypeError, RecursionError) as exc:
             raise StoreError(f"{path}: unreadable record ({type(exc).__name__})") from exc
 
     def save(self, path: Path, value: object) -> None:
@@ -140,6 +149,12 @@ class DebateStore:
         config = self.load(self.paths.config, DebateConfig)
         if config is None:
             raise StoreError(f"{self.paths.config} is missing")
+        if config.id != self.debate_id:
+            # A renamed or hand-edited folder: its id could not be opened by the name listed.
+            raise StoreError(
+                f"{self.paths.config}: says id {config.id[:80]!r} but the folder is named "
+                f"{self.debate_id!r}: refused"
+            )
         return config
 
     def save_config(self, config: DebateConfig) -> None:
@@ -148,13 +163,19 @@ class DebateStore:
     def state(self) -> DebateState:
         """The runner's state; a missing or damaged state.json is rebuilt from the committed
         rounds (the scoring files are the record of what was finished)."""
+        why = "missing"
         try:
             state = self.load(self.paths.state, DebateState)
-        except StoreError:
-            state = None
+        except StoreError as exc:
+            state, why = None, str(exc).removeprefix(f"{self.paths.state}: ")
         if state is not None:
             return state
         rounds = self.committed_rounds()
+        _notice(
+            self.paths.state,
+            f"warning: {self.paths.state} {why}; rebuilt from the committed rounds "
+            f"({max(rounds, default=0)} committed)",
+        )
         return DebateState(
             status="interrupted",
             round=max(rounds, default=0),
@@ -362,7 +383,7 @@ class DebateStore:
         path = self.paths.moderator_notes
         try:
             notes = self._read_json(path)
-        except (ValueError, OSError) as exc:
+        except (ValueError, OSError, RecursionError) as exc:
             raise StoreError(f"{path}: unreadable record ({type(exc).__name__})") from exc
         if notes is None:
             return []
@@ -409,6 +430,35 @@ class DebateStore:
         for path in new:
             self.discard(path)
         return notes
+
+
+NoticeHandler = Callable[[str], None]
+
+
+def _stderr_notice(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
+
+
+_notice_handler: NoticeHandler = _stderr_notice
+_noticed: set[str] = set()
+
+
+def set_notice_handler(handler: NoticeHandler | None) -> NoticeHandler:
+    """Where the store's one-line notices go (a state.json rebuilt from the rounds…); stderr
+    unless a caller routes them (``None`` restores stderr). Returns the previous handler."""
+    global _notice_handler
+    previous = _notice_handler
+    _notice_handler = handler or _stderr_notice
+    return previous
+
+
+def _notice(path: Path, line: str) -> None:
+    """Say ``line`` once per file and process (the state is rebuilt on every read)."""
+    key = str(path)
+    if key in _noticed:
+        return
+    _noticed.add(key)
+    _notice_handler(" ".join(line.split()))
 
 
 def iter_debates(debates_dir: Path) -> Iterator[DebateStore]:
