@@ -83,8 +83,14 @@ def markdown_paragraphs(text: object) -> str:
 # Model text cannot use Markdown's inline syntax either: code's markers are bold (``**evidence:**``,
 # ``**unverified**``), so a model that writes them gets visibly different, escaped text.
 _INLINE_SYNTAX = re.compile(r"([\\`*\[\]~|]|(?<![^\W_])_|_(?![^\W_]))")
-_BARE_LINK = re.compile(
-    r"(?i)\b(?:[a-z][a-z0-9+.-]{1,20}://|www\.)[^\s<>`\"']+|[\w.+-]+@[\w-]+(?:\.[\w-]+)+"
+# Linear on any text (issue 24, item 3): each quantifier is possessive, and the address's
+# local part is at most 64 characters (RFC 5321), so no start re-reads a long run of word
+# characters, dots or slashes (the unbounded ``[\w.+-]+@`` tried from every position of a run
+# was quadratic: 32,000 characters took seconds). A longer local part still has its last 64
+# characters, the ``@`` and the domain in the code span, so no autolink is left outside it.
+BARE_LINK = re.compile(
+    r"(?i)\b(?:[a-z][a-z0-9+.-]{1,20}+://|www\.)[^\s<>`\"']++"
+    r"|[\w.+-]{1,64}+@[\w-]++(?:\.[\w-]++)+"
 )
 
 
@@ -104,7 +110,7 @@ def _escape_inline(segment: str) -> str:
 def _inert_segment(segment: str) -> str:
     """Escaped text in which anything a renderer would autolink becomes a code span."""
     out, last = [], 0
-    for match in _BARE_LINK.finditer(segment):
+    for match in BARE_LINK.finditer(segment):
         out += [_escape_inline(segment[last : match.start()]), _code_span(match.group())]
         last = match.end()
     out.append(_escape_inline(segment[last:]))

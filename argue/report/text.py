@@ -18,12 +18,11 @@ from markupsafe import Markup, escape
 
 from argue.grounding.index import ReferenceIndex
 from argue.records.labels import label
-from argue.render.inline import fold_lookalikes, one_line
+from argue.render.inline import BARE_LINK, fold_lookalikes, one_line
 
-# What a browser or a reader would take for a link, beyond what the reference finder reports.
-_BARE_LINK = re.compile(
-    r"(?i)\b(?:[a-z][a-z0-9+.-]{1,20}://|www\.)[^\s<>`\"']+|[\w.+-]+@[\w-]+(?:\.[\w-]+)+"
-)
+# BARE_LINK: what a browser or a reader would take for a link, beyond what the reference
+# finder reports (linear on any text).
+
 _LINKISH = frozenset({"url", "doi", "arxiv"})
 
 
@@ -47,12 +46,14 @@ def unverified_marker(lang: str) -> Markup:
 
 def _inert_segment(segment: str) -> Markup:
     """Escaped text in which anything link-like becomes a code span."""
-    out, last = Markup(), 0
-    for match in _BARE_LINK.finditer(segment):
-        out += escape(segment[last : match.start()])
-        out += Markup("<code>{}</code>").format(match.group())
+    out: list[Markup] = []
+    last = 0
+    for match in BARE_LINK.finditer(segment):
+        out.append(escape(segment[last : match.start()]))
+        out.append(Markup("<code>{}</code>").format(match.group()))
         last = match.end()
-    return out + escape(segment[last:])
+    out.append(escape(segment[last:]))
+    return Markup("").join(out)
 
 
 def inert_html(text: object) -> Markup:
@@ -76,11 +77,14 @@ def model_html(
     line = one_line(fold_lookalikes(text))
     if references is None:
         return _inert_segment(line)
-    out, last = Markup(), 0
+    # Parts joined once at the end: ``Markup +=`` copies the whole line each time (quadratic
+    # on a long field with many references: 1 MB took about a minute).
+    out: list[Markup] = []
+    last = 0
     for ref, resolution in references.check(line):
         if ref.start < last:
             continue
-        out += _inert_segment(line[last : ref.start])
+        out.append(_inert_segment(line[last : ref.start]))
         if ref.kind in _LINKISH:
             shown = Markup("<code>{}</code>").format(ref.text)
         elif ref.kind == "claim_id" and resolution.verified:
@@ -100,9 +104,10 @@ def model_html(
                 if target
                 else Markup(" (= {})").format(resolution.evidence_id)
             )
-        out += shown
+        out.append(shown)
         last = ref.end
-    return out + _inert_segment(line[last:])
+    out.append(_inert_segment(line[last:]))
+    return Markup("").join(out)
 
 
 def model_paragraphs_html(
