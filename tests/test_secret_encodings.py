@@ -339,3 +339,35 @@ def test_eval_records_are_masked_even_where_an_answer_quotes_a_secret(tmp_path, 
     EvalFolder(tmp_path).append_result(result)
     line = (tmp_path / RESULTS).read_text(encoding="utf-8")
     assert leaks(line) == [] and json.loads(line)["answer"].startswith("Basic ***")
+
+
+def test_the_report_is_masked_even_where_a_model_wrote_a_secret(
+    tmp_path: Path, fake: FakeLLM, monkeypatch: pytest.MonkeyPatch
+):
+    """report.html passes through redact() as it is written, HTML-escaped forms included.
+    Teeth: ``write_report`` in argue/app/_debates.py without ``redact`` fails this test."""
+    import argue.report
+
+    cli = Cli(tmp_path, env_overrides={"OPENAI_API_KEY": KEY, "OPENAI_BASE_URL": url_of(fake)})
+    done = cli.run("argue", QUESTION, "--rounds", "1")
+    assert done.returncode == 0, done.describe()
+    (folder,) = cli.debates.glob("argue_*")
+    real = argue.report.render_report
+
+    def quoting(*args: object, **kwargs: object) -> str:
+        page = real(*args, **kwargs)  # type: ignore[arg-type]
+        return page.replace("</body>", f"<p>{html.escape(KEY)} {b64(PAIR)}</p></body>")
+
+    monkeypatch.setattr(argue.report, "render_report", quoting)
+    for name, value in ENV.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setenv("ARGUE_DEBATES_DIR", str(cli.debates))
+    from argue.app._debates import report
+
+    written = report(folder.name, workspace=None, out=tmp_path / "report.html")
+    page = written.read_text(encoding="utf-8")
+    assert "<p>*** ***</p>" in page and leaks(page) == []
+
+
+def url_of(fake: FakeLLM) -> str:
+    return f"http://{PAIR}@{fake.url.removeprefix('http://')}/v1"

@@ -350,6 +350,7 @@ def write_report(store: DebateStore, out: Path | None = None) -> Path:
     Reads only: a running debate is reported as it stands (labelled partial) and not disturbed.
     """
     from argue.records import SynthesisDraft
+    from argue.redact import redact
     from argue.report import REPORT_FILE, render_report
     from argue.store import StoreError, write_text_atomic
     from argue.store.history import load_history
@@ -368,7 +369,8 @@ def write_report(store: DebateStore, out: Path | None = None) -> Path:
             prose_failure = NO_PROSE_YET
         html = render_report(history, state, store.load_usage(), prose, prose_failure)
         target = out if out is not None else store.paths.root / REPORT_FILE
-        write_text_atomic(target, html)
+        # Secrets masked in every form (argue.redact: HTML-escaped too), whatever a model wrote.
+        write_text_atomic(target, redact(html))
     except StoreError as exc:
         raise OperationError(str(exc)) from None
     except OSError as exc:
