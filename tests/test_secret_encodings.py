@@ -23,7 +23,11 @@ What is not covered: a secret the server transforms in a way no encoding above p
 (hashed, reversed, split by line breaks inside a base64 block, ``\\u``-escaping of plain ASCII);
 the part of a base64 blob around a secret (a few characters at each end encode the secret's
 neighbours together with a few of its bits) stays; and values shorter than 8 characters are
-not masked at all (``MIN_SECRET_LENGTH``).
+not masked at all (``MIN_SECRET_LENGTH``). The debate folder's records (state, rounds,
+transcript, synthesis) are clean because every error text is masked where it is made
+(``masked_error``, ``error_detail``, the failure records); the store's writes themselves do not
+pass through ``redact`` (report.html, eval records and MCP answers do), so a model's own answer
+quoting a secret would reach them.
 """
 
 from __future__ import annotations
