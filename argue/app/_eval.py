@@ -143,7 +143,24 @@ def run_eval(
     """Run the arms over the items, resuming what the folder already holds.
 
     In the main thread, the first SIGINT stops new work (the items in flight finish and are
-    saved) and the second cancels at once; the report covers what is done either way."""
+    saved) and the second cancels at once; the report covers what is done either way. One
+    eval runs per folder: a second one, or a folder behind a link, is a UsageError at once."""
+    from argue.eval.folder import EvalFolderError
+
+    try:
+        with plan.folder.running():
+            return _run_eval(plan, reporter=reporter, on_result=on_result, command=command)
+    except EvalFolderError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def _run_eval(
+    plan: EvalPlan,
+    *,
+    reporter: Reporter,
+    on_result: Callable[[Any], None] | None,
+    command: str,
+) -> EvalOutcome:
     from argue.app._run import EXIT_BY_STATUS
     from argue.eval.budget import EvalBudget, EvalControl
 
@@ -177,6 +194,15 @@ def run_eval(
 
 def merge_evals(folders: list[Path], out: Path | None = None) -> EvalOutcome:
     """Merge the per-item JSONL of shards (same dataset, model and debate) into one folder."""
+    from argue.eval.folder import EvalFolderError
+
+    try:
+        return _merge_evals(folders, out)
+    except EvalFolderError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def _merge_evals(folders: list[Path], out: Path | None) -> EvalOutcome:
     from argue.eval.folder import EvalFolder
 
     shards = [EvalFolder(f) for f in folders]

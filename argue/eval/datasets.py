@@ -8,8 +8,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
+import os
 import random
 import re
+import stat
 from pathlib import Path
 
 from pydantic import BaseModel, Field
@@ -19,6 +22,10 @@ from argue.eval.normalize import choice_letter, normalize_number
 
 MAX_LINE_CHARS = 100_000
 MAX_ITEMS = 100_000
+MAX_NUMBER_DIGITS = 1000
+"""An answer's number (or any number in a line) longer than this is refused: a 5,000-digit
+integer is past what int() converts, and no eval asks for one."""
+_NOT_FINITE = {"nan", "inf", "infinity"}
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 
@@ -60,47 +67,115 @@ def _fingerprint(items: list[EvalItem]) -> str:
     return hashlib.sha256(payload.encode()).hexdigest()
 
 
-def load_jsonl(path: Path) -> Dataset:
-    """``{"question", "answer"}`` per line, optional ``id`` and ``choices``; blank lines skipped."""
+def load_jsonl(path: Path, *, max_line_chars: int = MAX_LINE_CHARS) -> Dataset:
+    """``{"question", "answer"}`` per line, optional ``id`` and ``choices``; blank lines skipped.
+
+    Read line by line with the cap applied while reading: a line over ``max_line_chars`` is
+    refused once that many bytes (4 per character at most) have been read, never read whole.
+    A FIFO or device is refused before it is opened."""
+    from argue.store._bounded import BoundedReadError, regular_file_or_none
+
     try:
-        raw = path.read_bytes()
+        if regular_file_or_none(path) is None:
+            raise DatasetError(f"{path}: cannot read the dataset (no such file)")
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except BoundedReadError as exc:
+        raise DatasetError(f"{path}: cannot read the dataset ({exc.reason})") from None
     except OSError as exc:
         raise DatasetError(f"{path}: cannot read the dataset ({exc.strerror or exc})") from None
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line_no = raw[: exc.start].count(b"\n") + 1
-        raise DatasetError(f"{path}:{line_no}: not UTF-8 text") from None
     items: list[EvalItem] = []
     seen: dict[str, int] = {}
-    for number, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
-        where = f"{path}:{number}"
-        if len(line) > MAX_LINE_CHARS:
-            raise DatasetError(f"{where}: line longer than {MAX_LINE_CHARS} characters")
-        item = _parse_line(line, where, default_id=f"line{number}")
-        if item.id in seen:
-            raise DatasetError(f"{where}: id {item.id!r} already used on line {seen[item.id]}")
-        seen[item.id] = number
-        items.append(item)
-        if len(items) > MAX_ITEMS:
-            raise DatasetError(f"{where}: more than {MAX_ITEMS} items")
+    limit = 4 * max_line_chars + 2  # UTF-8 bytes of the longest line allowed, and its CR LF
+    with os.fdopen(fd, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise DatasetError(f"{path}: cannot read the dataset (not a regular file)")
+        number = 0
+        while raw := handle.readline(limit + 1):
+            number += 1
+            where = f"{path}:{number}"
+            if len(raw) > limit:
+                raise DatasetError(f"{where}: line longer than {max_line_chars} characters")
+            try:
+                line = raw.decode("utf-8-sig" if number == 1 else "utf-8").rstrip("\r\n")
+            except UnicodeDecodeError:
+                raise DatasetError(f"{where}: not UTF-8 text") from None
+            if not line.strip():
+                continue
+            if len(line) > max_line_chars:
+                raise DatasetError(f"{where}: line longer than {max_line_chars} characters")
+            item = _parse_line(line, where, default_id=f"line{number}")
+            if item.id in seen:
+                raise DatasetError(f"{where}: id {item.id!r} already used on line {seen[item.id]}")
+            seen[item.id] = number
+            items.append(item)
+            if len(items) > MAX_ITEMS:
+                raise DatasetError(f"{where}: more than {MAX_ITEMS} items")
     if not items:
         raise DatasetError(f"{path}: no items (expected one JSON object per line)")
     return Dataset(name=path.stem, items=items, fingerprint=_fingerprint(items))
 
 
-def _parse_line(line: str, where: str, default_id: str) -> EvalItem:
+class _BadNumber(ValueError):
+    pass
+
+
+def _parse_int(text: str) -> int:
+    if len(text.lstrip("-")) > MAX_NUMBER_DIGITS:
+        raise _BadNumber(
+            f"a number of {len(text.lstrip('-'))} digits (at most {MAX_NUMBER_DIGITS})"
+        )
+    return int(text)
+
+
+def _parse_float(text: str) -> float:
+    if len(text) > MAX_NUMBER_DIGITS:
+        raise _BadNumber(f"a number of {len(text)} characters (at most {MAX_NUMBER_DIGITS})")
+    value = float(text)
+    if not math.isfinite(value):
+        raise _BadNumber(f"{text} is not a finite number")
+    return value
+
+
+def _parse_constant(text: str) -> float:
+    raise _BadNumber(f"{text} is not a finite number")
+
+
+def _loads(line: str, where: str) -> object:
     try:
-        data = json.loads(line)
+        return json.loads(
+            line, parse_int=_parse_int, parse_float=_parse_float, parse_constant=_parse_constant
+        )
     except json.JSONDecodeError as exc:
         raise DatasetError(f"{where}: not valid JSON ({exc.msg}, column {exc.colno})") from None
+    except _BadNumber as exc:
+        raise DatasetError(f"{where}: {exc}") from None
+    except (ValueError, RecursionError) as exc:
+        raise DatasetError(f"{where}: not valid JSON ({str(exc)[:80]})") from None
+
+
+def _check_text(value: object, field: str, where: str) -> None:
+    """No NUL in any text; no non-finite number or overlong digit run in the answer."""
+    texts = [value] if isinstance(value, str) else value if isinstance(value, list) else []
+    for text in texts:
+        if isinstance(text, str) and "\x00" in text:
+            raise DatasetError(f"{where}: '{field}' contains a NUL character")
+    if field != "answer" or not isinstance(value, str):
+        return
+    if value.strip().lower().lstrip("+-") in _NOT_FINITE:
+        raise DatasetError(f"{where}: 'answer' {value.strip()!r} is not a finite number")
+    if sum(map(str.isdigit, value)) > MAX_NUMBER_DIGITS:  # "1,000,…" as well as "1000…"
+        raise DatasetError(f"{where}: 'answer' has more than {MAX_NUMBER_DIGITS} digits")
+
+
+def _parse_line(line: str, where: str, default_id: str) -> EvalItem:
+    data = _loads(line, where)
     if not isinstance(data, dict):
         raise DatasetError(f"{where}: expected a JSON object with question and answer")
     unknown = sorted(set(data) - {"id", "question", "answer", "choices"})
     if unknown:
         raise DatasetError(f"{where}: unknown field(s) {', '.join(unknown)}")
+    for field in ("id", "question", "answer", "choices"):
+        _check_text(data.get(field), field, where)
     question = data.get("question")
     if not isinstance(question, str) or not question.strip():
         raise DatasetError(f"{where}: 'question' must be a non-empty string")

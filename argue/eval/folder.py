@@ -1,12 +1,23 @@
 """The eval folder, ``<debates>/evals/<name>/``: ``eval.json`` (what was asked, and the vote
 matching once fixed), ``items.jsonl`` (one line per finished item and arm, fsynced as it
 lands), ``usage.jsonl`` (every single/vote call) and ``debates/<item>/`` (the debate arm's
-debates, ordinary debate folders). Re-running the same command finds it and resumes."""
+debates, ordinary debate folders). Re-running the same command finds it and resumes.
+
+It is a boundary with the debate folder's rules (``argue.store._safe.guard``): no symbolic
+link is followed (the folder itself, ``debates/`` or any file in it), only regular files are
+read, reads are capped. One eval runs per folder: :meth:`EvalFolder.running` takes an flock on
+``.lock`` and a second run says so at once (:class:`EvalFolderLocked`). Each record is
+appended with one ``os.write`` on an ``O_APPEND`` descriptor, so two writers never interleave
+inside a line. Every refusal is an :class:`EvalFolderError`, one line naming the file.
+"""
 
 from __future__ import annotations
 
-import json
+import fcntl
 import os
+import stat
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -14,65 +25,180 @@ from pydantic import ValidationError
 
 from argue.domain import Usage
 from argue.eval.arms import ItemResult
-from argue.redact import redact
 from argue.store._atomic import write_json_atomic
+from argue.store._bounded import MAX_SETTINGS_BYTES, loads_json
+from argue.store._safe import MAX_LOG_BYTES, StoreError, guard, read_text
 
 MANIFEST = "eval.json"
 RESULTS = "items.jsonl"
 USAGE = "usage.jsonl"
+LOCK = ".lock"
+WHAT = "eval folder"
+
+
+class EvalFolderError(ValueError):
+    """An eval folder that cannot be used as it is (a link, a special file, unwritable); the
+    message is one line naming the file. ``argue.app`` turns it into a usage error (exit 2)."""
+
+
+class EvalFolderLocked(EvalFolderError):
+    """Another eval is running on this folder."""
 
 
 class EvalFolder:
     def __init__(self, root: Path) -> None:
         self.root = root
         self.debates = root / "debates"
+        self._lock_fd: int | None = None
+
+    # -- the boundary
+
+    def _guard(self, path: Path, *, folder: bool = False) -> bool:
+        try:
+            return guard(self.root, path, folder=folder, what=WHAT)
+        except StoreError as exc:
+            raise EvalFolderError(str(exc)) from None
+
+    def _make_root(self) -> None:
+        if not self._guard(self.root, folder=True):
+            try:
+                self.root.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise EvalFolderError(
+                    f"{self.root}: cannot create the eval folder ({exc.strerror or exc})"
+                ) from None
+            self._guard(self.root, folder=True)
+
+    # -- one eval per folder
+
+    @contextmanager
+    def running(self) -> Iterator[EvalFolder]:
+        """Hold the folder's lock while the body runs; a second holder is refused at once."""
+        self.lock()
+        try:
+            yield self
+        finally:
+            self.unlock()
+
+    def lock(self) -> None:
+        self._make_root()
+        path = self.root / LOCK
+        self._guard(path)
+        try:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK, 0o644)
+        except OSError as exc:
+            raise EvalFolderError(f"{path}: cannot open ({exc.strerror or exc})") from None
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                raise EvalFolderError(f"{path}: not a regular file: refused")
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                holder = os.pread(fd, 32, 0).decode("ascii", "replace").strip()
+                by = f" (process {holder})" if holder.isdigit() else ""
+                raise EvalFolderLocked(
+                    f"{self.root}: another eval is running on this folder{by}; wait for it "
+                    "to finish or stop it, then run the same command again to resume"
+                ) from None
+            os.ftruncate(fd, 0)
+            os.write(fd, str(os.getpid()).encode())
+            self._guard(self.debates, folder=True)  # the debate arm writes there: no link
+        except BaseException:
+            os.close(fd)
+            raise
+        self._lock_fd = fd
+
+    def unlock(self) -> None:
+        if self._lock_fd is not None:
+            fcntl.flock(self._lock_fd, fcntl.LOCK_UN)
+            os.close(self._lock_fd)
+            self._lock_fd = None
 
     # -- manifest
 
     def manifest(self) -> dict[str, Any]:
+        """eval.json; a damaged one counts as missing (the run writes it again)."""
         path = self.root / MANIFEST
-        if not path.is_file() or path.is_symlink():
+        try:
+            text = read_text(self.root, path, cap=MAX_SETTINGS_BYTES) if self._guard(path) else None
+        except StoreError as exc:
+            raise EvalFolderError(str(exc)) from None
+        if text is None:
             return {}
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+            data = loads_json(text, path)
+        except ValueError:
             return {}
         return data if isinstance(data, dict) else {}
 
     def save_manifest(self, data: dict[str, Any]) -> None:
-        self.root.mkdir(parents=True, exist_ok=True)
-        write_json_atomic(self.root / MANIFEST, data)
+        self._make_root()
+        path = self.root / MANIFEST
+        self._guard(path)
+        try:
+            write_json_atomic(path, data)
+        except OSError as exc:
+            raise EvalFolderError(f"cannot write {path}: {exc.strerror or exc}") from None
 
     # -- results
 
     def results(self) -> dict[tuple[str, str], ItemResult]:
         """Finished (item, arm) records; a torn or foreign line is skipped (re-run, not trusted)."""
-        path = self.root / RESULTS
-        if not path.is_file() or path.is_symlink():
-            return {}
         found: dict[tuple[str, str], ItemResult] = {}
-        with path.open(encoding="utf-8", errors="replace") as lines:
-            for line in lines:
-                try:
-                    record = ItemResult.model_validate_json(line)
-                except (ValidationError, ValueError):
-                    continue
-                found.setdefault((record.item, record.arm), record)
+        for line in self._lines(RESULTS):
+            try:
+                record = ItemResult.model_validate_json(line)
+            except (ValidationError, ValueError):
+                continue
+            found.setdefault((record.item, record.arm), record)
         return found
 
+    def _lines(self, name: str) -> Iterator[bytes]:
+        path = self.root / name
+        if not self._guard(path):
+            return
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        except FileNotFoundError:
+            return
+        except OSError as exc:
+            raise EvalFolderError(f"{path}: unreadable ({exc.strerror or exc})") from None
+        with os.fdopen(fd, "rb") as handle:
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode):
+                raise EvalFolderError(f"{path}: not a regular file: refused")
+            if info.st_size > MAX_LOG_BYTES:
+                raise EvalFolderError(f"{path}: over the limit of {MAX_LOG_BYTES} bytes: refused")
+            yield from handle
+
     def append_result(self, result: ItemResult) -> None:
-        # Secrets masked in every form (argue.redact): an answer or error may quote one.
-        self._append(RESULTS, redact(result.model_dump_json()))
+        self._append(RESULTS, result.model_dump_json())
 
     def append_usage(self, usage: Usage) -> None:
         self._append(USAGE, usage.model_dump_json())
 
     def _append(self, name: str, line: str) -> None:
-        self.root.mkdir(parents=True, exist_ok=True)
+        """One record, one ``os.write`` on an O_APPEND descriptor, fsynced. A last line torn
+        by a crash is closed first (it stays a line of its own, which ``results`` skips)."""
+        self._make_root()
         path = self.root / name
-        if path.is_symlink():
-            raise OSError(f"{path}: a symbolic link: refused")
-        with path.open("a", encoding="utf-8") as handle:
-            handle.write(line + "\n")
-            handle.flush()
-            os.fsync(handle.fileno())
+        self._guard(path)
+        flags = os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK
+        try:
+            fd = os.open(path, flags, 0o644)
+        except OSError as exc:
+            raise EvalFolderError(f"cannot write {path}: {exc.strerror or exc}") from None
+        try:
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode):
+                raise EvalFolderError(f"{path}: not a regular file: refused")
+            torn = info.st_size > 0 and os.pread(fd, 1, info.st_size - 1) != b"\n"
+            data = (("\n" if torn else "") + line + "\n").encode("utf-8")
+            written = os.write(fd, data)
+            if written != len(data):
+                raise EvalFolderError(f"cannot write {path}: short write (disk full?)")
+            os.fsync(fd)
+        except OSError as exc:
+            raise EvalFolderError(f"cannot write {path}: {exc.strerror or exc}") from None
+        finally:
+            os.close(fd)

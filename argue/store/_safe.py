@@ -37,15 +37,16 @@ class StoreWriteError(StoreError):
         self.path = path
 
 
-def guard(root: Path, path: Path, *, folder: bool = False) -> bool:
+def guard(root: Path, path: Path, *, folder: bool = False, what: str = "debate folder") -> bool:
     """Check ``path`` may be used; True when it exists (as a regular file, or a folder when
-    ``folder``). Raises StoreError for anything outside ``root`` or behind a link."""
+    ``folder``). Raises StoreError for anything outside ``root`` or behind a link. ``what``
+    names the kind of folder in messages (an eval folder has the same rules)."""
     try:
         relative = path.relative_to(root)
     except ValueError:
-        raise StoreError(f"{path}: outside the debate folder {root}: refused") from None
+        raise StoreError(f"{path}: outside the {what} {root}: refused") from None
     if ".." in relative.parts:
-        raise StoreError(f"{path}: outside the debate folder {root}: refused")
+        raise StoreError(f"{path}: outside the {what} {root}: refused")
     current = root
     for index, part in enumerate(("", *relative.parts)):
         if part:
@@ -57,7 +58,7 @@ def guard(root: Path, path: Path, *, folder: bool = False) -> bool:
         except OSError as exc:
             raise StoreError(f"{current}: unreadable ({exc.strerror or exc})") from exc
         if stat.S_ISLNK(info.st_mode):
-            raise StoreError(f"{current}: a symbolic link in a debate folder: refused")
+            raise StoreError(f"{current}: a symbolic link in a {what}: refused")
         last = index == len(relative.parts)
         if not last and not stat.S_ISDIR(info.st_mode):
             raise StoreError(f"{current}: not a folder: refused")
