@@ -1,9 +1,14 @@
 """One tool call: the application function's value as a tool result, its ``ArgueError`` as a
-tool error whose text is the line the CLI prints (``error: <message>``)."""
+tool error whose text is the line the CLI prints (``error: <message>``).
+
+Every tool error is one short line (at most ``ERROR_MAX_CHARS``): anything else a tool raises
+is ``internal error: <type>: <message>``, logged once as that line, never a traceback.
+"""
 
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Callable
 from typing import Any
 
@@ -13,10 +18,26 @@ from argue.app import ArgueError
 from argue.console import terminal_safe
 from argue.redact import redact
 
+ERROR_MAX_CHARS = 500
+
+logger = logging.getLogger("argue.mcp")
+
+
+def one_line(text: str, limit: int = ERROR_MAX_CHARS) -> str:
+    """``text`` on one line of at most ``limit`` characters, control characters removed and
+    secrets masked (``terminal_safe``, before it is cut: no secret is cut to a bare prefix)."""
+    line = " ".join(terminal_safe(text).split())
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
 
 def error_line(exc: ArgueError) -> str:
     """The CLI's one-line error for ``exc``."""
-    return f"error: {' '.join(terminal_safe(exc.message).split())}"
+    return one_line(f"error: {exc.message}")
+
+
+def internal_error_line(exc: BaseException) -> str:
+    """What a tool answers when something unexpected was raised (a bug): one line."""
+    return one_line(f"internal error: {type(exc).__name__}: {exc}")
 
 
 def _error(line: str) -> CallToolResult:
@@ -40,9 +61,13 @@ def _text(text: str) -> CallToolResult:
 
 
 def run_tool(work: Callable[[], Any], render: Callable[[Any], CallToolResult]) -> CallToolResult:
-    """``work()`` rendered by ``render``; an ``ArgueError`` becomes a tool error."""
+    """``work()`` rendered by ``render``; an ``ArgueError`` becomes a tool error, and so does
+    anything else, as one ``internal error`` line (logged once, without a traceback)."""
     try:
-        value = work()
+        return render(work())
     except ArgueError as exc:
         return _error(error_line(exc))
-    return render(value)
+    except Exception as exc:  # a bug: one line for the agent and one on stderr
+        line = internal_error_line(exc)
+        logger.error("%s", line)
+        return _error(line)

@@ -10,7 +10,7 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError
 
 from argue.app import ArgueError, NotFoundError
-from argue.mcp.capture import error_line
+from argue.mcp.capture import error_line, internal_error_line, logger
 from argue.mcp.tools import DATA_NOTE, Debates
 
 
@@ -22,6 +22,10 @@ def add_resources(server: MCPServer, debates: Debates) -> None:
             raise ResourceNotFoundError(error_line(exc)) from None
         except ArgueError as exc:
             raise ResourceError(error_line(exc)) from None
+        except Exception as exc:  # a bug: one line, logged once, no traceback
+            line = internal_error_line(exc)
+            logger.error("%s", line)
+            raise ResourceError(line) from None
 
     @server.resource(
         "argue://debates",

@@ -1,19 +1,28 @@
 """The MCP server: its instructions, the seven tools registered with their descriptions and
-hints, and the resources; ``serve`` runs it over stdio."""
+hints, and the resources; ``serve`` runs it over stdio.
+
+Each tool is a coroutine that runs its work on a worker thread (``anyio.to_thread``), so a
+slow read (a long transcript, a synthesis waiting for a stopped run) never holds up the event
+loop or another call. Arguments that do not fit a tool's schema are one line too, like every
+other tool error (``error: rounds: Input should be a valid integer``).
+"""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
 
+import anyio.to_thread
 from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, ToolAnnotations
-from pydantic import Field
+from pydantic import Field, ValidationError
 
-from argue.mcp.capture import _json, _text, run_tool
+from argue.mcp.capture import _error, _json, _text, internal_error_line, logger, one_line, run_tool
 from argue.mcp.resources import add_resources
-from argue.mcp.tools import DATA_NOTE, Debates
+from argue.mcp.tools import DATA_NOTE, MAX_RUNNING, Debates
 
 TOOL_NAMES = (
     "start_debate",
@@ -49,12 +58,37 @@ DebateId = Annotated[
 ]
 
 
-def build_server(debates_dir: Path | None = None) -> MCPServer:
+class _Server(MCPServer):
+    """``MCPServer`` whose argument errors are one line (the SDK's are pydantic's report, one
+    line per field, each with the rejected value) and whose crashes are never a traceback."""
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as exc:
+            cause = exc.__cause__
+            if isinstance(cause, ValidationError):
+                first = cause.errors()[0]
+                where = ".".join(str(part) for part in first["loc"]) or name
+                return _error(one_line(f"error: {where}: {first['msg']}"))
+            if cause is not None and not isinstance(cause, ToolError):
+                line = internal_error_line(cause)
+                logger.error("%s", line)
+                return _error(line)
+            return _error(one_line(f"error: {exc}"))
+
+
+async def _off_loop(work: Callable[[], CallToolResult]) -> CallToolResult:
+    """``work()`` on a worker thread: the event loop goes on serving the other calls."""
+    return await anyio.to_thread.run_sync(work)
+
+
+def build_server(debates_dir: Path | None = None, *, max_running: int = MAX_RUNNING) -> MCPServer:
     """The MCP server: seven tools and the debates as resources."""
     from argue import __version__
 
-    debates = Debates(debates_dir)
-    server = MCPServer(
+    debates = Debates(debates_dir, max_running=max_running)
+    server = _Server(
         name="argue",
         title="argue — structured debates between LLM personas",
         instructions=INSTRUCTIONS,
@@ -64,7 +98,7 @@ def build_server(debates_dir: Path | None = None) -> MCPServer:
 
     read_only = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 
-    def start_debate(
+    async def start_debate(
         question: Annotated[str, Field(description="The question to debate.")],
         personas: Annotated[
             list[str] | None,
@@ -106,23 +140,25 @@ def build_server(debates_dir: Path | None = None) -> MCPServer:
         """Start a debate in the background and return its id at once (as `argue QUESTION
         --detach`); then poll debate_status until its status is no longer "running" and read
         get_synthesis. The model and keys are the server's own (its environment)."""
-        return run_tool(
-            lambda: debates.start(
-                question,
-                personas=personas,
-                persona_a=persona_a,
-                persona_b=persona_b,
-                mode=mode,
-                rounds=rounds,
-                sources=sources,
-                lang=lang,
-                budget_usd=budget_usd,
-                max_tokens=max_tokens,
-            ),
-            _json,
+        return await _off_loop(
+            lambda: run_tool(
+                lambda: debates.start(
+                    question,
+                    personas=personas,
+                    persona_a=persona_a,
+                    persona_b=persona_b,
+                    mode=mode,
+                    rounds=rounds,
+                    sources=sources,
+                    lang=lang,
+                    budget_usd=budget_usd,
+                    max_tokens=max_tokens,
+                ),
+                _json,
+            )
         )
 
-    def debate_status(
+    async def debate_status(
         debate_id: Annotated[
             str | None, Field(description="One debate; omit for all debates.")
         ] = None,
@@ -131,40 +167,52 @@ def build_server(debates_dir: Path | None = None) -> MCPServer:
         stopped, budget_exhausted, failed, interrupted), round and max_rounds, termination,
         partial and why, failures, usage and cost, and whether its synthesis is available."""
         if debate_id is None:
-            return run_tool(lambda: debates.all_statuses(compact=False), _json)
-        return run_tool(lambda: debates.status(debate_id), _json)
+            return await _off_loop(
+                functools.partial(run_tool, lambda: debates.all_statuses(compact=False), _json)
+            )
+        return await _off_loop(
+            functools.partial(run_tool, lambda: debates.status(debate_id), _json)
+        )
 
-    def list_debates() -> CallToolResult:
+    async def list_debates() -> CallToolResult:
         """Every debate in the debates folder: id, status, round, termination, mode, personas,
         question and last update."""
-        return run_tool(lambda: debates.all_statuses(compact=True), _json)
+        return await _off_loop(
+            functools.partial(run_tool, lambda: debates.all_statuses(compact=True), _json)
+        )
 
-    def get_transcript(debate_id: DebateId) -> CallToolResult:
+    async def get_transcript(debate_id: DebateId) -> CallToolResult:
         """The debate's transcript in Markdown, every round so far (as `argue transcript ID
         --raw`); it can be read while the debate runs."""
-        return run_tool(lambda: debates.transcript(debate_id), _text)
+        return await _off_loop(
+            functools.partial(run_tool, lambda: debates.transcript(debate_id), _text)
+        )
 
-    def get_synthesis(debate_id: DebateId) -> CallToolResult:
+    async def get_synthesis(debate_id: DebateId) -> CallToolResult:
         """The debate's synthesis in Markdown: agreements, disagreements, concession log,
         strongest arguments, cruxes, conclusion and sources. Available once the debate is no
         longer running; one that ended early has a synthesis labelled partial."""
-        return run_tool(lambda: debates.synthesis(debate_id), _text)
+        return await _off_loop(
+            functools.partial(run_tool, lambda: debates.synthesis(debate_id), _text)
+        )
 
-    def interject(
+    async def interject(
         debate_id: DebateId,
         note: Annotated[str, Field(description="A constraint that binds the later rounds.")],
     ) -> CallToolResult:
         """Add a moderator note to a running or resumable debate (as `argue interject ID
         NOTE`); the answer names the first round whose prompts will see it."""
-        return run_tool(lambda: debates.interject(debate_id, note), _json)
+        return await _off_loop(
+            functools.partial(run_tool, lambda: debates.interject(debate_id, note), _json)
+        )
 
-    def stop_debate(debate_id: DebateId) -> CallToolResult:
+    async def stop_debate(debate_id: DebateId) -> CallToolResult:
         """Ask a running debate to finish its current batch, checkpoint and stop (as `argue
         stop ID`); it then writes a synthesis labelled partial, and `argue resume ID`
         continues it. Stopping a debate that is not running changes nothing."""
-        return run_tool(lambda: debates.stop(debate_id), _json)
+        return await _off_loop(functools.partial(run_tool, lambda: debates.stop(debate_id), _json))
 
-    tools: list[tuple[Callable[..., CallToolResult], ToolAnnotations, str]] = [
+    tools: list[tuple[Callable[..., Any], ToolAnnotations, str]] = [
         (start_debate, ToolAnnotations(destructive_hint=False, open_world_hint=True), ""),
         (debate_status, read_only, ""),
         (get_transcript, read_only, DATA_NOTE),
@@ -183,6 +231,6 @@ def _doc(fn: Callable[..., Any]) -> str:
     return " ".join((fn.__doc__ or "").split())
 
 
-def serve(debates_dir: Path | None = None) -> None:
+def serve(debates_dir: Path | None = None, *, max_running: int = MAX_RUNNING) -> None:
     """Serve over stdio until the client closes the connection."""
-    build_server(debates_dir).run("stdio")
+    build_server(debates_dir, max_running=max_running).run("stdio")

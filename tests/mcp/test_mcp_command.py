@@ -36,3 +36,49 @@ def test_without_the_extra_it_says_how_to_install_it():
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and done.stdout == "", done
     assert "pip install 'argue-debate[mcp]'" in lines[0]
+
+
+def test_a_bad_running_cap_is_one_line_before_serving():
+    """``--max-running`` and ``ARGUE_MCP_MAX_RUNNING`` take 1 to 64 (issue 24, item 2).
+    Teeth: without the option (before it) ``--max-running`` is typer's "No such option"."""
+    import os
+
+    for args, env in (
+        (["--max-running", "0"], {}),
+        (["--max-running", "many"], {}),
+        ([], {"ARGUE_MCP_MAX_RUNNING": "1e9"}),
+    ):
+        done = subprocess.run(
+            [sys.executable, "-m", "argue", "mcp", *args],
+            capture_output=True,
+            text=True,
+            stdin=subprocess.DEVNULL,
+            env={**os.environ, **env},
+            timeout=60,
+        )
+        assert done.returncode == 2, done
+        lines = done.stderr.strip().splitlines()
+        assert len(lines) == 1 and "--max-running" in lines[0] and "1 to 64" in lines[0], done
+
+
+def test_an_unexpected_exception_is_one_line_logged_once(caplog):
+    """A bug in a tool: ``internal error: <type>: <message>``, short, logged once without a
+    traceback. Teeth: without the ``except Exception`` in ``run_tool`` the exception escapes
+    (the SDK then logs its traceback, with the message, on stderr)."""
+    import logging
+
+    import pytest
+
+    pytest.importorskip("mcp.types", reason="needs the mcp extra")
+    from argue.mcp.capture import ERROR_MAX_CHARS, _text, run_tool
+
+    def crash() -> str:
+        raise RuntimeError("boom\n" + "x" * 10_000_000)
+
+    with caplog.at_level(logging.INFO, logger="argue.mcp"):
+        result = run_tool(crash, _text)
+    text = result.content[0].text  # type: ignore[union-attr]
+    assert result.is_error and text.startswith("internal error: RuntimeError: boom x")
+    assert "\n" not in text and len(text) <= ERROR_MAX_CHARS
+    records = [r for r in caplog.records if r.name == "argue.mcp"]
+    assert len(records) == 1 and records[0].getMessage() == text and records[0].exc_info is None
