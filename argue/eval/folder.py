@@ -172,7 +172,10 @@ class EvalFolder:
             yield from handle
 
     def append_result(self, result: ItemResult) -> None:
-        self._append(RESULTS, result.model_dump_json())
+        """One item's record; credentials masked in every form (an answer may quote one)."""
+        from argue.redact import redact
+
+        self._append(RESULTS, redact(result.model_dump_json()))
 
     def append_usage(self, usage: Usage) -> None:
         self._append(USAGE, usage.model_dump_json())

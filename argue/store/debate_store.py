@@ -139,9 +139,13 @@ class DebateStore:
         self.save_text(path, json.dumps(to_jsonable(value), indent=2, ensure_ascii=False) + "\n")
 
     def save_text(self, path: Path, text: str) -> None:
+        """Write ``text`` atomically, credentials masked in every form (``argue.redact``): a
+        model's answer that quotes a key is data, and the folder may be shared."""
+        from argue.redact import redact
+
         guard(self.paths.root, path)  # never through a link, never outside the folder
         try:
-            write_text_atomic(path, text)
+            write_text_atomic(path, redact(text))
         except OSError as exc:
             raise StoreWriteError(path, exc) from exc
 
