@@ -49,3 +49,12 @@ def test_majority_counts_and_breaks_ties_by_first_seen():
     assert majority(["7", "8", "7", None]) == ("7", {"7": 2, "8": 1})
     assert majority(["8", "7", "7", "8"])[0] == "8"
     assert majority([None, None]) == (None, {})
+
+
+def test_a_number_too_long_to_be_an_answer_is_left_unparsed_not_a_crash():
+    """Teeth: without the length check a 5,000-digit answer raised ValueError (Python's
+    4,300-digit limit on int-to-str) and ended the eval."""
+    from argue.eval.normalize import normalize_number
+
+    assert normalize_number("the answer is " + "9" * 5000) is None
+    assert normalize_number("9" * 1000) == "9" * 1000
