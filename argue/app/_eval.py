@@ -215,13 +215,15 @@ def _merge_evals(folders: list[Path], out: Path | None) -> EvalOutcome:
             "these folders are not shards of one eval (dataset, model or debate differ)"
         )
     target = EvalFolder(out or folders[0].parent / f"{manifests[0]['key'][:10]}_merged")
-    merged = dict(target.results())
-    for shard in shards:
-        for key, record in shard.results().items():
-            if key not in merged:
-                merged[key] = record
-                target.append_result(record)
-    target.save_manifest({**manifests[0], "shard": None, "merged_from": [str(f) for f in folders]})
+    with target.running():  # two merges into one folder would write each record twice
+        merged = dict(target.results())
+        for shard in shards:
+            for key, record in shard.results().items():
+                if key not in merged:
+                    merged[key] = record
+                    target.append_result(record)
+        merged_from = [str(f) for f in folders]
+        target.save_manifest({**manifests[0], "shard": None, "merged_from": merged_from})
     report = eval_report(merged.values(), manifests, None, str(target.root))
     return EvalOutcome(report=report, status="completed", exit_code=0)
 

@@ -63,3 +63,20 @@ def test_merge_refuses_folders_of_different_evals(tmp_path, scripted):
     result = CliRunner().invoke(app, ["eval", "merge", a, b])
     assert result.exit_code == 2
     assert "not shards of one eval" in result.stderr
+
+
+def test_a_merge_into_a_folder_in_use_is_refused_at_once(tmp_path, scripted):
+    """Teeth: without ``target.running()`` in argue.app's merge the second merge writes."""
+    from argue.eval.folder import EvalFolder
+
+    common = ("eval", "--dataset", "arithmetic", "--n", "2", "--arms", "single")
+    common += ("--debates-dir", str(tmp_path), "--json")
+    one = invoke(*common, "--shard", "1/2")
+    two = invoke(*common, "--shard", "2/2")
+    target = tmp_path / "all"
+    with EvalFolder(target).running():
+        result = CliRunner().invoke(
+            app, ["eval", "merge", one["folder"], two["folder"], "--out", str(target)]
+        )
+    assert result.exit_code == 2, result.output
+    assert not (target / "items.jsonl").exists()
