@@ -3,10 +3,15 @@
 Reads records only (like :mod:`argue.render`): the caller loads the history, state, usage and
 synthesis prose and writes the file. The page is self-contained: inline CSS, inline SVG, no
 script, no font or image to fetch; the only links leaving it are retrieved documents' URLs.
+Its Content-Security-Policy says so to the browser (``default-src 'none'``, the stylesheet
+allowed by its sha256, computed as the page is rendered), and no control or bidi character
+is left anywhere on it.
 """
 
 from __future__ import annotations
 
+import base64
+import hashlib
 from functools import lru_cache
 from typing import Any
 
@@ -20,7 +25,7 @@ from argue.records.prose import SynthesisDraft
 from argue.render import synthesis_context
 from argue.report.argument_map import build_map, render_map_svg
 from argue.report.charts import Series, component_words, confidence_svg, score_components_svg
-from argue.report.svg import persona_color
+from argue.report.svg import UNSAFE, persona_color, safe_text
 from argue.report.text import (
     claim_anchor,
     document_link,
@@ -34,13 +39,23 @@ from argue.report.text import (
 
 @lru_cache(maxsize=1)
 def _environment() -> Environment:
-    return Environment(
+    env = Environment(
         loader=PackageLoader("argue.report", "templates"),
         autoescape=True,
         undefined=StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
     )
+    env.filters["csp_hash"] = csp_hash
+    env.filters["attribute"] = safe_text
+    return env
+
+
+def csp_hash(css: str) -> str:
+    """The Content-Security-Policy source of an inline stylesheet: ``sha256-<base64>`` of the
+    exact text between ``<style>`` and ``</style>``, computed as the page is rendered."""
+    digest = hashlib.sha256(str(css).encode("utf-8")).digest()
+    return "sha256-" + base64.b64encode(digest).decode("ascii")
 
 
 def render_report(
@@ -51,7 +66,10 @@ def render_report(
     prose_failure: str | None,
 ) -> str:
     context = report_context(history, state, usage, prose, prose_failure)
-    return _environment().get_template("report.html.j2").render(**context)
+    page = _environment().get_template("report.html.j2").render(**context)
+    # No control or bidi character anywhere (a persona's name, a title): the attributes and
+    # tooltips are already one clean line (``safe_text``); this catches the text between tags.
+    return UNSAFE.sub("", page)
 
 
 def report_context(

@@ -2,11 +2,28 @@
 
 Figures are built from code's numbers and model text alike; escaping at the one place that
 writes markup keeps model text data (a claim reading ``</text><script>`` stays text).
+Every attribute value, tooltip (``<title>``) and text node is also one line without control or
+bidi characters (``safe_text``): ESC, a right-to-left override or an isolate in a claim cannot
+reorder or hide what a tooltip or an ``aria-label`` says.
 """
 
 from __future__ import annotations
 
+import re
+
 from markupsafe import Markup, escape
+
+# argue.console's _UNSAFE (C0 and C1 controls but tab and newline, DEL, bidi embeddings,
+# overrides and isolates); tests/report checks the two stay the same. Tab and newline go too,
+# in ``safe_text``'s one line.
+UNSAFE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def safe_text(value: object) -> str:
+    """``value`` as one line without control or bidi characters (Markup stays Markup)."""
+    line = " ".join(UNSAFE.sub("", str(value)).split())
+    return Markup(line) if isinstance(value, Markup) else line
+
 
 # Persona colours, distinguishable for common colour-vision deficiencies (Okabe–Ito, darkened
 # for contrast on white); every figure also tells personas apart by text or marker shape.
@@ -41,14 +58,14 @@ def _attrs(attrs: dict[str, object]) -> Markup:
         if value is None or value is False:
             continue
         name = key.rstrip("_").replace("_", "-")
-        shown = num(value) if isinstance(value, float) else value
+        shown = num(value) if isinstance(value, float) else safe_text(value)
         parts.append(Markup(' {}="{}"').format(Markup(name), shown))
     return Markup("").join(parts)
 
 
 def el(tag: str, attrs: dict[str, object] | None = None, *children: Markup | str) -> Markup:
     """``<tag attrs>children</tag>``; a plain-str child is escaped, Markup is kept."""
-    inner = Markup("").join(c if isinstance(c, Markup) else escape(c) for c in children)
+    inner = Markup("").join(c if isinstance(c, Markup) else escape(safe_text(c)) for c in children)
     if not children:
         return Markup("<{}{}/>").format(Markup(tag), _attrs(attrs or {}))
     return Markup("<{}{}>{}</{}>").format(Markup(tag), _attrs(attrs or {}), inner, Markup(tag))
