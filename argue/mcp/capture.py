@@ -23,6 +23,16 @@ ERROR_MAX_CHARS = 500
 logger = logging.getLogger("argue.mcp")
 
 
+def log_plainly() -> None:
+    """Log argue's lines to stderr as they are, one line each: the SDK's rich handler (on the
+    root logger) would wrap a long line at 80 columns and add a timestamp column."""
+    if not logger.handlers:
+        handler = logging.StreamHandler()
+        handler.setFormatter(logging.Formatter("argue mcp: %(levelname)s %(message)s"))
+        logger.addHandler(handler)
+        logger.propagate = False
+
+
 def one_line(text: str, limit: int = ERROR_MAX_CHARS) -> str:
     """``text`` on one line of at most ``limit`` characters, control characters removed and
     secrets masked (``terminal_safe``, before it is cut: no secret is cut to a bare prefix)."""

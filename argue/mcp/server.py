@@ -20,7 +20,16 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, ToolAnnotations
 from pydantic import Field, ValidationError
 
-from argue.mcp.capture import _error, _json, _text, internal_error_line, logger, one_line, run_tool
+from argue.mcp.capture import (
+    _error,
+    _json,
+    _text,
+    internal_error_line,
+    log_plainly,
+    logger,
+    one_line,
+    run_tool,
+)
 from argue.mcp.resources import add_resources
 from argue.mcp.tools import DATA_NOTE, MAX_RUNNING, Debates
 
@@ -88,6 +97,7 @@ def build_server(debates_dir: Path | None = None, *, max_running: int = MAX_RUNN
     from argue import __version__
 
     debates = Debates(debates_dir, max_running=max_running)
+    log_plainly()
     server = _Server(
         name="argue",
         title="argue — structured debates between LLM personas",

@@ -61,7 +61,7 @@ def test_a_bad_running_cap_is_one_line_before_serving():
         assert len(lines) == 1 and "--max-running" in lines[0] and "1 to 64" in lines[0], done
 
 
-def test_an_unexpected_exception_is_one_line_logged_once(caplog):
+def test_an_unexpected_exception_is_one_line_logged_once():
     """A bug in a tool: ``internal error: <type>: <message>``, short, logged once without a
     traceback. Teeth: without the ``except Exception`` in ``run_tool`` the exception escapes
     (the SDK then logs its traceback, with the message, on stderr)."""
@@ -75,10 +75,42 @@ def test_an_unexpected_exception_is_one_line_logged_once(caplog):
     def crash() -> str:
         raise RuntimeError("boom\n" + "x" * 10_000_000)
 
-    with caplog.at_level(logging.INFO, logger="argue.mcp"):
+    records: list[logging.LogRecord] = []
+    handler = logging.Handler()
+    handler.emit = records.append  # type: ignore[method-assign,assignment]
+    logger = logging.getLogger("argue.mcp")
+    logger.addHandler(handler)
+    try:
         result = run_tool(crash, _text)
+    finally:
+        logger.removeHandler(handler)
     text = result.content[0].text  # type: ignore[union-attr]
     assert result.is_error and text.startswith("internal error: RuntimeError: boom x")
     assert "\n" not in text and len(text) <= ERROR_MAX_CHARS
-    records = [r for r in caplog.records if r.name == "argue.mcp"]
     assert len(records) == 1 and records[0].getMessage() == text and records[0].exc_info is None
+
+
+def test_the_server_logs_an_internal_error_as_one_line_on_stderr():
+    """With the server built (the SDK's rich handler on the root logger), a crash in a tool is
+    exactly one line on stderr, however long its message. Teeth: without ``log_plainly`` the
+    rich handler wraps it over several lines at 80 columns."""
+    import pytest
+
+    pytest.importorskip("mcp.server.mcpserver", reason="needs the mcp extra (2.x)")
+    code = (
+        "from argue.mcp.server import build_server\n"
+        "from argue.mcp.capture import run_tool, _text\n"
+        "build_server()\n"
+        "def crash():\n"
+        "    raise KeyError('k' * 10_000 + '\\n' + 'more')\n"
+        "result = run_tool(crash, _text)\n"
+        "print(result.content[0].text)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
+    )
+    lines = done.stderr.splitlines()
+    assert len(lines) == 1, done.stderr[:2000]
+    answer = done.stdout.strip()
+    assert answer.startswith("internal error: KeyError: 'kkk") and len(answer) <= 500
+    assert lines[0] == f"argue mcp: ERROR {answer}"
