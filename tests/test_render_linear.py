@@ -9,7 +9,9 @@ escape, and that the linear bare-link pattern finds what the old one found.
 Teeth (checked once): with the old bare-link pattern (``[\\w.+-]+@[\\w-]+(?:\\.[\\w-]+)+``
 tried from every position of a run) back in ``argue/render/inline.py``, the 1 MB tests time
 out (32,000 characters of ``a`` alone took 6 s); with ``model_html`` building its Markup by
-``+=`` again, the report's 1 MB field with many references took about a minute and times out.
+``+=`` again, the report's 1 MB field with many references took about a minute and times out;
+with the identifier pattern's trailing ``\\s*`` back in ``argue/grounding/index.py``, a
+document identifier of 1 MB of spaces (a shared folder's evidence) times out.
 """
 
 from __future__ import annotations
@@ -78,6 +80,26 @@ def test_a_1mb_field_goes_through_every_escaper() -> None:
     ):
         out = render(field)
         assert len(out) >= len(field) // 2
+
+
+@pytest.mark.timeout(30)
+def test_a_1mb_document_identifier_is_read_in_linear_time() -> None:
+    spaces = " " * MB
+    index = ReferenceIndex(
+        [
+            DocumentRef(
+                evidence_id="A-R1-E1",
+                title="t",
+                identifiers=(
+                    f"doi:10.{spaces}x{spaces}",
+                    f"arXiv:{spaces}1{spaces}",
+                    "doi:10.1234/x ",
+                ),
+            )
+        ]
+    )
+    (resolution,) = [r for _, r in index.check("see doi:10.1234/x today")]
+    assert resolution.verified  # the well-formed identifier, surrounded by space, still counts
 
 
 @pytest.mark.timeout(120)

@@ -50,10 +50,12 @@ _ARXIV_PAGE_RE = re.compile(
 _ARXIV_DOI_PREFIX = "10.48550/arxiv."
 # After a DOI: the end, a separator that cannot continue it, or sentence punctuation that ends it.
 _DOI_END = "(?=$|[\\s/?#&<>\"'`“”«»]|[.,;:!?)\\]}*]+(?:$|[\\s<>\"'`“”«»]))"
+# Matched against the stripped identifier: a lazy ``.+?`` before a trailing ``\s*`` re-read the
+# whitespace at every step (quadratic: 8,000 spaces took 0.4 s, a 100 KB identifier a minute).
 _IDENTIFIER_RE = re.compile(
-    r"(?i)\s*(?:(?P<doi>doi:\s*|https?://(?:dx\.)?doi\.org/)(?P<doi_id>10\..+?)"
+    r"(?i)(?:(?P<doi>doi:\s*|https?://(?:dx\.)?doi\.org/)(?P<doi_id>10\..+?)"
     r"|(?:arxiv:\s*|https?://(?:export\.)?arxiv\.org/(?:abs|pdf)/)(?P<arxiv_id>.+?)"
-    r"(?:v[0-9]+)?(?:\.pdf)?)\s*"
+    r"(?:v[0-9]+)?(?:\.pdf)?)"
 )
 _YEAR_TOKEN_RE = re.compile(r"(?<![0-9])(?:1[5-9]|20)[0-9]{2}(?![0-9])")
 # Sentence ends: a newline, or . ! ? (one or more) before whitespace or the end. A full stop
@@ -119,7 +121,7 @@ def _own_identifiers(identifiers: Iterable[str]) -> tuple[frozenset[str], frozen
     dois: set[str] = set()
     arxiv_ids: set[str] = set()
     for identifier in identifiers:
-        parsed = _IDENTIFIER_RE.fullmatch(fold_text(identifier))
+        parsed = _IDENTIFIER_RE.fullmatch(fold_text(identifier).strip())
         if parsed is None:
             continue
         if parsed.group("doi_id"):
