@@ -34,6 +34,15 @@ class SafeConsole(Console):
     it is wrapped at the window's width instead, and a table's cells fold rather than cut a
     word that does not fit (``_never_crop``). Piped, blocks print as they always have."""
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # rich freezes $COLUMNS/$LINES at construction (import time, here); read at print
+        # time instead, as rich does when they are not set, so one process sees one width rule.
+        if kwargs.get("width") is None:
+            self._width = None
+        if kwargs.get("height") is None:
+            self._height = None
+
     def print(self, *objects: Any, **kwargs: Any) -> None:
         blocks = [o for o in objects if not isinstance(o, str)]
         if blocks and self.is_terminal and "soft_wrap" not in kwargs:
