@@ -2,7 +2,7 @@
 # argue launcher: bootstraps .venv on first use (or when pyproject.toml changes), then runs argue.
 #   ./run.sh argue "question" ...   run a debate (any argue sub-command works the same way)
 #   ./run.sh test [pytest args]     install dev deps if needed and run the whole test suite
-#                                   (one worker per core; ARGUE_TEST_WORKERS=0: serially)
+#                                   (over 2 cores: one worker per core; ARGUE_TEST_WORKERS=N)
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -59,9 +59,12 @@ if [[ "${1:-}" == "test" ]]; then
     shift
     ensure_venv "local,dev"
     cd "$ROOT"
-    # One worker per core (pytest-xdist), a test module's tests on one worker (its fixtures,
-    # such as the llama.cpp server, start once). ARGUE_TEST_WORKERS=0 runs serially.
-    workers="${ARGUE_TEST_WORKERS:-auto}"
+    # More than 2 cores: one worker per core (pytest-xdist), a test module's tests on one worker
+    # (its fixtures, such as the llama.cpp server, start once). On 2 cores the suite is CPU-bound
+    # (the llama.cpp server test keeps both busy) and 2 workers were slower than one (716 s
+    # against 640 s here), so it runs serially. ARGUE_TEST_WORKERS=N sets the workers (0: none).
+    cores="$(nproc 2>/dev/null || echo 1)"
+    workers="${ARGUE_TEST_WORKERS:-$([[ "$cores" -gt 2 ]] && echo auto || echo 0)}"
     if [[ "$workers" == "0" ]]; then
         exec "$PY" -m pytest "$@"
     fi
