@@ -19,6 +19,13 @@ T = TypeVar("T", bound=BaseModel)
 class Message(BaseModel):
     role: Literal["system", "user", "assistant"]
     content: str
+    cache_point: bool = Field(
+        default=False,
+        exclude_if=lambda v: not v,
+        description="The request's stable prefix ends after this message: the same persona's "
+        "later requests start with the same messages up to here, so a provider may cache them "
+        "(Anthropic: a cache_control breakpoint; others cache prefixes on their own)",
+    )
 
 
 class ChatResult(BaseModel, Generic[T]):
