@@ -488,3 +488,58 @@ def alternating_turns(messages: list[Message]) -> list[dict[str, str]]:
         else:
             turns.append({"role": message.role, "content": message.content})
     return turns
+
+
+def alternating_blocks(
+    messages: list[Message],
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """``alternating_turns`` with each message kept as a text block of its own, for APIs whose
+    content is a list of blocks (Anthropic): a cache breakpoint can then sit exactly after a
+    ``cache_point`` message's text. Returns the turns and the blocks that end at a cache point,
+    in order. An empty message adds no block of its own (APIs refuse empty text blocks) unless
+    its turn has none yet; an empty message's cache point falls on the block before it."""
+    turns: list[dict[str, Any]] = []
+    flagged: list[dict[str, Any]] = []
+    last_block: dict[str, Any] | None = None
+    for message in messages:
+        if message.role == "system":
+            continue
+        block: dict[str, Any] | None = {"type": "text", "text": message.content}
+        if turns and turns[-1]["role"] == message.role:
+            if message.content:
+                turns[-1]["content"].append(block)
+            else:
+                block = last_block
+        else:
+            turns.append({"role": message.role, "content": [block]})
+        last_block = block
+        if message.cache_point and block is not None and not any(b is block for b in flagged):
+            flagged.append(block)
+    return turns, flagged
+
+
+def has_cache_point(messages: list[Message]) -> bool:
+    return any(message.cache_point for message in messages)
+
+
+def cached_prefix_chars(messages: list[Message]) -> int:
+    """How many characters a provider could cache for this request: every system message (the
+    adapters send them first), then the other messages up to the last ``cache_point``; 0 when
+    there is no cache point."""
+    flagged = [index for index, message in enumerate(messages) if message.cache_point]
+    if not flagged:
+        return 0
+    system = sum(len(m.content) for m in messages if m.role == "system")
+    return system + sum(len(m.content) for m in messages[: flagged[-1] + 1] if m.role != "system")
+
+
+def with_text_last(messages: list[Message], text: str) -> list[Message]:
+    """``messages`` with ``text`` at the very end, after the last cache point, where it leaves
+    the stable prefix alone: joined by a blank line to the last message when that is the user's
+    (so no second user turn follows it; the joined message carries no cache point, since its
+    text now runs past one), else a user message of its own."""
+    if messages and messages[-1].role == "user":
+        last = messages[-1]
+        joined = f"{last.content}\n\n{text}" if last.content else text
+        return [*messages[:-1], Message(role="user", content=joined)]
+    return [*messages, Message(role="user", content=text)]

