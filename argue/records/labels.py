@@ -572,6 +572,10 @@ _LABELS: dict[str, tuple[str, str]] = {
         "  [{name}] {phase}: {summary} ({seconds} s)",
         "  [{name}] {phase} : {summary} ({seconds} s)",
     ),
+    "t_still_working": (
+        "  [{name}] {phase}: still in progress ({seconds} s)",
+        "  [{name}] {phase} : toujours en cours ({seconds} s)",
+    ),
     "t_asked_again": (
         "  [{name}] {phase}: failed before, asked again",
         "  [{name}] {phase} : échec précédent, redemandé",
