@@ -472,6 +472,11 @@ class Concession(BaseModel):
     target_note: str = Field(default="", description="why the target does not count, if not")
 
 
+class NextAsk(BaseModel):
+    colleague: str
+    question: str
+
+
 class RebuttalRecord(BaseModel):
     persona: str
     round: RoundNo
@@ -480,6 +485,12 @@ class RebuttalRecord(BaseModel):
     common_ground: list[str] = Field(default_factory=list)
     declined_to_concede: bool = False
     reasked_for_concession: bool = False
+    next_ask: NextAsk | None = Field(
+        default=None,
+        exclude_if=lambda v: v is None,
+        description="The colleague question for the next round, decided in this rebuttal and "
+        "answered beside the reflections (so a round is three model waves)",
+    )
 
 
 class BeliefUpdate(BaseModel):

@@ -21,13 +21,21 @@ def clip(text: str, limit: int = CLAIM_CHARS) -> str:
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
-def build_digest(history: DebateHistory, letter: str, round_no: int) -> str:
-    """What ``letter`` may know before ``round_no``: bounded, and free of others' research."""
+def build_digest(history: DebateHistory, letter: str, round_no: int, *, notes: bool = True) -> str:
+    """What ``letter`` may know before ``round_no``: bounded, and free of others' research.
+
+    Only rounds before ``round_no`` count (their scores and confidences too), so the text for a
+    given round never changes as the debate goes on; ``notes=False`` leaves out the moderator's
+    notes (shown with each round's material instead)."""
     earlier = [r for r in history.ordered_rounds() if r.round < round_no]
     if not earlier:
-        notes = history.notes_for_round(round_no)
-        return _notes_block(notes) or "(first round: nothing yet)"
-    scores = history.claim_scores()
+        shown = history.notes_for_round(round_no) if notes else []
+        return notes_block(shown) or "(first round: nothing yet)"
+    scores: dict[str, float] = {}
+    for record in earlier:
+        if record.score is not None:
+            for persona_score in record.score.personas.values():
+                scores.update(persona_score.claim_scores)
     conceded_by_me = {
         c.claim_id
         for r in earlier
@@ -66,18 +74,18 @@ def build_digest(history: DebateHistory, letter: str, round_no: int) -> str:
         f"{clip(c.text, 160)}"
         for rnd, c in concessions
     ] or ["- (none)"]
-    trajectory = history.confidences(letter)
+    trajectory = [(r, v) for r, v in history.confidences(letter) if r < round_no]
     if trajectory:
         lines.append(
             "Your confidence so far: " + ", ".join(f"R{r}={v:.2f}" for r, v in trajectory[-6:])
         )
-    notes_block = _notes_block(history.notes_for_round(round_no))
-    if notes_block:
-        lines.append(notes_block)
+    shown = notes_block(history.notes_for_round(round_no)) if notes else ""
+    if shown:
+        lines.append(shown)
     return "\n".join(lines)
 
 
-def _notes_block(notes: list[str]) -> str:
+def notes_block(notes: list[str]) -> str:
     if not notes:
         return ""
     recent = notes[-5:]

@@ -10,6 +10,7 @@ from argue.domain import (
     Persona,
 )
 from argue.engine import prompts
+from argue.engine.digest import clip
 from argue.engine.modes import role_hint, stances_for
 from argue.engine.phases import PersonaSeat
 from argue.engine.runner_state import DebateFailed, RunnerState
@@ -115,16 +116,31 @@ class DebateFraming(RunnerState):
         config = self.history.config
         assert config.framing is not None
         seats = {}
-        for letter, original in self.history.personas.items():
-            persona = updated_beliefs(original, self.history, letter, round_no)
+        for letter, persona in self.history.personas.items():
             stance = config.framing.stances.get(letter, "your own angle")
             seats[letter] = PersonaSeat(
                 letter=letter,
+                # The persona file's card: the same system text every round (a prompt cache's
+                # prefix), and trusted text only. Beliefs the reflections updated are model
+                # text: they go with each round's material, fenced (PersonaSeat.beliefs).
                 system=prompts.system_prompt(persona, self._card(persona), config, stance),
                 role_hint=role_hint(config.mode, list(config.personas).index(letter)),
                 brief=prompts.brief(config, stance),
+                beliefs=beliefs_now(persona, self.history, letter, round_no),
+                record_chars=self._record_chars(letter),
             )
         return seats
+
+    def _record_chars(self, letter: str) -> int:
+        """The record budget for the persona's model (its context window, when it says)."""
+        from argue.engine.record import record_budget
+
+        model: object = self.model_for(letter)
+        window = None
+        while model is not None and window is None:
+            window = getattr(model, "context_window", None)
+            model = getattr(model, "inner", None)
+        return record_budget(window if isinstance(window, int) else None)
 
     @staticmethod
     def _card(persona: Persona) -> str:
@@ -153,3 +169,13 @@ def updated_beliefs(
         return persona
     bdi = persona.bdi.model_copy(update={"beliefs": beliefs[-8:]})
     return persona.model_copy(update={"bdi": bdi})
+
+
+def beliefs_now(persona: Persona, history: DebateHistory, letter: str, round_no: int) -> str:
+    """The persona's beliefs as its reflections before ``round_no`` left them, strongest first,
+    when they differ from its file's ("" when they do not)."""
+    updated = updated_beliefs(persona, history, letter, round_no)
+    if updated is persona:
+        return ""
+    ranked = sorted(updated.bdi.beliefs, key=lambda belief: -belief.strength)[:6]
+    return "\n".join(f"- {clip(b.statement, 200)} ({b.strength:.2f})" for b in ranked)

@@ -158,26 +158,58 @@ def research_slots(
     return "\n".join(lines)
 
 
+def opening(system: str, brief: str, record: str) -> list[Message]:
+    """How every request of one persona starts: the system text (persona card, rules), then
+    the proposition, its side and the record of closed rounds (:mod:`argue.engine.record`,
+    append-only). Identical from call to call until a round closes, and then only extended:
+    the stable prefix a provider's prompt cache reuses."""
+    return [
+        Message(role="system", content=system),
+        Message(
+            role="user",
+            content=f"{brief}The debate so far (argue's record, oldest round first):\n{record}",
+            cache_point=True,
+        ),
+    ]
+
+
+def round_material(
+    table: str, round_no: int, max_rounds: int, research: str = "", notes: str = ""
+) -> Message:
+    """This round's own material, shared by the persona's argument, rebuttal and reflection:
+    its evidence table, code's account of its research, the moderator's notes.
+    ``research`` is :func:`research_report`."""
+    return Message(
+        role="user",
+        content=(
+            f"Round {round_no} of {max_rounds}: your research.\n"
+            f"Your evidence (cite by id; only these ids count):\n{data(table, 'evidence')}"
+            + (f"\n\n{research}" if research else "")
+            + (f"\n\n{notes}" if notes else "")
+        ),
+        cache_point=True,
+    )
+
+
 def research_plan_messages(
-    system: str,
-    digest: str,
+    start: list[Message],
     opponents_latest: str,
     skills_menu: str,
     round_no: int,
     max_rounds: int,
     slots: str,
-    brief: str = "",
+    notes: str = "",
 ) -> list[Message]:
-    """``slots`` is :func:`research_slots`."""
+    """``start`` is :func:`opening`; ``slots`` is :func:`research_slots`."""
     user = (
-        f"{brief}Round {round_no} of {max_rounds} — RESEARCH PLAN.\n\n"
-        f"What you know so far:\n{data(digest, 'digest')}\n\n"
-        f"Opponents' latest published claims:\n{data(opponents_latest, 'claims')}\n\n"
+        f"Round {round_no} of {max_rounds} — RESEARCH PLAN.\n\n"
+        + (f"{notes}\n\n" if notes else "")
+        + f"Opponents' latest published claims:\n{data(opponents_latest, 'claims')}\n\n"
         f"Research tools:\n{skills_menu}\n\n"
         "Plan the research that would most strengthen your case or test the opponents' "
         f"weakest claims.\n{slots}"
     )
-    return [Message(role="system", content=system), Message(role="user", content=user)]
+    return [*start, Message(role="user", content=user)]
 
 
 def next_round_plan(
@@ -194,22 +226,12 @@ def next_round_plan(
 
 
 def argument_messages(
-    system: str,
-    digest: str,
-    table: str,
-    round_no: int,
-    max_rounds: int,
-    role_hint: str,
-    research: str = "",
-    brief: str = "",
+    start: list[Message], material: Message, round_no: int, max_rounds: int, role_hint: str
 ) -> list[Message]:
-    """``research`` is :func:`research_report`: the calls that failed, were refused or empty."""
+    """``start`` is :func:`opening`, ``material`` :func:`round_material`."""
     user = (
-        f"{brief}Round {round_no} of {max_rounds} — ARGUMENT.\n\n"
-        f"What you know so far:\n{data(digest, 'digest')}\n\n"
-        f"Your evidence (cite by id; only these ids count):\n{data(table, 'evidence')}\n\n"
-        + (f"{research}\n\n" if research else "")
-        + f"{role_hint}\n"
+        f"Round {round_no} of {max_rounds} — ARGUMENT.\n\n"
+        f"{role_hint}\n"
         "Return `position`, 2-4 `claims` (each with `citations` and a `warrant`) and "
         "`taxonomy_tags` from: precision, resilience, fragility, corruption, loyalty, stealth. "
         "Each citation is an `evidence_id` from the table and a `quote`: words copied exactly, "
@@ -217,29 +239,30 @@ def argument_messages(
         "quote in its document: a claim counts as evidence only when its quote is found there, "
         "so copy, do not paraphrase; with no evidence for a claim, give no citation."
     )
-    return [Message(role="system", content=system), Message(role="user", content=user)]
+    return [*start, material, Message(role="user", content=user)]
 
 
 def rebuttal_messages(
-    system: str,
+    start: list[Message],
+    material: Message,
     own_claims: str,
     opponent_claims: str,
-    table: str,
     round_no: int,
     role_hint: str,
-    brief: str = "",
+    consult: str = "",
 ) -> list[Message]:
+    """``consult`` (:func:`consult_slot`) asks for next round's colleague question too."""
     user = (
-        f"{brief}Round {round_no} — REBUTTAL.\n\n"
+        f"Round {round_no} — REBUTTAL.\n\n"
         f"Your claims this round:\n{data(own_claims, 'claims')}\n\n"
         f"Opponents' claims this round (target these ids):\n{data(opponent_claims, 'claims')}\n\n"
-        f"Your evidence (cite by id):\n{data(table, 'evidence')}\n\n"
         f"{role_hint}\n"
         "Counter the opponents' weakest claims by id (`counters`: refute, undercut or question). "
         "You MUST concede the opponents' strongest point: at least one `concessions` entry whose "
         "`target_claim_id` is one of their ids above, with a `reason`. Add `common_ground`."
+        + (f"\n\n{consult}" if consult else "")
     )
-    return [Message(role="system", content=system), Message(role="user", content=user)]
+    return [*start, material, Message(role="user", content=user)]
 
 
 def concession_reask(valid_ids: list[str]) -> Message:
@@ -254,8 +277,19 @@ def concession_reask(valid_ids: list[str]) -> Message:
     )
 
 
+def consult_slot(colleagues: tuple[str, ...], next_round: int) -> str:
+    """The rebuttal's extra field: the colleague question for the next round, asked now so that
+    the colleague answers beside the reflections (a round is then three model waves)."""
+    return (
+        f"Also return `next_ask` for round {next_round}: `colleague`, one of: "
+        f"{', '.join(colleagues)}; and your `question` for them (their answer is part of your "
+        "next round's research)."
+    )
+
+
 def reflection_messages(
-    system: str,
+    start: list[Message],
+    material: Message,
     conceded_by_me: str,
     conceded_to_me: str,
     counters_against_me: str,
@@ -263,12 +297,11 @@ def reflection_messages(
     previous_confidence: str,
     round_no: int,
     next_round: str = "",
-    brief: str = "",
 ) -> list[Message]:
     """``next_round`` (:func:`next_round_plan`) asks for the next round's research in the same
     call, so the next round starts with its evidence instead of a planning call."""
     user = (
-        f"{brief}Round {round_no} — REFLECTION.\n\n"
+        f"Round {round_no} — REFLECTION.\n\n"
         f"You conceded:\n{data(conceded_by_me, 'concessions')}\n\n"
         f"Opponents conceded to you:\n{data(conceded_to_me, 'concessions')}\n\n"
         f"Counters against your claims:\n{data(counters_against_me, 'counters')}\n\n"
@@ -277,7 +310,7 @@ def reflection_messages(
         "`belief_updates`, `would_change_my_mind` and `position_now`."
         + (f"\n\n{next_round}" if next_round else "\n\nThis is the last round: no research plan.")
     )
-    return [Message(role="system", content=system), Message(role="user", content=user)]
+    return [*start, material, Message(role="user", content=user)]
 
 
 def framing_messages(question: str, mode: str, lenses: dict[str, str]) -> list[Message]:

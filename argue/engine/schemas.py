@@ -236,6 +236,25 @@ class RebuttalDraft(BaseModel):
     common_ground: list[Annotated[str, Field(max_length=500)]] = Field(
         default_factory=list, max_length=4
     )
+    next_ask: SkipJsonSchema[ColleagueQuestionDraft | None] = None  # see rebuttal_model
+
+
+@functools.lru_cache(maxsize=256)
+def rebuttal_model(colleagues: tuple[str, ...] = ()) -> type[RebuttalDraft]:
+    """The rebuttal schema; with ``colleagues``, also ``next_ask`` (required): the colleague
+    (an enum of them) and the question for the next round's consult."""
+    if not colleagues:
+        return RebuttalDraft
+    question = create_model(
+        "ColleagueQuestionDraft",
+        __base__=ColleagueQuestionDraft,
+        colleague=(_enum(colleagues), Field(description="The colleague you ask")),
+    )
+    return create_model(
+        "RebuttalDraft",
+        __base__=RebuttalDraft,
+        next_ask=(question, Field(description="Next round's colleague question")),
+    )
 
 
 class BeliefUpdateDraft(BaseModel):

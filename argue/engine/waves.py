@@ -23,6 +23,7 @@ from argue.domain import (
 )
 from argue.engine import phases
 from argue.engine.fanout import fan_out
+from argue.engine.heartbeat import still_working
 from argue.engine.phases import PhaseOutcome
 from argue.engine.runner_state import DebateFailed, RunnerState
 from argue.engine.schemas import ResearchPlanDraft
@@ -89,7 +90,13 @@ class RoundWaves(RunnerState):
                 phase=self.words(f"phase_{phase}"),
             )
         started = time.monotonic()
-        outcome = await produce(letter)
+        name, words = self.history.persona_name(letter), self.words(f"phase_{phase}")
+
+        def beat(seconds: float) -> None:
+            self.say("t_still_working", name=name, phase=words, seconds=f"{seconds:.0f}")
+
+        async with still_working(beat):
+            outcome = await produce(letter)
         if outcome.record is not None:
             target[letter] = outcome.record
             self.store.save(path_of(letter, round_no), outcome.record)
@@ -210,12 +217,20 @@ class RoundWaves(RunnerState):
     def _researcher(self, round_no: int) -> Callable[[str], Awaitable[PhaseOutcome[Any]]]:
         async def produce(letter: str) -> PhaseOutcome[ResearchRecord]:
             plan_path = self.paths.research_plan(letter, round_no)
+            consult = self.store.load_if_readable(
+                self.paths.answered_consult(letter, round_no), phases.AnsweredConsult
+            )
             plan = self.store.load_if_readable(
                 self.paths.planned_research(letter, round_no), ResearchPlanDraft
             ) or self.store.load_if_readable(plan_path, ResearchPlanDraft)
             if plan is None:
                 planned = await phases.plan_research(
-                    self.model_for(letter), self.history, self.seats[letter], self.toolkit, round_no
+                    self.model_for(letter),
+                    self.history,
+                    self.seats[letter],
+                    self.toolkit,
+                    round_no,
+                    consult_answered=consult is not None,
                 )
                 if planned.record is None:
                     return PhaseOutcome(
@@ -224,7 +239,7 @@ class RoundWaves(RunnerState):
                     )
                 plan = planned.record
                 self.store.save(plan_path, plan)
-            for call in plan.calls[: phases.RESEARCH_BUDGET]:
+            for call in plan.calls[: phases.RESEARCH_BUDGET - (consult is not None)]:
                 target = f" {call.colleague}" if call.colleague else ""
                 self.say(
                     "t_search_via" if call.skill == "dogpile" else "t_skill_call",
@@ -233,7 +248,14 @@ class RoundWaves(RunnerState):
                     target=target,
                     query=call.query,
                 )
-            outcome = await phases.run_research(plan, self.history, letter, self.toolkit, round_no)
+            outcome = await phases.run_research(
+                plan,
+                self.history,
+                letter,
+                self.toolkit,
+                round_no,
+                answered=[consult] if consult is not None else None,
+            )
             research = outcome.record
             assert research is not None  # run_research always returns its record
             consults = [c for c in research.calls if c.skill == "ask"]
@@ -256,7 +278,7 @@ class RoundWaves(RunnerState):
             self.paths.rebuttal,
             RebuttalRecord,
             lambda letter: phases.make_rebuttal(
-                self.model_for(letter), self.history, self.seats[letter], round_no
+                self.model_for(letter), self.history, self.seats[letter], round_no, self.toolkit
             ),
         )
 
@@ -280,7 +302,29 @@ class RoundWaves(RunnerState):
                 round_no, "reflection", self.paths.reflection, ReflectionRecord, reflect
             ),
             self._judge_once(round_no),
+            *(self._consult(letter, round_no) for letter in self.history.letters),
         )
+
+    async def _consult(self, letter: str, round_no: int) -> None:
+        """The colleague question the persona's rebuttal decided for the next round, answered
+        now beside the reflections and the judge (from what is published up to this round),
+        and saved as the first research call of the next round."""
+        rebuttal = self.history.round(round_no).rebuttals.get(letter)
+        ask = rebuttal.next_ask if rebuttal is not None else None
+        path = self.paths.answered_consult(letter, round_no + 1)
+        if ask is None or round_no >= self.history.config.max_rounds or self.store.has(path):
+            return
+        self.say(
+            "t_skill_call",
+            name=self.history.persona_name(letter),
+            skill="ask",
+            target=f" {ask.colleague}",
+            query=ask.question,
+        )
+        answered = await phases.answer_consult(
+            self.history, letter, self.toolkit, ask.colleague, ask.question
+        )
+        self.store.save(path, answered)
 
     async def _judge_once(self, round_no: int) -> None:
         judge = self.store.load_if_readable(self.paths.judge(round_no), JudgeVerdictRecord)

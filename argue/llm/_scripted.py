@@ -55,7 +55,16 @@ class ScriptedRequest:
 
     @property
     def last_user_message(self) -> str:
-        return next((m.content for m in reversed(self.messages) if m.role == "user"), "")
+        """The last user turn as an API receives it: consecutive user messages (a request's
+        record, its round material and its instruction) are one turn, joined as
+        ``alternating_turns`` joins them."""
+        turn: list[str] = []
+        for message in reversed(self.messages):
+            if message.role == "user":
+                turn.append(message.content)
+            elif turn and message.role == "assistant":
+                break
+        return "\n\n".join(reversed(turn))
 
 
 def estimate_tokens(text: str) -> int:

@@ -90,6 +90,11 @@ class DebatePaths:
         """The plan for ``round_no`` that the previous round's reflection returned."""
         return self.persona_dir(letter) / "research" / f"round_{round_no:03d}.planned.json"
 
+    def answered_consult(self, letter: str, round_no: int) -> Path:
+        """The colleague answer for ``round_no``, asked in the previous round's rebuttal and
+        answered beside its reflections (a ``SkillResult``)."""
+        return self.persona_dir(letter) / "research" / f"round_{round_no:03d}.consult.json"
+
     def consults(self, letter: str, round_no: int) -> Path:
         return self.persona_dir(letter) / "colleague_consults" / f"round_{round_no:03d}.json"
 

@@ -6,6 +6,7 @@ ids, opponent claim ids, persona letters), with knobs for the behaviours a test 
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -47,6 +48,7 @@ def quotes_shown(section: str, limit: int = 200) -> dict[str, str]:
 
 
 # What the plan prompt offers (argue.engine.prompts.research_slots), read as a model would.
+NEXT_ASK = re.compile(r"Also return `next_ask` for round (\d+): `colleague`, one of: ([^;]+);")
 OFFERED_COLLEAGUES = re.compile(r"`ask` \(required\): `colleague`, one of: ([^;]+);")
 OFFERED_FREE = re.compile(
     r"`free_calls` \(optional, at most (\d+)\): each a `skill`, one of: ([^;]+);"
@@ -109,10 +111,14 @@ class DebateScript:
 
     def __call__(self, messages: list[Message], output: type[BaseModel] | None) -> object:
         system = messages[0].content
-        # A re-ask appends messages; the original request is the first user message.
-        user = next(m.content for m in messages if m.role == "user")
+        # A re-ask appends messages; the original request is every user message before the
+        # first answer. Its last one is this phase's instruction (the earlier ones hold the
+        # record of closed rounds and the round's material).
+        request = list(itertools.takewhile(lambda m: m.role != "assistant", messages))
+        asked = [m.content for m in request if m.role == "user"]
+        user = "\n\n".join(asked)
         letter = self._letter(system)
-        rnd = int(m.group(1)) if (m := re.search(r"Round (\d+)", user)) else 0
+        rnd = int(m.group(1)) if asked and (m := re.search(r"Round (\d+)", asked[-1])) else 0
         phase = output.__name__ if output else "text"
         self.log.append(f"{letter}:{rnd}:{phase}")
         failure = self.fail(letter, rnd, phase)
@@ -175,7 +181,19 @@ class DebateScript:
                 if self.concede and targets
                 else []
             )
-            return {"counters": counters, "concessions": concessions, "common_ground": ["shared"]}
+            rebuttal: dict[str, Any] = {
+                "counters": counters,
+                "concessions": concessions,
+                "common_ground": ["shared"],
+            }
+            if offered := NEXT_ASK.search(user):  # next round's colleague question
+                first = offered.group(2).split(",")[0].strip()
+                rebuttal["next_ask"] = {
+                    "colleague": first,
+                    "question": f"{letter} query 2"
+                    + ("" if self.same_queries else f" round {offered.group(1)}"),
+                }
+            return rebuttal
         if _is(output, ReflectionDraft):
             # Before the last round the reflection also plans the next round's research.
             planning = "plan your research for round" in user
@@ -247,6 +265,20 @@ class DebateScript:
         return "-"
 
 
+def asked(messages: list[Message]) -> str:
+    """What a request asks, as one text: its user messages before any answer (the record of
+    closed rounds, the round's material, the phase's instruction), joined."""
+    request = itertools.takewhile(lambda m: m.role != "assistant", messages)
+    return "\n\n".join(m.content for m in request if m.role == "user")
+
+
+def round_of(messages: list[Message]) -> int:
+    """The round a request is for, from its instruction ("Round 3 of 5 — ARGUMENT")."""
+    asked_now = [m.content for m in messages if m.role == "user"]
+    match = re.search(r"Round (\d+)", asked_now[-1]) if asked_now else None
+    return int(match.group(1)) if match else 0
+
+
 def _is(output: type[BaseModel] | None, schema: type[BaseModel]) -> bool:
     """The engine asks for per-persona subclasses of the research and reflection schemas."""
     return output is not None and issubclass(output, schema)
@@ -271,6 +303,15 @@ class ScriptedToolkit:
         call = request.call
         if call.skill == self.fail_skill:
             return SkillResult.failed(call.skill, call.query, "arxiv: HTTP 503 from loopback")
+        if call.skill == "ask":  # as the real skill: one answer, the colleague's testimony
+            answer = SkillItem(
+                id=f"ask:{call.colleague}:{call.query}",
+                title=f"{call.colleague} on: {call.query}",
+                snippet=f"SECRET-RESEARCH-{request.letter} testimony about {call.query}",
+                source="ask",
+                provenance="testimony",
+            )
+            return SkillResult.from_items(call.skill, call.query, [answer])
         items = [
             SkillItem(
                 id=f"lib:{request.letter}:{call.query}:{n}",

@@ -8,7 +8,7 @@ import pytest
 
 from argue.engine.modes import MODES
 from argue.llm import ModelUnavailableError
-from tests.engine.script import DebateScript, ScriptedToolkit
+from tests.engine.script import DebateScript, ScriptedToolkit, asked, round_of
 
 
 def _steady(letter: str, rnd: int) -> float:
@@ -224,16 +224,24 @@ def test_well_scored_claims_go_to_memory_and_the_debate_is_archived(run_debate):
     assert len(shared) == 1 and run.store.config().id in shared[0][1]
 
 
-def test_belief_updates_from_reflection_shape_the_next_rounds_card(run_debate):
+def test_belief_updates_from_reflection_shape_the_next_round_as_fenced_data(run_debate):
+    """A reflection's belief updates reach the persona's next rounds, as its own earlier words
+    in the round's material (fenced data), never in the system text: that stays the persona
+    file's card, the same every round (trusted text only, and a prompt cache's prefix)."""
     run = run_debate(rounds=2)
-    systems = [
-        r.messages[0].content
+    embry = [
+        r.messages
         for r in run.model.requests
         if r.output.__name__ == "ArgumentDraft"
         and r.messages[0].content.startswith("You are Embry")
     ]
-    assert "A learned in round 1" not in systems[0]
-    assert "A learned in round 1" in systems[1]
+    assert embry[0][0].content == embry[1][0].content
+    assert "A learned in round 1" not in embry[1][0].content
+    assert "A learned in round 1" not in asked(embry[0])
+    material = embry[1][-2].content
+    assert material.startswith("Round 2 of 2: your research.")
+    beliefs = material.split("Your beliefs now", 1)[1]
+    assert beliefs.index("<data beliefs ") < beliefs.index("A learned in round 1")
 
 
 def test_rejected_credentials_end_the_debate_at_once(run_debate):
@@ -292,7 +300,7 @@ def test_an_interactive_moderator_note_binds_the_next_round(tmp_path, personas, 
     assert state.status == "completed"
     assert asked == [1]  # not after the last round: there is no next one
     prompts_by_round = {
-        int(r.messages[1].content.split("Round ")[1].split(" ")[0]): r.messages[1].content
+        round_of(r.messages): r.last_user_message
         for r in model.requests
         if r.output.__name__ == "ArgumentDraft"
     }

@@ -28,7 +28,7 @@ from argue.engine.schemas import (
 )
 from argue.engine.toolkit import ResearchRequest
 from argue.skills.base import SkillItem, SkillResult
-from tests.engine.script import DebateScript, ScriptedToolkit, quotes_shown
+from tests.engine.script import DebateScript, ScriptedToolkit, asked, quotes_shown
 
 FAKE_URL = "https://fabricated.example.org/tao-proof"
 FAKE_DOI = "doi:10.9999/fake.2019.001"
@@ -139,7 +139,7 @@ def test_a_model_written_url_of_a_retrieved_document_is_inert_but_verified(run_d
         def __call__(self, messages, output):  # type: ignore[override]
             reply = super().__call__(messages, output)
             if output is not None and issubclass(output, ArgumentDraft):
-                user = next(m.content for m in messages if m.role == "user")
+                user = asked(messages)
                 url = re.search(r"\((https://example\.org/[^)]+)\)", user).group(1)
                 data = _as_dict(reply)
                 data["claims"][0]["text"] += f" (see {url})"
@@ -211,7 +211,7 @@ def test_a_concession_to_an_earlier_round_opponent_claim_counts(run_debate):
     class ConcedesEarlier(DebateScript):
         def __call__(self, messages, output):  # type: ignore[override]
             reply = super().__call__(messages, output)
-            user = next(m.content for m in messages if m.role == "user")
+            user = asked(messages)
             if output is RebuttalDraft and "Round 2" in user:
                 letter = self._letter(messages[0].content)
                 other = "B" if letter == "A" else "A"
@@ -307,7 +307,7 @@ class CitesEverything(DebateScript):
     def __call__(self, messages, output):  # type: ignore[override]
         reply = super().__call__(messages, output)
         if output is not None and issubclass(output, ArgumentDraft):
-            user = next(m.content for m in messages if m.role == "user")
+            user = asked(messages)
             section = user.split("Your evidence", 1)[-1]
             ids = re.findall(r"\[([A-Z]-R\d+-E\d+)\]", section)
             shown = quotes_shown(section)

@@ -1,9 +1,10 @@
 """Issue 13 item 7: a long panel keeps its prompts flat and its memory bounded.
 
 A scripted panel debate runs all its 50 rounds (confidences that never converge). For every
-phase a persona or the judge is asked for (argument, rebuttal, reflection, judge), the largest
-prompt of rounds 41-50 is at most 10 % above the largest of rounds 5-10, the bound the
-existing pair test uses (tests/engine/test_resume_isolation.py); and the process's resident
+phase a persona is asked for (argument, rebuttal, reflection), every prompt of rounds 41-50
+is at most the record budget (``argue.engine.record.RECORD_CHARS``) above round 1's, and the
+record restarted (a new chapter) at least once; the judge's largest prompt of rounds 41-50 is
+at most 10 % above that of rounds 5-10; and the process's resident
 memory grows by less than MAX_GROWTH_MB from the end of round 10 to the end of round 50 (the
 scripted model's own request log is emptied as it goes, so what is measured is the engine).
 The 6-persona, loopback-model version and its figures: bench/panel_50_rounds.py.
@@ -17,9 +18,11 @@ argument prompt in a list that is never emptied (x100) and RSS grows by 110 MB.
 from __future__ import annotations
 
 import asyncio
+import itertools
 import os
 
 from argue.engine import DebateRunner, create_debate
+from argue.engine.record import RECORD_CHARS
 from argue.llm import ScriptedModel
 from tests.engine.script import DebateScript, ScriptedToolkit, names_of
 
@@ -29,8 +32,9 @@ ROUNDS = 50
 PANEL = ("embry", "horus", "brandon")
 EARLY, LATE = range(5, 11), range(41, 51)
 GROWTH = 1.10
+TABLE_FILLS = 2_000  # the evidence table fills to its cap (cited items of earlier rounds)
 MAX_GROWTH_MB = 32
-PHASES = ("ArgumentDraft", "RebuttalDraft", "ReflectionDraft", "JudgeDraft")
+PERSONA_PHASES = ("ArgumentDraft", "RebuttalDraft", "ReflectionDraft")
 
 
 def _swinging(letter: str, rnd: int) -> float:
@@ -73,8 +77,15 @@ def test_a_50_round_panel_keeps_prompts_flat_and_memory_bounded(tmp_path, person
 
     assert (state.status, state.termination) == ("completed", "max_rounds")
     assert store.committed_rounds() == list(range(1, ROUNDS + 1))
-    for phase in PHASES:
-        early = max(largest[(phase, r)] for r in EARLY)
-        late = max(largest[(phase, r)] for r in LATE)
-        assert late <= GROWTH * early, (phase, early, late)
+    for phase in PERSONA_PHASES:
+        # Each persona's record of closed rounds grows append-only (a provider caches it) and
+        # starts a new chapter before it passes its budget: bounded, however long the debate.
+        first = largest[(phase, 1)]
+        assert all(largest[(phase, r)] - first <= RECORD_CHARS + TABLE_FILLS for r in LATE), phase
+        assert max(largest[(phase, r)] for r in LATE) > first  # it did grow, and…
+        sizes = [largest[(phase, r)] for r in range(1, ROUNDS + 1)]
+        assert any(b < a for a, b in itertools.pairwise(sizes)), phase  # …restarted
+    early = max(largest[("JudgeDraft", r)] for r in EARLY)
+    late = max(largest[("JudgeDraft", r)] for r in LATE)
+    assert late <= GROWTH * early, (early, late)
     assert rss[ROUNDS] - rss[10] < MAX_GROWTH_MB, rss

@@ -46,8 +46,12 @@ def test_a_debate_researches_the_library_consults_colleagues_and_remembers(tmp_p
     assert [s["source"] for s in by_skill["dogpile"]["source_statuses"]] == ["library"]
     library_items = [e for e in research["evidence"] if e["source"] == "library"]
     assert library_items and library_items[0]["locator"]
-    assert by_skill["ask"]["status"] == "ok"
-    consults = json.loads(store.paths.consults("A", 1).read_text())
+    # round 1's rebuttal asked the colleague question of round 2, answered beside the
+    # reflections: round 2's research holds it, with the colleague's answer
+    second = json.loads(store.paths.research("A", 2).read_text())
+    asked = {call["skill"]: call for call in second["calls"]}
+    assert asked["ask"]["status"] == "ok"
+    consults = json.loads(store.paths.consults("A", 2).read_text())
     assert consults["answers"][0]["skill"] == "ask"
     # round 1 memory is empty and says so, rather than pretending
     assert by_skill["memory"]["status"] == "empty"

@@ -27,7 +27,7 @@ from argue.engine.toolkit import SkillToolkit
 from argue.llm import ModelUnavailableError, ScriptedModel, UsageLedger
 from argue.llm.base import bill
 from argue.llm.pricing import describe_cost
-from tests.engine.script import DebateScript
+from tests.engine.script import DebateScript, round_of
 from tests.loopback import LoopbackServer, RecordedRequest, Reply
 from tests.skills.dogpile.payloads import PERPLEXITY_COMPLETION
 
@@ -75,8 +75,7 @@ class OneRequestTimedOut(DebateScript):
 
     def __call__(self, messages, output):  # type: ignore[override]
         is_argument = output is not None and issubclass(output, ArgumentDraft)
-        user = next(m.content for m in messages if m.role == "user")
-        if is_argument and self._letter(messages[0].content) == "A" and "Round 1" in user:
+        if is_argument and self._letter(messages[0].content) == "A" and round_of(messages) == 1:
             error = ModelUnavailableError("scripted", "127.0.0.1: no answer within 0.3 s")
             bill(error, [Usage(provider="scripted", model="scripted-1", possibly_billed_calls=1)])
             return error

@@ -7,8 +7,9 @@ import asyncio
 import pytest
 
 from argue.engine import DebateRunner
+from argue.engine.record import RECORD_CHARS
 from argue.llm import ScriptedModel
-from tests.engine.script import DebateScript, ScriptedToolkit
+from tests.engine.script import DebateScript, ScriptedToolkit, round_of
 
 NAMES = {"Embry": "A", "Horus": "B"}
 
@@ -114,7 +115,7 @@ def test_hard_cancel_mid_phase_leaves_a_resumable_debate(run_debate, tmp_path, p
         if (
             output.__name__ == "ArgumentDraft"
             and messages[0].content.startswith("You are Horus")
-            and "Round 2 " in messages[1].content
+            and round_of(messages) == 2
         ):
             await hang.wait()  # never set: the call is in flight when we cancel
         return reply
@@ -167,7 +168,7 @@ def test_a_persona_never_sees_an_opponents_research(run_debate):
     assert any("B1.c1" in text for text in by_persona["A"])
 
 
-def test_prompt_size_does_not_grow_with_the_round_number(run_debate):
+def test_prompt_size_stays_within_the_record_budget(run_debate):
     run = run_debate(rounds=8, script=DebateScript(names=NAMES, confidence=_swinging))
     assert run.state.termination == "max_rounds"
     sizes = {}
@@ -175,12 +176,12 @@ def test_prompt_size_does_not_grow_with_the_round_number(run_debate):
         if request.output.__name__ == "ArgumentDraft" and request.messages[0].content.startswith(
             "You are Embry,"
         ):
-            round_no = int(request.messages[1].content.split("Round ")[1].split(" ")[0])
+            round_no = round_of(request.messages)
             sizes[round_no] = sum(len(m.content) for m in request.messages)
     assert sorted(sizes) == list(range(1, 9))
-    late = [sizes[k] for k in range(5, 9)]
-    assert max(late) <= 1.1 * min(late)
-    assert sizes[8] <= 1.6 * sizes[2]
+    # The record of closed rounds grows (append-only, so a provider can cache it), but never
+    # past its budget: argue.engine.record opens a new chapter first.
+    assert all(sizes[k] - sizes[1] <= RECORD_CHARS for k in sizes), sizes
 
 
 def test_a_second_runner_cannot_take_a_running_debate(run_debate, tmp_path, personas, new_store):
@@ -268,9 +269,9 @@ def test_resume_retries_research_calls_that_failed_before_anyone_argued(
     # the retried search keeps its place; its items continue the round's numbering after those
     # of the memory recall and the colleague's answer, which worked and did not run again
     assert [(c.skill, c.evidence_ids) for c in research.calls] == [
-        ("dogpile", ["A-R1-E5", "A-R1-E6"]),
+        ("dogpile", ["A-R1-E4", "A-R1-E5"]),
         ("memory", ["A-R1-E1", "A-R1-E2"]),
-        ("ask", ["A-R1-E3", "A-R1-E4"]),
+        ("ask", ["A-R1-E3"]),  # a colleague answers once (one-round debate: asked in the plan)
     ]
     assert [r.call.skill for r in resumed.toolkit.requests if r.letter == "A"] == ["dogpile"]
     assert resumed.history.rounds[1].arguments["A"].claims[0].verified_evidence_ids == ["A-R1-E1"]

@@ -18,17 +18,21 @@ from argue.engine.phases.judge import make_judgement
 from argue.engine.phases.rebuttal import make_rebuttal, target_note
 from argue.engine.phases.reflection import make_reflection, research_call_from_record
 from argue.engine.phases.research import (
+    AnsweredConsult,
     _research_failures,
+    answer_consult,
     plan_research,
     run_research,
 )
 
 __all__ = [
     "RESEARCH_BUDGET",
+    "AnsweredConsult",
     "PersonaSeat",
     "PhaseFailed",
     "PhaseOutcome",
     "_research_failures",
+    "answer_consult",
     "argument_evidence",
     "complete_for",
     "make_argument",

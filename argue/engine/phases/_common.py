@@ -12,10 +12,14 @@ from pydantic import BaseModel
 from argue.domain import (
     Failure,
 )
+from argue.engine import prompts
+from argue.engine.digest import notes_block
+from argue.engine.record import RECORD_CHARS, persona_record
 from argue.engine.schemas import (
     ResearchPlanDraft,
 )
 from argue.llm.base import ChatModel, ChatResult, Message, ModelAuthError, ModelError
+from argue.records.history import DebateHistory
 
 RESEARCH_BUDGET = 3
 P = ParamSpec("P")
@@ -44,6 +48,44 @@ class PersonaSeat:
     system: str
     role_hint: str
     brief: str = ""  # the proposition and the side, fenced, for each user message
+    beliefs: str = ""  # beliefs its reflections updated (model text), with the round's material
+    record_chars: int = RECORD_CHARS  # the record's budget (argue.engine.record)
+
+
+def opening_for(seat: PersonaSeat, history: DebateHistory, round_no: int) -> list[Message]:
+    """The stable start of the persona's requests in ``round_no`` (:func:`prompts.opening`)."""
+    record = persona_record(history, seat.letter, round_no, seat.record_chars)
+    return prompts.opening(seat.system, seat.brief, record)
+
+
+def material_for(seat: PersonaSeat, history: DebateHistory, round_no: int) -> Message:
+    """This round's material for the persona: the same message in its argument, rebuttal and
+    reflection (:func:`prompts.round_material`), so all three share it as a cached prefix."""
+    from argue.engine.phases.argument import argument_evidence
+
+    shown = argument_evidence(history, seat.letter, round_no)[: prompts.EVIDENCE_ROWS]
+    extra = notes_block(history.notes_for_round(round_no))
+    if seat.beliefs:
+        beliefs = (
+            "Your beliefs now, as your reflections updated them (your own earlier words):\n"
+            + prompts.data(seat.beliefs, "beliefs")
+        )
+        extra = f"{beliefs}\n\n{extra}" if extra else beliefs
+    return prompts.round_material(
+        prompts.evidence_table(shown),
+        round_no,
+        history.config.max_rounds,
+        research=prompts.research_report(history, seat.letter, round_no),
+        notes=extra,
+    )
+
+
+def shown_evidence_ids(history: DebateHistory, letter: str, round_no: int) -> tuple[str, ...]:
+    """The ids of the evidence table :func:`material_for` shows."""
+    from argue.engine.phases.argument import argument_evidence
+
+    shown = argument_evidence(history, letter, round_no)[: prompts.EVIDENCE_ROWS]
+    return tuple(item.id for item in shown)
 
 
 def model_failure(round_no: int, letter: str, phase: str, exc: ModelError) -> Failure:

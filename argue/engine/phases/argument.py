@@ -9,12 +9,14 @@ from argue.domain import (
     Evidence,
 )
 from argue.engine import prompts
-from argue.engine.digest import build_digest
 from argue.engine.phases._common import (
     PersonaSeat,
     PhaseOutcome,
     complete_for,
+    material_for,
+    opening_for,
     records_phase_failure,
+    shown_evidence_ids,
 )
 from argue.engine.schemas import argument_model
 from argue.grounding.citations import check_citations
@@ -47,23 +49,18 @@ async def make_argument(
     model: ChatModel, history: DebateHistory, seat: PersonaSeat, round_no: int
 ) -> PhaseOutcome[ArgumentRecord]:
     letter = seat.letter
-    shown = argument_evidence(history, letter, round_no)[: prompts.EVIDENCE_ROWS]
-    table = prompts.evidence_table(shown)
     messages = prompts.argument_messages(
-        seat.system,
-        build_digest(history, letter, round_no),
-        table,
+        opening_for(seat, history, round_no),
+        material_for(seat, history, round_no),
         round_no,
         history.config.max_rounds,
         seat.role_hint,
-        research=prompts.research_report(history, letter, round_no),
-        brief=seat.brief,
     )
     purpose = f"{letter}/R{round_no}/argument"
     result = await complete_for(
         model,
         messages,
-        argument_model(tuple(item.id for item in shown)),
+        argument_model(shown_evidence_ids(history, letter, round_no)),
         round_no=round_no,
         letter=letter,
         phase="argument",

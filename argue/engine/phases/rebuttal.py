@@ -7,6 +7,7 @@ from argue.domain import (
     Concession,
     Counter,
     Failure,
+    NextAsk,
     RebuttalRecord,
 )
 from argue.engine import prompts
@@ -15,19 +16,30 @@ from argue.engine.phases._common import (
     PhaseFailed,
     PhaseOutcome,
     complete_for,
+    material_for,
+    opening_for,
     records_phase_failure,
 )
-from argue.engine.phases.argument import argument_evidence
-from argue.engine.schemas import ConcessionDraft, RebuttalDraft
+from argue.engine.phases.research import consult_colleagues
+from argue.engine.schemas import ConcessionDraft, RebuttalDraft, rebuttal_model
+from argue.engine.toolkit import ResearchToolkit
 from argue.llm.base import ChatModel, Message
 from argue.records.history import DebateHistory
 
 
 @records_phase_failure
 async def make_rebuttal(
-    model: ChatModel, history: DebateHistory, seat: PersonaSeat, round_no: int
+    model: ChatModel,
+    history: DebateHistory,
+    seat: PersonaSeat,
+    round_no: int,
+    toolkit: ResearchToolkit | None = None,
 ) -> PhaseOutcome[RebuttalRecord]:
+    """Counters and concessions; before the last round (with a ``toolkit`` offering colleagues)
+    also the colleague question of the next round, answered beside the reflections."""
     letter = seat.letter
+    colleagues = consult_colleagues(history, letter, toolkit, round_no)
+    schema = rebuttal_model(colleagues)
     current = history.round(round_no)
     names = {k: history.persona_name(k) for k in history.letters}
     own = current.arguments[letter].claims if letter in current.arguments else []
@@ -46,21 +58,20 @@ async def make_rebuttal(
                 )
             ],
         )
-    table = prompts.evidence_table(argument_evidence(history, letter, round_no), limit=10)
     messages = prompts.rebuttal_messages(
-        seat.system,
+        opening_for(seat, history, round_no),
+        material_for(seat, history, round_no),
         prompts.claims_table(own, names),
         prompts.claims_table(opponent_claims, names),
-        table,
         round_no,
         seat.role_hint,
-        brief=seat.brief,
+        consult=prompts.consult_slot(colleagues, round_no + 1) if colleagues else "",
     )
     purpose = f"{letter}/R{round_no}/rebuttal"
     result = await complete_for(
         model,
         messages,
-        RebuttalDraft,
+        schema,
         round_no=round_no,
         letter=letter,
         phase="rebuttal",
@@ -83,7 +94,7 @@ async def make_rebuttal(
             again = await complete_for(
                 model,
                 retry,
-                RebuttalDraft,
+                schema,
                 round_no=round_no,
                 letter=letter,
                 phase="rebuttal concession re-ask",
@@ -129,6 +140,11 @@ async def make_rebuttal(
         common_ground=draft.common_ground,
         declined_to_concede=not any(c.valid_target for c in concessions),
         reasked_for_concession=reasked,
+        next_ask=(
+            NextAsk(colleague=draft.next_ask.colleague, question=draft.next_ask.question)
+            if colleagues and draft.next_ask is not None and draft.next_ask.question.strip()
+            else None
+        ),
     )
     return PhaseOutcome(record, reask_failures)
 

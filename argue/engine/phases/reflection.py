@@ -13,6 +13,8 @@ from argue.engine.phases._common import (
     PersonaSeat,
     PhaseOutcome,
     complete_for,
+    material_for,
+    opening_for,
     records_phase_failure,
 )
 from argue.engine.phases.research import plan_schema
@@ -64,7 +66,10 @@ async def make_reflection(
     plan_model = None
     if toolkit is not None and round_no < history.config.max_rounds:
         # Same slots as a round-1 plan, offered as of now (who has published changes the ask).
-        plan_model, slots = plan_schema(history, letter, toolkit)
+        decided = mine is not None and mine.next_ask is not None  # answered beside this call
+        plan_model, slots = plan_schema(
+            history, letter, toolkit, round_no + 1, consult_answered=decided
+        )
         next_round = prompts.next_round_plan(
             prompts.claims_table([c for c in current.claims() if c.persona != letter], names),
             toolkit.menu(history.personas[letter]),
@@ -73,7 +78,8 @@ async def make_reflection(
             slots,
         )
     messages = prompts.reflection_messages(
-        seat.system,
+        opening_for(seat, history, round_no),
+        material_for(seat, history, round_no),
         by_me or "(nothing)",
         "\n".join(to_me_items) or "(nothing)",
         "\n".join(against_me[:8]) or "(none)",
@@ -81,7 +87,6 @@ async def make_reflection(
         previous,
         round_no,
         next_round,
-        brief=seat.brief,
     )
     answer_format = history.config.answer_format
     if answer_format:  # an answer-seeking debate (argue eval): the persona's answer so far

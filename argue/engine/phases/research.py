@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import asyncio
 
+from pydantic import BaseModel
+
 from argue.domain import (
     Evidence,
     Failure,
@@ -16,13 +18,14 @@ from argue.domain import (
     ResearchRecord,
 )
 from argue.engine import prompts
-from argue.engine.digest import build_digest, clip
+from argue.engine.digest import clip, notes_block
 from argue.engine.phases._common import (
     MAX_EVIDENCE_PER_CALL,
     RESEARCH_BUDGET,
     PersonaSeat,
     PhaseOutcome,
     complete_for,
+    opening_for,
     records_phase_failure,
 )
 from argue.engine.schemas import (
@@ -48,6 +51,8 @@ async def plan_research(
     seat: PersonaSeat,
     toolkit: ResearchToolkit,
     round_no: int,
+    *,
+    consult_answered: bool = False,
 ) -> PhaseOutcome[ResearchPlanDraft]:
     letter = seat.letter
     previous = history.rounds.get(round_no - 1)
@@ -55,16 +60,17 @@ async def plan_research(
         [c for c in (previous.claims() if previous else []) if c.persona != letter],
         {k: history.persona_name(k) for k in history.letters},
     )
-    plan_model, slots = plan_schema(history, letter, toolkit)
+    plan_model, slots = plan_schema(
+        history, letter, toolkit, round_no, consult_answered=consult_answered
+    )
     messages = prompts.research_plan_messages(
-        seat.system,
-        build_digest(history, letter, round_no),
+        opening_for(seat, history, round_no),
         opponents_latest,
         toolkit.menu(history.personas[letter]),
         round_no,
         history.config.max_rounds,
         slots,
-        brief=seat.brief,
+        notes=notes_block(history.notes_for_round(round_no)),
     )
     result = await complete_for(
         model,
@@ -79,19 +85,69 @@ async def plan_research(
 
 
 def plan_schema(
-    history: DebateHistory, letter: str, toolkit: ResearchToolkit
+    history: DebateHistory,
+    letter: str,
+    toolkit: ResearchToolkit,
+    round_no: int,
+    *,
+    consult_answered: bool = False,
 ) -> tuple[type[ResearchPlanDraft], str]:
-    """The plan schema this persona is asked for now, and the prompt lines that explain it."""
+    """The plan schema this persona is asked for now (for ``round_no``), and the prompt lines
+    that explain it.
+
+    The colleague question is no slot of the plan when the persona's rebuttal decides it (every
+    round before the last: :func:`consult_colleagues`) or already did (``consult_answered``:
+    its answer is in, and takes one call of the budget). Only a one-round debate, or a round
+    whose rebuttal did not decide one, plans its ask here."""
     persona = history.personas[letter]
     skills = available_skills(toolkit)
     colleagues = offered_colleagues(toolkit, persona, _published_arguments(history, letter))
+    budget = RESEARCH_BUDGET - (1 if consult_answered else 0)
+    if consult_answered or (round_no == 1 and history.config.max_rounds > 1):
+        colleagues = ()
     free_skills = tuple(s for s in skills if s != "ask")
-    free = slot_budget(colleagues, RESEARCH_BUDGET) if free_skills else 0
+    free = slot_budget(colleagues, budget) if free_skills else 0
     sources = tuple(getattr(toolkit, "source_names", ()) or ())
     return (
-        research_plan_model(skills, colleagues, RESEARCH_BUDGET, sources),
-        prompts.research_slots(colleagues, free_skills, free, RESEARCH_BUDGET),
+        research_plan_model(skills, colleagues, budget, sources),
+        prompts.research_slots(colleagues, free_skills, free, budget),
     )
+
+
+def consult_colleagues(
+    history: DebateHistory, letter: str, toolkit: ResearchToolkit | None, round_no: int
+) -> tuple[str, ...]:
+    """Whom the persona's rebuttal of ``round_no`` may name for next round's consult (none in
+    the last round, or when no colleague or no ``ask`` skill is there)."""
+    if toolkit is None or round_no >= history.config.max_rounds:
+        return ()
+    if "ask" not in available_skills(toolkit):
+        return ()
+    persona = history.personas[letter]
+    return offered_colleagues(toolkit, persona, _published_arguments(history, letter))
+
+
+class AnsweredConsult(BaseModel):
+    """A colleague question decided in a rebuttal and answered beside the reflections: the
+    first research call of the persona's next round."""
+
+    call: ResearchCallDraft
+    result: SkillResult
+
+
+async def answer_consult(
+    history: DebateHistory, letter: str, toolkit: ResearchToolkit, colleague: str, question: str
+) -> AnsweredConsult:
+    """Ask the colleague now, from what is published so far (the ask skill's own rules)."""
+    call = ResearchCallDraft(skill="ask", query=question, colleague=colleague)
+    request = ResearchRequest(
+        call=call,
+        persona=history.personas[letter],
+        letter=letter,
+        debate_id=history.config.id,
+        participants=_published_arguments(history, exclude=letter),
+    )
+    return AnsweredConsult(call=call, result=await _run_one(toolkit, request))
 
 
 def available_skills(toolkit: ResearchToolkit) -> tuple[str, ...]:
@@ -133,13 +189,18 @@ async def run_research(
     round_no: int,
     *,
     first_evidence: int = 1,
+    answered: list[AnsweredConsult] | None = None,
 ) -> PhaseOutcome[ResearchRecord]:
     """Enforce the budget, run the calls concurrently, number the evidence A-R2-E1…
 
-    A plan with slots fits the budget by construction; the cap is for calls given as they are
-    (a plan file from an earlier version)."""
-    calls = plan.calls[:RESEARCH_BUDGET]
-    dropped = [f"{c.skill} {c.query!r}" for c in plan.calls[RESEARCH_BUDGET:]]
+    ``answered``: calls already made (the consult the previous rebuttal decided), recorded
+    after the plan's and counted in the budget. A plan with slots fits the budget by
+    construction; the cap is for calls given as they are (a plan file from an earlier
+    version)."""
+    done = list(answered or [])
+    room = RESEARCH_BUDGET - len(done)
+    calls = plan.calls[:room] + [a.call for a in done]
+    dropped = [f"{c.skill} {c.query!r}" for c in plan.calls[room:]]
     persona = history.personas[letter]
     participants = _published_arguments(history, exclude=letter)
     requests = [
@@ -150,9 +211,10 @@ async def run_research(
             debate_id=history.config.id,
             participants=participants,
         )
-        for call in calls
+        for call in plan.calls[:room]
     ]
-    results = await asyncio.gather(*(_run_one(toolkit, r) for r in requests))
+    results = [*await asyncio.gather(*(_run_one(toolkit, r) for r in requests))]
+    results += [a.result for a in done]
     record = ResearchRecord(persona=letter, round=round_no, why=plan.why, dropped_calls=dropped)
     failures: list[Failure] = []
     counter = first_evidence - 1

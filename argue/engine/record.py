@@ -1,0 +1,124 @@
+"""Each persona's record of the debate: the stable, append-only start of all its prompts.
+
+Providers cache a request's prefix (Anthropic and OpenAI from 1,024 tokens; a llama.cpp server
+keeps its KV cache for it), so what earlier rounds established is written once, when the round
+is committed, in words that never change afterwards: every later request of the persona starts
+with the same text, and each round only appends. Nothing here depends on a later round (a
+round's block uses that round's own scores), and nothing depends on the order in which
+personas finished.
+
+Bounded: when the closed rounds would pass the budget, a new *chapter* starts at that round:
+the bounded digest as of that round (``build_digest``, frozen: scores and confidences of earlier
+rounds only) stands for everything before it, and later rounds append to it again. The prefix
+then breaks once per chapter instead of once per request, and a persona's prompt stays the size
+the budget allows however long the debate runs. The chapter boundaries follow from the records
+alone, so a resumed debate writes the same text.
+
+What a block shows is what the persona may know: claims, counters and concessions that were
+published; never another persona's research.
+"""
+
+from __future__ import annotations
+
+from argue.engine.digest import build_digest, clip
+from argue.records.history import DebateHistory, RoundRecord
+
+RECORD_CHARS = 16_000
+"""A persona's record at most (about 4,000 tokens): ~8 rounds of a pair in one chapter."""
+
+MIN_RECORD_CHARS = 3_000
+
+
+def record_budget(context_window: int | None) -> int:
+    """The record's budget for a model whose window (tokens) is known: a quarter of it (at
+    about four characters a token), so evidence, instructions and the answer keep their room."""
+    if not context_window:
+        return RECORD_CHARS
+    return max(MIN_RECORD_CHARS, min(RECORD_CHARS, context_window))
+
+
+def persona_record(
+    history: DebateHistory, letter: str, round_no: int, budget: int = RECORD_CHARS
+) -> str:
+    """What ``letter`` knows of the rounds before ``round_no``: the chapter's opening, then one
+    block per closed round, oldest first. Text for a later ``round_no`` starts with this one's
+    (minus nothing) unless a chapter starts in between."""
+    closed = [r for r in history.committed_rounds() if r.round < round_no]
+    if not closed:
+        return "(first round: nothing yet)"
+    start, blocks = chapter(history, letter, closed, budget)
+    parts = []
+    if start > 1:
+        parts.append(
+            f"Rounds 1-{start - 1}, in brief:\n" + build_digest(history, letter, start, notes=False)
+        )
+    parts += blocks
+    return "\n\n".join(parts)
+
+
+def chapter(
+    history: DebateHistory, letter: str, closed: list[RoundRecord], budget: int
+) -> tuple[int, list[str]]:
+    """The round the current chapter starts at, and the blocks of its closed rounds."""
+    start = closed[0].round
+    blocks: list[str] = []
+    size = 0
+    for record in closed:
+        block = round_block(history, letter, record)
+        if blocks and size + len(block) > budget:
+            start, blocks = record.round, []
+            size = len(build_digest(history, letter, start, notes=False))
+        blocks.append(block)
+        size += len(block) + 2
+    return start, blocks
+
+
+def round_block(history: DebateHistory, letter: str, record: RoundRecord) -> str:
+    """Round ``record.round`` as ``letter`` may know it, fixed once the round is committed."""
+    from argue.engine.prompts import data
+
+    names = {k: history.persona_name(k) for k in history.letters}
+    scores: dict[str, float] = {}
+    if record.score is not None:
+        for persona_score in record.score.personas.values():
+            scores.update(persona_score.claim_scores)
+    own = [c for c in record.claims() if c.persona == letter]
+    others = [c for c in record.claims() if c.persona != letter]
+
+    def claim_line(claim, who: str = "") -> str:  # type: ignore[no-untyped-def]
+        support = "quoted evidence" if claim.quoted_citations else "no quoted evidence"
+        score = f"score {scores[claim.id]:.2f}, " if claim.id in scores else ""
+        return f"- [{claim.id}]{who} {clip(claim.text)} ({score}{support})"
+
+    lines = ["Your claims:"]
+    lines += [claim_line(c) for c in own] or ["- (none)"]
+    lines.append("Opponents' claims:")
+    lines += [claim_line(c, f" ({names[c.persona]})") for c in others] or ["- (none)"]
+    against = [
+        f"- {names[r.persona]} ({c.kind}) on [{c.target_claim_id}]: {clip(c.text, 200)}"
+        for r in record.rebuttals.values()
+        if r.persona != letter
+        for c in r.counters
+        if c.valid_target and c.target_claim_id.startswith(f"{letter}{record.round}.")
+    ]
+    if against:
+        lines.append("Counters against your claims:")
+        lines += against[:6]
+    concessions = [
+        f"- {names[c.from_persona]} conceded [{c.claim_id}]: {clip(c.text, 160)}"
+        for r in record.rebuttals.values()
+        for c in r.concessions
+        if c.valid_target and (c.from_persona == letter or c.to_persona == letter)
+    ]
+    lines.append("Concessions:")
+    lines += concessions or ["- (none)"]
+    reflection = record.reflections.get(letter)
+    if reflection is not None:
+        lines.append(f"Your confidence after it: {reflection.confidence:.2f}")
+    if record.score is not None:
+        totals = [
+            f"{'you' if k == letter else names[k]} {s.total:.2f}/{s.max_total:.1f}"
+            for k, s in record.score.personas.items()
+        ]
+        lines.append("Round scores: " + ", ".join(totals))
+    return f"Round {record.round}, closed:\n" + data("\n".join(lines), f"round-{record.round}")
