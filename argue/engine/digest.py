@@ -79,9 +79,9 @@ def build_digest(history: DebateHistory, letter: str, round_no: int, *, notes: b
         lines.append(
             "Your confidence so far: " + ", ".join(f"R{r}={v:.2f}" for r, v in trajectory[-6:])
         )
-    shown = notes_block(history.notes_for_round(round_no)) if notes else ""
-    if shown:
-        lines.append(shown)
+    moderator = notes_block(history.notes_for_round(round_no)) if notes else ""
+    if moderator:
+        lines.append(moderator)
     return "\n".join(lines)
 
 

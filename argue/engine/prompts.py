@@ -167,23 +167,35 @@ def opening(system: str, brief: str, record: str) -> list[Message]:
         Message(role="system", content=system),
         Message(
             role="user",
-            content=f"{brief}The debate so far (argue's record, oldest round first):\n{record}",
+            content=f"{brief}The rounds closed so far (argue's record, oldest first):\n{record}",
             cache_point=True,
         ),
     ]
 
 
 def round_material(
-    table: str, round_no: int, max_rounds: int, research: str = "", notes: str = ""
+    table: str,
+    round_no: int,
+    max_rounds: int,
+    research: str = "",
+    notes: str = "",
+    earlier: bool = False,
 ) -> Message:
     """This round's own material, shared by the persona's argument, rebuttal and reflection:
     its evidence table, code's account of its research, the moderator's notes.
-    ``research`` is :func:`research_report`."""
+    ``research`` is :func:`research_report`; ``earlier``: the record lists evidence cited in
+    earlier rounds, citable too."""
+    which = (
+        "cite by id; these ids and those of the evidence you cited in earlier rounds, listed "
+        "in the record above, are the only ones that count"
+        if earlier
+        else "cite by id; only these ids count"
+    )
     return Message(
         role="user",
         content=(
             f"Round {round_no} of {max_rounds}: your research.\n"
-            f"Your evidence (cite by id; only these ids count):\n{data(table, 'evidence')}"
+            f"Your evidence ({which}):\n{data(table, 'evidence')}"
             + (f"\n\n{research}" if research else "")
             + (f"\n\n{notes}" if notes else "")
         ),
@@ -234,7 +246,7 @@ def argument_messages(
         f"{role_hint}\n"
         "Return `position`, 2-4 `claims` (each with `citations` and a `warrant`) and "
         "`taxonomy_tags` from: precision, resilience, fragility, corruption, loyalty, stealth. "
-        "Each citation is an `evidence_id` from the table and a `quote`: words copied exactly, "
+        "Each citation is an `evidence_id` you were shown and a `quote`: words copied exactly, "
         "in order, from that row's text after the id (5 to 40 words). argue looks for every "
         "quote in its document: a claim counts as evidence only when its quote is found there, "
         "so copy, do not paraphrase; with no evidence for a claim, give no citation."

@@ -20,11 +20,13 @@ published; never another persona's research.
 
 from __future__ import annotations
 
+from argue.domain import Claim, Evidence
 from argue.engine.digest import build_digest, clip
+from argue.engine.prompts import data, evidence_table
 from argue.records.history import DebateHistory, RoundRecord
 
-RECORD_CHARS = 16_000
-"""A persona's record at most (about 4,000 tokens): ~8 rounds of a pair in one chapter."""
+RECORD_CHARS = 24_000
+"""A persona's record at most (about 6,000 tokens): ~8 rounds of a pair in one chapter."""
 
 MIN_RECORD_CHARS = 3_000
 
@@ -45,7 +47,7 @@ def persona_record(
     (minus nothing) unless a chapter starts in between."""
     closed = [r for r in history.committed_rounds() if r.round < round_no]
     if not closed:
-        return "(first round: nothing yet)"
+        return ""  # round 1: nothing yet (empty, so that round 2's record starts with it)
     start, blocks = chapter(history, letter, closed, budget)
     parts = []
     if start > 1:
@@ -73,10 +75,36 @@ def chapter(
     return start, blocks
 
 
+MAX_CITED_PER_ROUND = 6
+
+
+def cited_in_round(history: DebateHistory, letter: str, record: RoundRecord) -> list[Evidence]:
+    """The round's own evidence that the persona's claims of that round cited, in citation
+    order: shown once, in the round's block, and citable again while the block is in the
+    record (the round's material then shows only new evidence)."""
+    research = record.research.get(letter)
+    argument = record.arguments.get(letter)
+    if research is None or argument is None:
+        return []
+    own = {e.id: e for e in research.evidence}
+    ids = [eid for c in argument.claims for eid in c.evidence_ids if eid in own]
+    return [own[eid] for eid in dict.fromkeys(ids)][:MAX_CITED_PER_ROUND]
+
+
+def citable_from_record(
+    history: DebateHistory, letter: str, round_no: int, budget: int = RECORD_CHARS
+) -> list[Evidence]:
+    """The earlier evidence the record of ``round_no`` shows (its chapter's blocks), oldest
+    round first: ids the persona may cite beside the round's new evidence."""
+    closed = [r for r in history.committed_rounds() if r.round < round_no]
+    if not closed:
+        return []
+    start, _ = chapter(history, letter, closed, budget)
+    return [e for r in closed if r.round >= start for e in cited_in_round(history, letter, r)]
+
+
 def round_block(history: DebateHistory, letter: str, record: RoundRecord) -> str:
     """Round ``record.round`` as ``letter`` may know it, fixed once the round is committed."""
-    from argue.engine.prompts import data
-
     names = {k: history.persona_name(k) for k in history.letters}
     scores: dict[str, float] = {}
     if record.score is not None:
@@ -85,7 +113,7 @@ def round_block(history: DebateHistory, letter: str, record: RoundRecord) -> str
     own = [c for c in record.claims() if c.persona == letter]
     others = [c for c in record.claims() if c.persona != letter]
 
-    def claim_line(claim, who: str = "") -> str:  # type: ignore[no-untyped-def]
+    def claim_line(claim: Claim, who: str = "") -> str:
         support = "quoted evidence" if claim.quoted_citations else "no quoted evidence"
         score = f"score {scores[claim.id]:.2f}, " if claim.id in scores else ""
         return f"- [{claim.id}]{who} {clip(claim.text)} ({score}{support})"
@@ -112,6 +140,10 @@ def round_block(history: DebateHistory, letter: str, record: RoundRecord) -> str
     ]
     lines.append("Concessions:")
     lines += concessions or ["- (none)"]
+    cited = cited_in_round(history, letter, record)
+    if cited:
+        lines.append("Evidence you cited (still citable by id):")
+        lines.append(evidence_table(cited, limit=len(cited)))
     reflection = record.reflections.get(letter)
     if reflection is not None:
         lines.append(f"Your confidence after it: {reflection.confidence:.2f}")

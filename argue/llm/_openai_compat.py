@@ -308,7 +308,7 @@ class OpenAICompatModel(SDKAdapter[OpenAICompatProvider, "AsyncOpenAI", "ChatCom
                 messages = [Message(role="system", content=schema_instruction(output)), *messages]
         request: dict[str, Any] = {
             "model": self.model,
-            "messages": [{"role": m.role, "content": m.content} for m in messages],
+            "messages": merged_turns(messages),
             "timeout": self._retry.request_timeout_s,
         }
         if cached and self._connection.official_openai:
@@ -420,3 +420,17 @@ def is_llama_server_reply(response: object) -> bool:
     extra = getattr(response, "model_extra", None) or {}
     timings = extra.get("timings") if isinstance(extra, dict) else None
     return isinstance(timings, dict) and "prompt_n" in timings and "predicted_n" in timings
+
+
+def merged_turns(messages: list[Message]) -> list[dict[str, str]]:
+    """Chat messages with consecutive ones of the same role joined into one (a request's
+    record, round material and instruction are one user turn): chat templates that want roles
+    to alternate (Gemma's, served with ``--jinja``) refuse two user messages in a row, and the
+    joined text keeps the same prefix from call to call."""
+    turns: list[dict[str, str]] = []
+    for message in messages:
+        if turns and turns[-1]["role"] == message.role:
+            turns[-1]["content"] += "\n\n" + message.content
+        else:
+            turns.append({"role": message.role, "content": message.content})
+    return turns

@@ -159,13 +159,14 @@ def test_openai_debate_ends_with_one_json_line(openai_debate: FinishedDebate):
     assert request.path == "/v1/chat/completions"
     assert request.headers["authorization"] == f"Bearer {API_KEY}"
     # 2 personas x 2 rounds for each phase, one framing, a judge per round, one synthesis,
-    # and a colleague consulted by each persona every round (the plan's required ask).
+    # and a colleague consulted by each persona for round 2 (asked in its round-1 rebuttal,
+    # answered beside the reflections; round 1 has no consult: nothing to ask about yet).
     assert per_phase_calls(fake) == expected_calls(2, 2)
     counts = fake.counts()
     assert counts["FramingDraft"] == 1
     assert counts["JudgeDraft"] == 2
     assert counts["SynthesisDraft"] == 1
-    assert counts["ColleagueAnswer"] == 2 * 2
+    assert counts["ColleagueAnswer"] == 2
 
 
 def test_openai_debate_folder_layout(openai_debate: FinishedDebate):
@@ -202,8 +203,10 @@ def test_openai_debate_folder_layout(openai_debate: FinishedDebate):
         assert isinstance(concessions, list) and concessions
         confidence = parsed[f"persona_{letter}/confidence.json"]
         assert [point["round"] for point in confidence] == [1, 2]
-    # Embry consulted Brandon: the answer is kept apart from the dogpile research.
-    consult = parsed["persona_a/colleague_consults/round_001.json"]
+    # Embry consulted a colleague for round 2 (asked in its round-1 rebuttal): the answer is
+    # kept apart from the dogpile research.
+    assert "persona_a/colleague_consults/round_001.json" not in parsed
+    consult = parsed["persona_a/colleague_consults/round_002.json"]
     assert consult["calls"][0]["skill"] == "ask"
     assert "FRACTRAN" in json.dumps(consult["answers"])
 

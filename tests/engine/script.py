@@ -118,7 +118,7 @@ class DebateScript:
         asked = [m.content for m in request if m.role == "user"]
         user = "\n\n".join(asked)
         letter = self._letter(system)
-        rnd = int(m.group(1)) if asked and (m := re.search(r"Round (\d+)", asked[-1])) else 0
+        rnd = round_of(request)
         phase = output.__name__ if output else "text"
         self.log.append(f"{letter}:{rnd}:{phase}")
         failure = self.fail(letter, rnd, phase)
@@ -272,11 +272,18 @@ def asked(messages: list[Message]) -> str:
     return "\n\n".join(m.content for m in request if m.role == "user")
 
 
+PHASE_ROUND = re.compile(r"Round (\d+)(?: of \d+)? — [A-Z]")
+
+
 def round_of(messages: list[Message]) -> int:
-    """The round a request is for, from its instruction ("Round 3 of 5 — ARGUMENT")."""
-    asked_now = [m.content for m in messages if m.role == "user"]
-    match = re.search(r"Round (\d+)", asked_now[-1]) if asked_now else None
-    return int(match.group(1)) if match else 0
+    """The round a request is for, from its instruction ("Round 3 of 5 — ARGUMENT"), also
+    when a wire adapter joined the record, the material and the instruction into one turn."""
+    text = asked(messages)
+    found = PHASE_ROUND.findall(text)
+    if found:
+        return int(found[-1])
+    other = re.search(r"Round (\d+)", text)  # the judge: "Round 3 material"
+    return int(other.group(1)) if other else 0
 
 
 def _is(output: type[BaseModel] | None, schema: type[BaseModel]) -> bool:

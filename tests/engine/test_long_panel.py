@@ -10,7 +10,7 @@ scripted model's own request log is emptied as it goes, so what is measured is t
 The 6-persona, loopback-model version and its figures: bench/panel_50_rounds.py.
 
 Teeth (tried with monkeypatch, nothing edited): give the argument prompt all of a persona's
-evidence so far (``argument_evidence`` returning the whole registry, ``evidence_table``
+evidence so far (``fresh_evidence`` returning the whole registry, ``evidence_table``
 uncapped) and the argument prompt of round 41-50 is 3.8x that of round 5-10; keep every
 argument prompt in a list that is never emptied (x100) and RSS grows by 110 MB.
 """

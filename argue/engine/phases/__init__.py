@@ -13,7 +13,7 @@ from argue.engine.phases._common import (
     model_failure,
     records_phase_failure,
 )
-from argue.engine.phases.argument import argument_evidence, make_argument
+from argue.engine.phases.argument import make_argument
 from argue.engine.phases.judge import make_judgement
 from argue.engine.phases.rebuttal import make_rebuttal, target_note
 from argue.engine.phases.reflection import make_reflection, research_call_from_record
@@ -33,7 +33,6 @@ __all__ = [
     "PhaseOutcome",
     "_research_failures",
     "answer_consult",
-    "argument_evidence",
     "complete_for",
     "make_argument",
     "make_judgement",

@@ -10,11 +10,12 @@ from typing import Generic, ParamSpec, TypeVar
 from pydantic import BaseModel
 
 from argue.domain import (
+    Evidence,
     Failure,
 )
 from argue.engine import prompts
 from argue.engine.digest import notes_block
-from argue.engine.record import RECORD_CHARS, persona_record
+from argue.engine.record import RECORD_CHARS, citable_from_record, persona_record
 from argue.engine.schemas import (
     ResearchPlanDraft,
 )
@@ -60,10 +61,8 @@ def opening_for(seat: PersonaSeat, history: DebateHistory, round_no: int) -> lis
 
 def material_for(seat: PersonaSeat, history: DebateHistory, round_no: int) -> Message:
     """This round's material for the persona: the same message in its argument, rebuttal and
-    reflection (:func:`prompts.round_material`), so all three share it as a cached prefix."""
-    from argue.engine.phases.argument import argument_evidence
-
-    shown = argument_evidence(history, seat.letter, round_no)[: prompts.EVIDENCE_ROWS]
+    reflection (:func:`prompts.round_material`), so all three share it as a cached prefix. It
+    shows the round's new evidence; evidence cited in earlier rounds is in the record."""
     extra = notes_block(history.notes_for_round(round_no))
     if seat.beliefs:
         beliefs = (
@@ -72,20 +71,27 @@ def material_for(seat: PersonaSeat, history: DebateHistory, round_no: int) -> Me
         )
         extra = f"{beliefs}\n\n{extra}" if extra else beliefs
     return prompts.round_material(
-        prompts.evidence_table(shown),
+        prompts.evidence_table(fresh_evidence(history, seat.letter, round_no)),
         round_no,
         history.config.max_rounds,
         research=prompts.research_report(history, seat.letter, round_no),
         notes=extra,
+        earlier=bool(citable_from_record(history, seat.letter, round_no, seat.record_chars)),
     )
 
 
-def shown_evidence_ids(history: DebateHistory, letter: str, round_no: int) -> tuple[str, ...]:
-    """The ids of the evidence table :func:`material_for` shows."""
-    from argue.engine.phases.argument import argument_evidence
+def fresh_evidence(history: DebateHistory, letter: str, round_no: int) -> list[Evidence]:
+    """The round's own evidence, as many rows as the table shows."""
+    current = history.rounds.get(round_no)
+    research = current.research.get(letter) if current else None
+    return list(research.evidence[: prompts.EVIDENCE_ROWS]) if research else []
 
-    shown = argument_evidence(history, letter, round_no)[: prompts.EVIDENCE_ROWS]
-    return tuple(item.id for item in shown)
+
+def citable_ids(seat: PersonaSeat, history: DebateHistory, round_no: int) -> tuple[str, ...]:
+    """The ids the argument may cite: the round's table and the record's cited evidence."""
+    shown = fresh_evidence(history, seat.letter, round_no)
+    shown += citable_from_record(history, seat.letter, round_no, seat.record_chars)
+    return tuple(dict.fromkeys(item.id for item in shown))
 
 
 def model_failure(round_no: int, letter: str, phase: str, exc: ModelError) -> Failure:

@@ -6,17 +6,16 @@ from argue.domain import (
     BRIDGES,
     ArgumentRecord,
     Claim,
-    Evidence,
 )
 from argue.engine import prompts
 from argue.engine.phases._common import (
     PersonaSeat,
     PhaseOutcome,
+    citable_ids,
     complete_for,
     material_for,
     opening_for,
     records_phase_failure,
-    shown_evidence_ids,
 )
 from argue.engine.schemas import argument_model
 from argue.grounding.citations import check_citations
@@ -24,24 +23,6 @@ from argue.grounding.debate import unverified_in
 from argue.llm.base import ChatModel
 from argue.records.history import DebateHistory
 from argue.text.refusal import is_refusal
-
-
-def argument_evidence(history: DebateHistory, letter: str, round_no: int) -> list[Evidence]:
-    """This round's evidence first, then earlier evidence this persona already cited."""
-    current = history.rounds.get(round_no)
-    fresh = (
-        list(current.research[letter].evidence) if current and letter in current.research else []
-    )
-    registry = history.evidence_registry(letter, round_no - 1)
-    cited = [
-        eid
-        for r in history.ordered_rounds()
-        if r.round < round_no and letter in r.arguments
-        for c in r.arguments[letter].claims
-        for eid in c.verified_evidence_ids
-    ]
-    earlier = [registry[eid] for eid in dict.fromkeys(reversed(cited)) if eid in registry][:5]
-    return fresh[:15] + earlier
 
 
 @records_phase_failure
@@ -60,7 +41,7 @@ async def make_argument(
     result = await complete_for(
         model,
         messages,
-        argument_model(shown_evidence_ids(history, letter, round_no)),
+        argument_model(citable_ids(seat, history, round_no)),
         round_no=round_no,
         letter=letter,
         phase="argument",

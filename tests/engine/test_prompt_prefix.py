@@ -1,0 +1,177 @@
+"""Issue 23 items 1-2: prompts a cache can reuse, and three model waves a round.
+
+Each persona's requests start with the same messages: its system text (the persona file's card
+and the rules, the same every round), then the proposition and the record of closed rounds
+(append-only: round k+1's record starts with round k's), then the round's material (the same in
+its argument, rebuttal and reflection), each a cache point; a record over its budget starts a
+new chapter and grows from there again; the record reads the same rebuilt from disk. The
+colleague question of round k+1 is decided in round k's rebuttal and answered beside the
+reflections: a round is three model waves.
+
+Teeth (each broken on purpose once, the test named failed):
+- record blocks ordered newest first → ``test_…_starts_with_its_earlier_record``;
+- a round block showing the round's latest score (``history.claim_scores()``) instead of its
+  own → ``test_the_record_rebuilt_from_disk_reads_the_same`` (scores of later rounds changed
+  earlier blocks);
+- ``chapter`` ignoring the budget → ``test_a_record_over_its_budget_starts_a_new_chapter``;
+- the consults left out of wave 3 (``_reflect_and_judge``) → ``test_a_round_with_colleague_
+  consults_is_three_waves`` (no ask answered at all: the rebuttal decided it, nobody ran it).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+from argue.engine import DebateRunner, load_history
+from argue.engine import record as record_module
+from argue.engine.record import persona_record
+from argue.llm import ScriptedModel
+from argue.skills.ask import ColleagueAnswer
+from argue.skills.base import SkillItem, SkillResult
+from tests.engine.script import DebateScript, ScriptedToolkit, round_of
+
+NAMES = {"Embry": "A", "Horus": "B"}
+PHASES = ("ArgumentDraft", "RebuttalDraft", "ReflectionDraft")
+
+
+def _swinging(letter: str, rnd: int) -> float:
+    return 0.3 + 0.5 * (rnd % 2)  # never converges
+
+
+def _persona_requests(run, name: str):
+    return [
+        r
+        for r in run.model.requests
+        if r.output is not None
+        and r.output.__name__ in PHASES
+        and r.messages[0].content.startswith(f"You are {name},")
+        and not any(m.role == "assistant" for m in r.messages)  # not a re-ask
+    ]
+
+
+def test_each_persona_request_starts_with_its_earlier_record(run_debate):
+    run = run_debate(rounds=5, script=DebateScript(names=NAMES, confidence=_swinging))
+    assert run.state.termination == "max_rounds"
+    for name in NAMES:
+        requests = _persona_requests(run, name)
+        assert len(requests) == 15
+        assert len({r.messages[0].content for r in requests}) == 1  # one system text
+        by_round: dict[int, list] = {}
+        for request in requests:
+            by_round.setdefault(round_of(request.messages), []).append(request.messages)
+        for rnd, calls in by_round.items():
+            opening, material = calls[0][1], calls[0][2]
+            assert opening.cache_point and material.cache_point
+            assert material.content.startswith(f"Round {rnd} of 5: your research.")
+            # argument, rebuttal and reflection share system, record and material exactly
+            assert all(c[:3] == calls[0][:3] for c in calls), (name, rnd)
+        for rnd in range(1, 5):
+            earlier, later = by_round[rnd][0][1].content, by_round[rnd + 1][0][1].content
+            assert later.startswith(earlier), (name, rnd)
+            assert f"Round {rnd}, closed:" in later[len(earlier) - 1 :]
+
+
+def test_the_record_rebuilt_from_disk_reads_the_same(run_debate):
+    run = run_debate(rounds=4, script=DebateScript(names=NAMES, confidence=_swinging))
+    history = load_history(run.store)
+    for name, letter in NAMES.items():
+        for request in _persona_requests(run, name):
+            rnd = round_of(request.messages)
+            sent = request.messages[1].content
+            assert sent.endswith(persona_record(history, letter, rnd)), (letter, rnd)
+
+
+def test_a_record_over_its_budget_starts_a_new_chapter(run_debate, monkeypatch):
+    budget = 2_500
+    monkeypatch.setattr(record_module, "RECORD_CHARS", budget)
+    monkeypatch.setattr(record_module, "MIN_RECORD_CHARS", 1_000)
+    run = run_debate(rounds=8, script=DebateScript(names=NAMES, confidence=_swinging))
+    assert run.state.termination == "max_rounds"
+    history = load_history(run.store)
+    openings = {}
+    for request in _persona_requests(run, "Embry"):
+        openings.setdefault(round_of(request.messages), request.messages[1].content)
+    records = {rnd: persona_record(history, "A", rnd, budget) for rnd in openings}
+    block = max(len(record_module.round_block(history, "A", r)) for r in history.ordered_rounds())
+    assert all(len(text) <= budget + block for text in records.values()), records
+    chapters = [rnd for rnd, text in records.items() if text.startswith("Rounds 1-")]
+    assert chapters, "no chapter started"
+    first = chapters[0]
+    brief = records[first].split(", in brief:", 1)[0]  # "Rounds 1-k"
+    assert int(brief.split("-")[1]) < first - 1
+    # within the new chapter the record is append-only again
+    if first + 1 in openings and records[first + 1].startswith(brief + ","):
+        assert openings[first + 1].startswith(openings[first])
+
+
+class AskingToolkit(ScriptedToolkit):
+    """The scripted toolkit, with an ``ask`` that is a model call (as the real skill's is)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.model: ScriptedModel | None = None
+
+    async def run(self, request):  # type: ignore[no-untyped-def]
+        if request.call.skill != "ask" or self.model is None:
+            return await super().run(request)
+        self.requests.append(request)
+        from argue.llm.base import Message
+
+        reply = await self.model.complete(
+            [
+                Message(role="system", content=f"You are {request.call.colleague}, a colleague."),
+                Message(role="user", content=request.call.query),
+            ],
+            output=ColleagueAnswer,
+            purpose="ask",
+        )
+        answer = reply.parsed()
+        item = SkillItem(
+            id=f"ask:{request.call.query}",
+            title=f"{request.call.colleague} on {request.call.query}",
+            snippet=answer.answer,
+            source="ask",
+            provenance="testimony",
+        )
+        return SkillResult.from_items("ask", request.call.query, [item])
+
+
+def test_a_round_with_colleague_consults_is_three_waves(tmp_path, personas, new_store):
+    rounds = 8
+    store = new_store("waves", rounds=rounds)
+    script = DebateScript(names=NAMES, confidence=_swinging)
+    spans: list[tuple[float, float, str]] = []
+
+    async def responder(messages, output):  # type: ignore[no-untyped-def]
+        started = time.monotonic()
+        reply = script(messages, output)
+        await asyncio.sleep(0.03)
+        spans.append((started, time.monotonic(), output.__name__ if output else "text"))
+        return reply
+
+    model = ScriptedModel(responder)
+    toolkit = AskingToolkit()
+    toolkit.model = model
+    state = asyncio.run(DebateRunner(store, model, toolkit).run())
+    assert (state.status, state.termination) == ("completed", "max_rounds")
+
+    history = load_history(store)
+    for rnd in range(2, rounds + 1):
+        for letter in NAMES.values():
+            calls = history.rounds[rnd].research[letter].calls
+            assert [c.skill for c in calls] == ["dogpile", "memory", "ask"], (rnd, letter)
+            assert calls[2].status == "ok"
+    asks = [s for s in spans if s[2] == "ColleagueAnswer"]
+    assert len(asks) == 2 * (rounds - 1)
+    reflections = [s for s in spans if s[2] == "ReflectionDraft"]
+    # every answer overlaps a reflection: it is asked in the reflections' wave
+    assert all(any(a[0] < r[1] and r[0] < a[1] for r in reflections) for a in asks)
+
+    waves, horizon = 0, float("-inf")
+    for started, ended, _ in sorted(spans):
+        if started >= horizon:
+            waves += 1
+        horizon = max(horizon, ended)
+    per_round = (waves - 2) / rounds  # framing and synthesis excluded
+    assert per_round <= 3.2, per_round
