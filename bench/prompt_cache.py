@@ -250,7 +250,7 @@ def main() -> None:
             )
             print(
                 f"{name:10} {figures['requests']:.0f} requests · cacheable "
-                f"{figures['cacheable_share']:.0%} of input characters · waves/round "
+                f"{figures['cacheable_share']:.1%} of input characters · waves/round "
                 f"{figures['waves_per_round']:.2f}\n"
                 f"{'':10} Anthropic ${figures['anthropic']:.3f} → cached "
                 f"${figures['anthropic_cached']:.3f} "

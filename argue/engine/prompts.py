@@ -224,13 +224,11 @@ def research_plan_messages(
     return [*start, Message(role="user", content=user)]
 
 
-def next_round_plan(
-    opponents_latest: str, skills_menu: str, next_round: int, max_rounds: int, slots: str
-) -> str:
-    """``slots`` is :func:`research_slots`; the plan comes back as ``next_research``."""
+def next_round_plan(skills_menu: str, next_round: int, max_rounds: int, slots: str) -> str:
+    """``slots`` is :func:`research_slots`; the plan comes back as ``next_research`` (the
+    opponents' claims it answers are the round's, in :func:`round_claims` above it)."""
     return (
         f"Then plan your research for round {next_round} of {max_rounds}.\n"
-        f"Opponents' latest published claims:\n{data(opponents_latest, 'claims')}\n\n"
         f"Research tools:\n{skills_menu}\n\n"
         "Return `next_research`: the research that would most strengthen your case or test "
         f"the opponents' weakest claims.\n{slots}"
@@ -254,27 +252,40 @@ def argument_messages(
     return [*start, material, Message(role="user", content=user)]
 
 
+def round_claims(own_claims: str, opponent_claims: str, round_no: int) -> Message:
+    """The claims published this round, the same message in the persona's rebuttal and
+    reflection (after the round's material, a cache point of its own)."""
+    return Message(
+        role="user",
+        content=(
+            f"Round {round_no}: the claims published this round.\n"
+            f"Your claims this round:\n{data(own_claims, 'claims')}\n\n"
+            "Opponents' claims this round (target these ids):\n"
+            f"{data(opponent_claims, 'claims')}"
+        ),
+        cache_point=True,
+    )
+
+
 def rebuttal_messages(
     start: list[Message],
     material: Message,
-    own_claims: str,
-    opponent_claims: str,
+    claims: Message,
     round_no: int,
     role_hint: str,
     consult: str = "",
 ) -> list[Message]:
-    """``consult`` (:func:`consult_slot`) asks for next round's colleague question too."""
+    """``claims`` is :func:`round_claims`; ``consult`` (:func:`consult_slot`) asks for next
+    round's colleague question too."""
     user = (
         f"Round {round_no} — REBUTTAL.\n\n"
-        f"Your claims this round:\n{data(own_claims, 'claims')}\n\n"
-        f"Opponents' claims this round (target these ids):\n{data(opponent_claims, 'claims')}\n\n"
         f"{role_hint}\n"
         "Counter the opponents' weakest claims by id (`counters`: refute, undercut or question). "
         "You MUST concede the opponents' strongest point: at least one `concessions` entry whose "
         "`target_claim_id` is one of their ids above, with a `reason`. Add `common_ground`."
         + (f"\n\n{consult}" if consult else "")
     )
-    return [*start, material, Message(role="user", content=user)]
+    return [*start, material, claims, Message(role="user", content=user)]
 
 
 def concession_reask(valid_ids: list[str]) -> Message:
@@ -302,6 +313,7 @@ def consult_slot(colleagues: tuple[str, ...], next_round: int) -> str:
 def reflection_messages(
     start: list[Message],
     material: Message,
+    claims: Message,
     conceded_by_me: str,
     conceded_to_me: str,
     counters_against_me: str,
@@ -322,7 +334,7 @@ def reflection_messages(
         "`belief_updates`, `would_change_my_mind` and `position_now`."
         + (f"\n\n{next_round}" if next_round else "\n\nThis is the last round: no research plan.")
     )
-    return [*start, material, Message(role="user", content=user)]
+    return [*start, material, claims, Message(role="user", content=user)]
 
 
 def framing_messages(question: str, mode: str, lenses: dict[str, str]) -> list[Message]:

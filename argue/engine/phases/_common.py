@@ -80,6 +80,18 @@ def material_for(seat: PersonaSeat, history: DebateHistory, round_no: int) -> Me
     )
 
 
+def claims_for(seat: PersonaSeat, history: DebateHistory, round_no: int) -> Message:
+    """The round's published claims for the persona's rebuttal and reflection
+    (:func:`prompts.round_claims`): the same message in both."""
+    names = {k: history.persona_name(k) for k in history.letters}
+    claims = history.round(round_no).claims()
+    return prompts.round_claims(
+        prompts.claims_table([c for c in claims if c.persona == seat.letter], names),
+        prompts.claims_table([c for c in claims if c.persona != seat.letter], names),
+        round_no,
+    )
+
+
 def fresh_evidence(history: DebateHistory, letter: str, round_no: int) -> list[Evidence]:
     """The round's own evidence, as many rows as the table shows."""
     current = history.rounds.get(round_no)

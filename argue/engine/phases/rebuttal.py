@@ -15,6 +15,7 @@ from argue.engine.phases._common import (
     PersonaSeat,
     PhaseFailed,
     PhaseOutcome,
+    claims_for,
     complete_for,
     material_for,
     opening_for,
@@ -42,7 +43,6 @@ async def make_rebuttal(
     schema = rebuttal_model(colleagues)
     current = history.round(round_no)
     names = {k: history.persona_name(k) for k in history.letters}
-    own = current.arguments[letter].claims if letter in current.arguments else []
     opponent_claims = [c for c in current.claims() if c.persona != letter]
     if not opponent_claims:
         return PhaseOutcome(
@@ -61,8 +61,7 @@ async def make_rebuttal(
     messages = prompts.rebuttal_messages(
         opening_for(seat, history, round_no),
         material_for(seat, history, round_no),
-        prompts.claims_table(own, names),
-        prompts.claims_table(opponent_claims, names),
+        claims_for(seat, history, round_no),
         round_no,
         seat.role_hint,
         consult=prompts.consult_slot(colleagues, round_no + 1) if colleagues else "",

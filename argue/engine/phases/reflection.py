@@ -12,6 +12,7 @@ from argue.engine.digest import clip
 from argue.engine.phases._common import (
     PersonaSeat,
     PhaseOutcome,
+    claims_for,
     complete_for,
     material_for,
     opening_for,
@@ -71,7 +72,6 @@ async def make_reflection(
             history, letter, toolkit, round_no + 1, consult_answered=decided
         )
         next_round = prompts.next_round_plan(
-            prompts.claims_table([c for c in current.claims() if c.persona != letter], names),
             toolkit.menu(history.personas[letter]),
             round_no + 1,
             history.config.max_rounds,
@@ -80,6 +80,7 @@ async def make_reflection(
     messages = prompts.reflection_messages(
         opening_for(seat, history, round_no),
         material_for(seat, history, round_no),
+        claims_for(seat, history, round_no),
         by_me or "(nothing)",
         "\n".join(to_me_items) or "(nothing)",
         "\n".join(against_me[:8]) or "(none)",
