@@ -49,14 +49,16 @@ TYPICAL_CALLS: dict[str, TypicalCall] = {
     "pre-debate step": TypicalCall(1000, 300),
     "research plan": TypicalCall(2000, 300, per_round=300, per_other=250),
     "ask consultation": TypicalCall(1500, 400),
-    "argument": TypicalCall(4500, 1000, per_round=350),
-    "rebuttal": TypicalCall(3000, 900, per_round=150, per_other=700),
-    "concession re-ask": TypicalCall(4000, 900, per_round=150, per_other=700),
-    "reflection": TypicalCall(2500, 700, per_other=200),
+    "argument": TypicalCall(4500, 1000, per_round=500),
+    "rebuttal": TypicalCall(4500, 900, per_round=500, per_other=700),
+    "concession re-ask": TypicalCall(5500, 900, per_round=500, per_other=700),
+    "reflection": TypicalCall(4500, 700, per_round=500, per_other=400),
     "judge": TypicalCall(1500, 500, per_other=1200),
     "synthesis": TypicalCall(2500, 2500, per_seat_round=700),
 }
-"""The assumption behind every token figure (see ``ASSUMPTION``)."""
+"""The assumption behind every token figure (see ``ASSUMPTION``). The rebuttal and the
+reflection carry the round's evidence and the record of closed rounds (about 500 tokens a round
+for a pair; a provider reads most of it from its prompt cache, which these counts ignore)."""
 
 ASSUMPTION = (
     "tokens assume typical sizes per call (input incl. system prompt and schema / output): "

@@ -37,7 +37,13 @@ from typing import TYPE_CHECKING, Any
 
 from argue.concurrency import run_in_daemon_thread
 from argue.domain import SMOKE_TEST_MODEL, Usage
-from argue.llm._adapter import Adapter, CallSettings, alternating_turns, with_text_last
+from argue.llm._adapter import (
+    Adapter,
+    CallSettings,
+    alternating_turns,
+    has_cache_point,
+    with_text_last,
+)
 from argue.llm._dialects import compact_schema
 from argue.llm._providers import llama_cpp_installed
 from argue.llm._secrets import masked_error
@@ -260,9 +266,11 @@ class LocalLlamaModel(Adapter):
         output = call.output
         with self._lock:
             llama = self._loaded()
-            if output is not None:
+            if output is not None and has_cache_point(messages):
                 # Last, after the last cache point: first, it would change every prompt at token 0.
                 messages = with_text_last(messages, schema_instruction(output))
+            elif output is not None:  # no prefix to keep (framing, a colleague's answer)
+                messages = [Message(role="system", content=schema_instruction(output)), *messages]
             kwargs: dict[str, Any] = {
                 "messages": _chat_messages(messages, fold_system=llama.chat_format == "gemma"),
                 "max_tokens": call.max_tokens,

@@ -484,6 +484,30 @@ async def test_local_model_installs_the_state_cache_and_puts_the_schema_last(
     ]
 
 
+async def test_local_model_keeps_the_schema_first_without_a_cache_point(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+):
+    """No prefix to keep (framing, a colleague's answer): the schema comes first, as before;
+    the bundled 270M model otherwise copies the schema's descriptions into its answer."""
+    import llama_cpp
+
+    monkeypatch.setattr(llama_cpp, "Llama", FakeLlama)
+    FakeLlama.instances = []
+    gguf = tmp_path / "model.gguf"
+    gguf.write_bytes(b"GGUF")
+    model = LocalLlamaModel(gguf)
+    plain = [Message(role="system", content=ADA), Message(role="user", content=INSTRUCTION)]
+
+    await model.complete(plain, output=Verdict)
+
+    [call] = FakeLlama.instances[0].calls
+    assert [m["content"] for m in call["messages"]] == [
+        schema_instruction(Verdict),
+        ADA,
+        INSTRUCTION,
+    ]
+
+
 @pytest.mark.local_llm
 def test_local_states_leave_the_logits_out_and_answer_as_without_the_cache():
     """Two personas taking turns: the second call of each starts from its saved state; the
