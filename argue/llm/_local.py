@@ -259,6 +259,11 @@ class LocalLlamaModel(Adapter):
     def __repr__(self) -> str:
         return f"LocalLlamaModel(model={self.model!r}, path={self._model_path!s})"
 
+    @property
+    def context_window(self) -> int:
+        """Tokens the llama.cpp context holds: the engine sizes each persona's record from it."""
+        return self._n_ctx
+
     async def _send(self, conversation: list[Message], call: CallSettings) -> RawReply:
         return await run_in_daemon_thread(self._complete_blocking, conversation, call)
 

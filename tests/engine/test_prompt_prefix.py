@@ -175,3 +175,30 @@ def test_a_round_with_colleague_consults_is_three_waves(tmp_path, personas, new_
         horizon = max(horizon, ended)
     per_round = (waves - 2) / rounds  # framing and synthesis excluded
     assert per_round <= 3.2, per_round
+
+
+def test_the_record_budget_follows_a_models_context_window(new_store):
+    """A model that says its window (in-process llama.cpp: ``context_window`` = n_ctx) gets a
+    record of a quarter of it (about four characters a token); one that does not, the default."""
+
+    class SmallWindow(ScriptedModel):
+        context_window = 4096
+
+    store = new_store("window", rounds=1)
+    small = DebateRunner(store, SmallWindow(DebateScript(names=NAMES)), ScriptedToolkit())
+    default = DebateRunner(store, ScriptedModel(DebateScript(names=NAMES)), ScriptedToolkit())
+    assert small._record_chars("A") == 4096
+    assert default._record_chars("A") == record_module.RECORD_CHARS
+
+
+def test_the_local_model_says_its_window(tmp_path):
+    from argue.llm._local import LocalLlamaModel
+    from argue.llm._providers import llama_cpp_installed
+
+    if not llama_cpp_installed():
+        import pytest
+
+        pytest.skip("llama-cpp-python is not installed")
+    gguf = tmp_path / "model.gguf"
+    gguf.write_bytes(b"GGUF")
+    assert LocalLlamaModel(gguf, n_ctx=2048).context_window == 2048
