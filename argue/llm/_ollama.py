@@ -82,6 +82,12 @@ class OllamaNativeModel(SDKAdapter[OllamaNativeProvider, _HttpClient, dict]):
         self.schema_in_format = True
         self.dialect_notes: list[str] = []
 
+    @property
+    def context_window(self) -> int:
+        """Ollama's default context (``num_ctx``) is 4,096 tokens; argue does not change it,
+        so each persona's record is sized for that."""
+        return 4096
+
     def __repr__(self) -> str:
         return f"OllamaNativeModel(model={self.model!r}, host={self._connection.base_url!r})"
 

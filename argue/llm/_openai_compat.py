@@ -84,6 +84,7 @@ if TYPE_CHECKING:
 
 _REASONING_MODEL_PREFIXES = ("gpt-5", "o1", "o3", "o4")
 DEFAULT_REASONING_EFFORT = "low"
+SELF_HOSTED_WINDOW = 4096
 # The shortest prompt OpenAI caches (then in steps of 128 tokens).
 CACHE_MIN_TOKENS = 1024
 # How the prefix length is estimated from its text (no tokenizer call per request).
@@ -148,6 +149,13 @@ class OpenAICompatModel(SDKAdapter[OpenAICompatProvider, "AsyncOpenAI", "ChatCom
             f"OpenAICompatModel(provider={self.provider!r}, model={self.model!r}, "
             f"base_url={self._connection.base_url!r})"
         )
+
+    @property
+    def context_window(self) -> int | None:
+        """Tokens a request may hold, for sizing each persona's record: unknown at OpenAI (its
+        models' windows dwarf argue's prompts); a self-hosted server's is not asked for, so a
+        small one is assumed (Ollama's default and many llama.cpp servers hold 4,096)."""
+        return None if self._connection.official_openai else SELF_HOSTED_WINDOW
 
     def _use_reasoning_parameters(self) -> None:
         self.uses_max_completion_tokens = True

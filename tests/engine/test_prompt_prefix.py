@@ -202,3 +202,24 @@ def test_the_local_model_says_its_window(tmp_path):
     gguf = tmp_path / "model.gguf"
     gguf.write_bytes(b"GGUF")
     assert LocalLlamaModel(gguf, n_ctx=2048).context_window == 2048
+
+
+def test_self_hosted_servers_get_a_record_sized_for_a_small_window():
+    """A self-hosted OpenAI-compatible server or Ollama does not say its window: a small one
+    (4,096 tokens) is assumed, so the record stays near the old digest's size there; OpenAI's
+    own API gets the default budget."""
+    from argue.engine.record import record_budget
+    from argue.llm._ollama import OllamaNativeModel, OllamaNativeProvider
+    from argue.llm._openai_compat import OpenAICompatModel
+    from argue.llm._providers import OpenAICompatProvider
+
+    server = OpenAICompatModel(
+        "m", provider=OpenAICompatProvider(name="openai", base_url="http://127.0.0.1:9/v1")
+    )
+    official = OpenAICompatModel(
+        "m", provider=OpenAICompatProvider(name="openai", base_url="https://api.openai.com/v1")
+    )
+    ollama = OllamaNativeModel("m", provider=OllamaNativeProvider("http://127.0.0.1:9"))
+    assert record_budget(server.context_window) == 4096
+    assert record_budget(ollama.context_window) == 4096
+    assert record_budget(official.context_window) == record_module.RECORD_CHARS
