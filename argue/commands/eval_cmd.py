@@ -41,7 +41,7 @@ eval_app = typer.Typer(
     pretty_exceptions_show_locals=False,
     rich_markup_mode=None,
     help="Does debating pay off? Debate vs a single answer vs a cost-matched majority vote on "
-    "questions with known answers: argue eval qa.jsonl, or argue eval --dataset arithmetic.",
+    "questions with known answers: argue eval qa.jsonl, or argue eval --dataset du-arithmetic.",
     epilog=EXIT_CODES,
 )
 
@@ -56,7 +56,17 @@ def eval_command(
         show_default=False,
     ),
     dataset: str | None = typer.Option(
-        None, "--dataset", help="A built-in dataset instead of a file: arithmetic."
+        None,
+        "--dataset",
+        help="A built-in dataset instead of a file: du-arithmetic (Du et al.'s own 100 "
+        "problems, a+b*c+d-e*f, fixed: no --n or --seed) or mixed-arithmetic (argue's "
+        "random-operator set, --n items from --seed; formerly 'arithmetic').",
+    ),
+    ignore_unknown_fields: bool = typer.Option(
+        False,
+        "--ignore-unknown-fields",
+        help="Ignore dataset fields other than id, question, answer, choices (default: "
+        "refused, naming the line and field).",
     ),
     n: int = typer.Option(20, "--n", min=1, max=100_000, help="Built-in dataset: items."),
     seed: int = typer.Option(0, "--seed", help="Built-in dataset: random seed."),
@@ -117,6 +127,7 @@ def eval_command(
         request = app.EvalRequest.build(
             dataset_file=dataset_file,
             dataset=dataset,
+            ignore_unknown_fields=ignore_unknown_fields,
             n=n,
             seed=seed,
             arms=arms.split(","),

@@ -1,7 +1,13 @@
-"""What an eval asks: items from a JSONL file or the built-in arithmetic generator.
+"""What an eval asks: items from a JSONL file, or a built-in set: ``du-arithmetic`` (Du et
+al.'s own 100 problems) or ``mixed-arithmetic`` (argue's random-operator set).
 
 Every line of a dataset is checked before any model call; a bad one is a ``DatasetError``
 naming the file and the line (the command turns it into exit 2).
+
+``du-arithmetic`` needs numpy's legacy seeded generator. It is reproduced here in pure Python
+(MT19937 and numpy's masked ``randint``, about 40 lines) rather than made an optional extra:
+the paper's items then come with the base install and ``argue --help`` never imports numpy,
+and a test compares all 100 problems with numpy's own output whenever numpy is importable.
 """
 
 from __future__ import annotations
@@ -67,8 +73,14 @@ def _fingerprint(items: list[EvalItem]) -> str:
     return hashlib.sha256(payload.encode()).hexdigest()
 
 
-def load_jsonl(path: Path, *, max_line_chars: int = MAX_LINE_CHARS) -> Dataset:
+def load_jsonl(
+    path: Path, *, max_line_chars: int = MAX_LINE_CHARS, ignore_unknown_fields: bool = False
+) -> Dataset:
     """``{"question", "answer"}`` per line, optional ``id`` and ``choices``; blank lines skipped.
+
+    A raw GSM8K line (``"answer": "<working> #### 72"``) is a number item whose answer is what
+    follows ``####``. A field other than these is refused, naming the line and the field,
+    unless ``ignore_unknown_fields`` (``--ignore-unknown-fields``).
 
     Read line by line with the cap applied while reading: a line over ``max_line_chars`` is
     refused once that many bytes (4 per character at most) have been read, never read whole.
@@ -103,7 +115,9 @@ def load_jsonl(path: Path, *, max_line_chars: int = MAX_LINE_CHARS) -> Dataset:
                 continue
             if len(line) > max_line_chars:
                 raise DatasetError(f"{where}: line longer than {max_line_chars} characters")
-            item = _parse_line(line, where, default_id=f"line{number}")
+            item = _parse_line(
+                line, where, default_id=f"line{number}", ignore_unknown=ignore_unknown_fields
+            )
             if item.id in seen:
                 raise DatasetError(f"{where}: id {item.id!r} already used on line {seen[item.id]}")
             seen[item.id] = number
@@ -167,15 +181,26 @@ def _check_text(value: object, field: str, where: str) -> None:
         raise DatasetError(f"{where}: 'answer' has more than {MAX_NUMBER_DIGITS} digits")
 
 
-def _parse_line(line: str, where: str, default_id: str) -> EvalItem:
+FIELDS = ("id", "question", "answer", "choices")
+GSM8K_MARK = re.compile(r"####\s*([^\n]*?)\s*$")
+
+
+def _parse_line(
+    line: str, where: str, default_id: str, *, ignore_unknown: bool = False
+) -> EvalItem:
     data = _loads(line, where)
     if not isinstance(data, dict):
         raise DatasetError(f"{where}: expected a JSON object with question and answer")
-    unknown = sorted(set(data) - {"id", "question", "answer", "choices"})
-    if unknown:
-        raise DatasetError(f"{where}: unknown field(s) {', '.join(unknown)}")
-    for field in ("id", "question", "answer", "choices"):
+    unknown = sorted(set(data) - set(FIELDS))
+    if unknown and not ignore_unknown:
+        raise DatasetError(
+            f"{where}: unknown field(s) {', '.join(unknown)} (expected {', '.join(FIELDS)}; "
+            "--ignore-unknown-fields ignores others)"
+        )
+    for field in FIELDS:
         _check_text(data.get(field), field, where)
+    if isinstance(data.get("answer"), str) and "####" in data["answer"]:
+        data["answer"] = _gsm8k_answer(data["answer"], where)
     question = data.get("question")
     if not isinstance(question, str) or not question.strip():
         raise DatasetError(f"{where}: 'question' must be a non-empty string")
@@ -215,17 +240,109 @@ def _parse_line(line: str, where: str, default_id: str) -> EvalItem:
     )
 
 
+def _gsm8k_answer(answer: str, where: str) -> str:
+    """GSM8K's final answer: the number after the last ``####`` ("1,000" as 1000)."""
+    match = GSM8K_MARK.search(answer)
+    final = match.group(1).replace(",", "") if match else ""
+    if not re.fullmatch(r"[-+]?\d+(\.\d+)?", final):
+        raise DatasetError(
+            f"{where}: 'answer' has '####' but no number after it; a GSM8K answer ends in "
+            "'#### <number>' (e.g. \"… #### 72\")"
+        )
+    return final
+
+
 def _plain_number(text: str) -> bool:
     return re.fullmatch(r"[-+−]?[\d,]*\.?\d+(/\d+)?", text.replace(" ", "")) is not None
 
 
-# ------------------------------------------------------------------ arithmetic (Du et al. 2023)
+# ------------------------------------------------------------------ arithmetic sets
+
+DU_ITEMS = 100
+DU_SEED = 0
+DU_NAME = "du-arithmetic"
 
 
-def arithmetic(n: int, seed: int = 0) -> Dataset:
-    """Du et al.'s arithmetic task: six integers in [0, 30) joined by +, − and ×, exact answers.
+def du_arithmetic() -> Dataset:
+    """Du et al.'s (2023) own 100 problems, exactly: "What is the result of a+b*c+d-e*f?".
 
-    The same ``seed`` gives the same expressions; answers are computed by code (× before + and −).
+    The paper's ``math/gen_math.py`` (composable-models/llm_multiagent_debate) calls
+    ``np.random.seed(0)`` once, then ``a, b, c, d, e, f = np.random.randint(0, 30, size=6)``
+    for each of its 100 problems, and scores against ``a + b * c + d - e * f``. That is numpy's
+    legacy global ``RandomState``: MT19937 seeded by ``init_genrand(0)``, and each integer one
+    32-bit output masked to 5 bits, drawn again while above 29 (numpy's masked rejection for
+    ``randint``). ``_LegacyMT19937`` reproduces exactly that in pure Python, so the base install
+    needs no numpy (it comes only with the ``local`` extra, and ``argue --help`` must not import
+    it); tests/eval/test_du_arithmetic.py checks all 100 problems against numpy whenever numpy
+    is importable, and against problems copied from numpy's output otherwise.
+
+    The question is the paper's pattern without its trailing "Make sure to state your answer at
+    the end of the response." (each arm adds its own answer instructions). The set is fixed: no
+    seed, no size (``--shard`` runs part of it).
+    """
+    rng = _LegacyMT19937(DU_SEED)
+    items = []
+    for index in range(1, DU_ITEMS + 1):
+        a, b, c, d, e, f = (rng.randint_below(30) for _ in range(6))
+        items.append(
+            EvalItem(
+                id=f"du-{index:03d}",
+                question=f"What is the result of {a}+{b}*{c}+{d}-{e}*{f}?",
+                answer=str(a + b * c + d - e * f),
+                kind="number",
+            )
+        )
+    return Dataset(name=DU_NAME, items=items, fingerprint=_fingerprint(items))
+
+
+class _LegacyMT19937:
+    """numpy's legacy ``RandomState`` bit stream (MT19937, ``mt19937_seed``) and its
+    ``randint(0, high)`` for one value, in pure Python."""
+
+    N, M = 624, 397
+
+    def __init__(self, seed: int) -> None:
+        state = [0] * self.N
+        state[0] = seed & 0xFFFFFFFF
+        for i in range(1, self.N):
+            previous = state[i - 1]
+            state[i] = (1812433253 * (previous ^ (previous >> 30)) + i) & 0xFFFFFFFF
+        self.state, self.pos = state, self.N
+
+    def _generate(self) -> None:
+        mt, n, m = self.state, self.N, self.M
+        for i in range(n):
+            y = (mt[i] & 0x80000000) | (mt[(i + 1) % n] & 0x7FFFFFFF)
+            mt[i] = mt[(i + m) % n] ^ (y >> 1) ^ (0x9908B0DF if y & 1 else 0)
+        self.pos = 0
+
+    def next_uint32(self) -> int:
+        if self.pos >= self.N:
+            self._generate()
+        y = self.state[self.pos]
+        self.pos += 1
+        y ^= y >> 11
+        y ^= (y << 7) & 0x9D2C5680
+        y ^= (y << 15) & 0xEFC60000
+        return y ^ (y >> 18)
+
+    def randint_below(self, high: int) -> int:
+        """``RandomState.randint(0, high)`` for 1 < high <= 2**32: masked rejection."""
+        top = high - 1
+        mask = (1 << top.bit_length()) - 1
+        while (value := self.next_uint32() & mask) > top:
+            pass
+        return value
+
+
+def mixed_arithmetic(n: int, seed: int = 0) -> Dataset:
+    """argue's own random-operator set (``--dataset mixed-arithmetic``): six integers in
+    [0, 30) joined by five operators each drawn from +, − and ×, exact answers.
+
+    Not Du et al.'s problems (``du_arithmetic`` is): their pattern is always a+b*c+d-e*f. The
+    same ``seed`` gives the same expressions; answers are computed by code (× before + and −).
+    Item ids and the dataset name are those of the former ``--dataset arithmetic``, so an eval
+    started under that name resumes in the same folder.
     """
     if n < 1:
         raise DatasetError("--n must be at least 1")
@@ -246,6 +363,9 @@ def arithmetic(n: int, seed: int = 0) -> Dataset:
             )
         )
     return Dataset(name=f"arithmetic_s{seed}", items=items, fingerprint=_fingerprint(items))
+
+
+arithmetic = mixed_arithmetic  # the Python name before the split (bench/, older callers)
 
 
 def evaluate(expression: str) -> int:

@@ -96,7 +96,7 @@ def test_eval_reports_three_arms_and_resumes_for_free(cli: Cli, fake: FakeLLM):
 
 
 def test_the_builtin_arithmetic_dataset_runs(cli: Cli, fake: FakeLLM):
-    args = ("eval", "--dataset", "arithmetic", "--n", "3", "--seed", "4", "--arms", "single")
+    args = ("eval", "--dataset", "mixed-arithmetic", "--n", "3", "--seed", "4", "--arms", "single")
     report = json.loads(cli.ok(*args, "--json").stdout)
     assert report["dataset"] == "arithmetic_s4"
     assert report["arms"]["single"]["n"] == 3 and fake.count("ShortAnswer") == 3
@@ -161,7 +161,7 @@ def test_budget_usd_on_an_unpriced_model_is_a_usage_error(cli: Cli, fake: FakeLL
 
 # ---------------------------------------------------------------- Ctrl-C
 
-MANY = ("eval", "--dataset", "arithmetic", "--n", "8", "--arms", "single")
+MANY = ("eval", "--dataset", "mixed-arithmetic", "--n", "8", "--arms", "single")
 MANY += ("--concurrency", "2", "--json")
 
 

@@ -14,7 +14,7 @@ def test_run_eval_with_no_on_result_runs_every_item(tmp_path, scripted_provider)
     answer = {"reasoning": "I computed it.", "answer": "4"}  # the single arm's ShortAnswer
     scripted_provider(ScriptedModel(lambda messages, output: answer, provider="scripted"))
     request = EvalRequest(
-        dataset="arithmetic", n=2, arms=["single"], provider="scripted", concurrency=1
+        dataset="mixed-arithmetic", n=2, arms=["single"], provider="scripted", concurrency=1
     )
     plan = prepare_eval(request, Workspace(debates_dir=tmp_path / "debates"))
     outcome = run_eval(plan)  # no on_result: the library default

@@ -36,7 +36,7 @@ ANSWER = {"reasoning": "I computed it.", "answer": "4"}
 def _plan(tmp_path: Path, scripted_provider):
     scripted_provider(ScriptedModel(lambda messages, output: ANSWER, provider="scripted"))
     request = EvalRequest(
-        dataset="arithmetic", n=2, arms=["single"], provider="scripted", concurrency=1
+        dataset="mixed-arithmetic", n=2, arms=["single"], provider="scripted", concurrency=1
     )
     return prepare_eval(request, Workspace(debates_dir=tmp_path / "debates"))
 

@@ -38,7 +38,7 @@ def invoke(*args):
 
 
 def test_shards_merge_into_one_report(tmp_path, scripted):
-    common = ("eval", "--dataset", "arithmetic", "--n", "5", "--arms", "single,vote")
+    common = ("eval", "--dataset", "mixed-arithmetic", "--n", "5", "--arms", "single,vote")
     common += ("--samples", "3", "--debates-dir", str(tmp_path), "--json")
     one = invoke(*common, "--shard", "1/2")
     two = invoke(*common, "--shard", "2/2")
@@ -58,8 +58,8 @@ def test_shards_merge_into_one_report(tmp_path, scripted):
 
 def test_merge_refuses_folders_of_different_evals(tmp_path, scripted):
     base = ("eval", "--arms", "single", "--debates-dir", str(tmp_path), "--json")
-    a = invoke(*base, "--dataset", "arithmetic", "--n", "2", "--seed", "1")["folder"]
-    b = invoke(*base, "--dataset", "arithmetic", "--n", "2", "--seed", "2")["folder"]
+    a = invoke(*base, "--dataset", "mixed-arithmetic", "--n", "2", "--seed", "1")["folder"]
+    b = invoke(*base, "--dataset", "mixed-arithmetic", "--n", "2", "--seed", "2")["folder"]
     result = CliRunner().invoke(app, ["eval", "merge", a, b])
     assert result.exit_code == 2
     assert "not shards of one eval" in result.stderr
@@ -69,7 +69,7 @@ def test_a_merge_into_a_folder_in_use_is_refused_at_once(tmp_path, scripted):
     """Teeth: without ``target.running()`` in argue.app's merge the second merge writes."""
     from argue.eval.folder import EvalFolder
 
-    common = ("eval", "--dataset", "arithmetic", "--n", "2", "--arms", "single")
+    common = ("eval", "--dataset", "mixed-arithmetic", "--n", "2", "--arms", "single")
     common += ("--debates-dir", str(tmp_path), "--json")
     one = invoke(*common, "--shard", "1/2")
     two = invoke(*common, "--shard", "2/2")
