@@ -33,13 +33,15 @@ class EvalRequest(Request):
     """What ``argue eval …`` asks for; re-running the same request resumes it."""
 
     dataset_file: Path | None = None
-    dataset: str | None = None  # a built-in set instead of a file: "du-arithmetic", …
-    ignore_unknown_fields: bool = False  # a dataset line's unknown fields: ignored, not refused
+    dataset: str | None = None  # a built-in dataset instead of a file: "arithmetic"
     n: int = Field(default=20, ge=1, le=100_000)
     seed: int = 0
     arms: list[str] = Field(default_factory=lambda: list(DEFAULT_ARMS))
     rounds: int = Field(default=2, ge=1, le=10)
     samples: int | None = Field(default=None, ge=1, le=200)
+    # The society arm (Du et al.'s protocol): argue.eval.arms' DEFAULT_/MAX_SOCIETY_*.
+    society_agents: int = Field(default=3, ge=1, le=10)
+    society_rounds: int = Field(default=2, ge=1, le=10)
     personas: list[str] = Field(default_factory=lambda: list(DEFAULT_PERSONAS))
     concurrency: int | None = Field(default=None, ge=1, le=256)
     shard: str | None = None  # "i/n"
@@ -98,13 +100,7 @@ def prepare_eval(request: EvalRequest, workspace: Workspace | None = None) -> Ev
         )
     chosen = list(dict.fromkeys(chosen))
     try:
-        data = _dataset(
-            request.dataset_file,
-            request.dataset,
-            request.n,
-            request.seed,
-            ignore_unknown_fields=request.ignore_unknown_fields,
-        )
+        data = _dataset(request.dataset_file, request.dataset, request.n, request.seed)
         shard_of = parse_shard(request.shard) if request.shard else None
     except DatasetError as exc:
         raise UsageError(str(exc)) from None
@@ -121,7 +117,7 @@ def prepare_eval(request: EvalRequest, workspace: Workspace | None = None) -> Ev
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     mode: Mode = "panel" if len(lineup) >= 3 else "adversarial"
-    key = _key(data, chat_model, lineup, mode, request.rounds, request.samples)
+    key = _key(data, chat_model, lineup, mode, request.rounds, request.samples, _society(request))
     name = f"{_safe(data.name)}_{key[:10]}" + (
         f"_shard{shard_of[0]}of{shard_of[1]}" if shard_of else ""
     )
@@ -174,7 +170,15 @@ def _run_eval(
     request, folder, data = plan.request, plan.folder, plan.data
     manifest = folder.manifest() or {
         "name": folder.root.name,
-        "key": _key(data, plan.chat_model, plan.lineup, plan.mode, request.rounds, request.samples),
+        "key": _key(
+            data,
+            plan.chat_model,
+            plan.lineup,
+            plan.mode,
+            request.rounds,
+            request.samples,
+            _society(request),
+        ),
         "dataset": data.name,
         "fingerprint": data.fingerprint,
         "items": len(data.items),
@@ -184,6 +188,7 @@ def _run_eval(
         "mode": plan.mode,
         "rounds": request.rounds,
     }
+    _check_society(manifest, request, folder.root)
     manifest["shard"] = list(plan.shard) if plan.shard else None
     folder.save_manifest(manifest)
     reporter(
@@ -219,7 +224,7 @@ def _merge_evals(folders: list[Path], out: Path | None) -> EvalOutcome:
             raise UsageError(f"{folder}: not an eval folder (no eval.json)")
     if len({m["key"] for m in manifests}) > 1:
         raise UsageError(
-            "these folders are not shards of one eval (dataset, model or debate differ)"
+            "these folders are not shards of one eval (dataset, model, debate or society differ)"
         )
     target = EvalFolder(out or folders[0].parent / f"{manifests[0]['key'][:10]}_merged")
     with target.running():  # two merges into one folder would write each record twice
@@ -255,52 +260,18 @@ def eval_report(
 # ------------------------------------------------------------------ helpers
 
 
-BUILTIN_DATASETS = ("du-arithmetic", "mixed-arithmetic")
+def _dataset(path: Path | None, builtin: str | None, n: int, seed: int) -> Dataset:
+    from argue.eval.datasets import DatasetError, arithmetic, load_jsonl
 
-
-def _dataset(
-    path: Path | None,
-    builtin: str | None,
-    n: int,
-    seed: int,
-    *,
-    ignore_unknown_fields: bool = False,
-) -> Dataset:
-    """The items. ``du-arithmetic`` is the paper's fixed set: a --seed or --n (other than the
-    default or 100) is refused rather than silently ignored; ``--shard`` runs part of it."""
-    from argue.eval.datasets import (
-        DU_ITEMS,
-        DU_SEED,
-        DatasetError,
-        du_arithmetic,
-        load_jsonl,
-        mixed_arithmetic,
-    )
-
-    available = ", ".join(BUILTIN_DATASETS)
     if path is not None and builtin is not None:
         raise DatasetError("give a DATASET file or --dataset, not both")
-    if builtin == "du-arithmetic":
-        if seed != DU_SEED or n not in (EvalRequest.model_fields["n"].default, DU_ITEMS):
-            raise DatasetError(
-                "--dataset du-arithmetic is Du et al.'s fixed 100 problems (seed 0): --n and "
-                "--seed do not apply (--shard i/n runs part of it; --dataset mixed-arithmetic "
-                "takes --n and --seed)"
-            )
-        return du_arithmetic()
-    if builtin == "mixed-arithmetic":
-        return mixed_arithmetic(n, seed)
-    if builtin == "arithmetic":
-        raise DatasetError(
-            "--dataset arithmetic was split in two: --dataset mixed-arithmetic is the same "
-            "random-operator set (an eval started as arithmetic resumes under it); "
-            "--dataset du-arithmetic is Du et al.'s own 100 problems"
-        )
     if builtin is not None:
-        raise DatasetError(f"unknown built-in dataset {builtin!r}; available: {available}")
+        if builtin != "arithmetic":
+            raise DatasetError(f"unknown built-in dataset {builtin!r}; available: arithmetic")
+        return arithmetic(n, seed)
     if path is None:
-        raise DatasetError(f"give a DATASET file (JSONL) or --dataset ({available})")
-    return load_jsonl(path, ignore_unknown_fields=ignore_unknown_fields)
+        raise DatasetError("give a DATASET file (JSONL) or --dataset arithmetic")
+    return load_jsonl(path)
 
 
 def _lineup(names: list[str]) -> list[Persona]:
@@ -324,8 +295,9 @@ def _key(
     mode: str,
     rounds: int,
     samples: int | None,
+    society: tuple[int, int] = (3, 2),
 ) -> str:
-    what = [
+    what: list[Any] = [
         data.fingerprint,
         chat_model.provider,
         chat_model.model,
@@ -334,7 +306,29 @@ def _key(
         rounds,
         samples,
     ]
+    if society != (3, 2):  # the default keeps the key (and folder) evals had before the arm
+        what.append(list(society))
     return hashlib.sha256(json.dumps(what).encode()).hexdigest()
+
+
+def _society(request: EvalRequest) -> tuple[int, int]:
+    return request.society_agents, request.society_rounds
+
+
+def _check_society(manifest: dict[str, Any], request: EvalRequest, root: Path) -> None:
+    """Record the society arm's N × R in eval.json; a folder that recorded others is refused
+    (its society results were made with them: the key, hence the folder, differs per N × R)."""
+    recorded = (manifest.get("society_agents"), manifest.get("society_rounds"))
+    if recorded == (None, None):  # a new manifest, or one written before the society arm
+        manifest.update(society_agents=request.society_agents)
+        manifest.update(society_rounds=request.society_rounds)
+    elif recorded != _society(request):
+        raise UsageError(
+            f"{root}: this eval's society arm runs {recorded[0]} agents × {recorded[1]} rounds, "
+            f"not {request.society_agents} × {request.society_rounds}: re-run with "
+            f"--society-agents {recorded[0]} --society-rounds {recorded[1]}, or use another "
+            "eval folder"
+        )
 
 
 def _safe(name: str) -> str:
@@ -363,6 +357,8 @@ def _run(
         personas=plan.lineup,
         mode=plan.mode,
         rounds=request.rounds,
+        society_agents=request.society_agents,
+        society_rounds=request.society_rounds,
         record_usage=folder.append_usage,
     )
     in_main_thread = threading.current_thread() is threading.main_thread()

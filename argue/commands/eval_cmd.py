@@ -41,7 +41,7 @@ eval_app = typer.Typer(
     pretty_exceptions_show_locals=False,
     rich_markup_mode=None,
     help="Does debating pay off? Debate vs a single answer vs a cost-matched majority vote on "
-    "questions with known answers: argue eval qa.jsonl, or argue eval --dataset du-arithmetic.",
+    "questions with known answers: argue eval qa.jsonl, or argue eval --dataset arithmetic.",
     epilog=EXIT_CODES,
 )
 
@@ -56,21 +56,17 @@ def eval_command(
         show_default=False,
     ),
     dataset: str | None = typer.Option(
-        None,
-        "--dataset",
-        help="A built-in dataset instead of a file: du-arithmetic (Du et al.'s own 100 "
-        "problems, a+b*c+d-e*f, fixed: no --n or --seed) or mixed-arithmetic (argue's "
-        "random-operator set, --n items from --seed; formerly 'arithmetic').",
-    ),
-    ignore_unknown_fields: bool = typer.Option(
-        False,
-        "--ignore-unknown-fields",
-        help="Ignore dataset fields other than id, question, answer, choices (default: "
-        "refused, naming the line and field).",
+        None, "--dataset", help="A built-in dataset instead of a file: arithmetic."
     ),
     n: int = typer.Option(20, "--n", min=1, max=100_000, help="Built-in dataset: items."),
     seed: int = typer.Option(0, "--seed", help="Built-in dataset: random seed."),
-    arms: str = typer.Option("debate,single,vote", "--arms", help="Arms to run, comma-separated."),
+    arms: str = typer.Option(
+        "debate,single,vote",
+        "--arms",
+        help="Arms to run, comma-separated: debate, single, vote, society (Du et al.'s "
+        "multiagent debate: N identical agents see each other's answers for R rounds, then "
+        "vote).",
+    ),
     rounds: int = typer.Option(2, "--rounds", min=1, max=10, help="Debate rounds."),
     samples: int | None = typer.Option(
         None,
@@ -78,6 +74,16 @@ def eval_command(
         min=1,
         max=200,
         help="Vote samples per item (default: the debate arm's mean calls per item).",
+    ),
+    society_agents: int = typer.Option(
+        3, "--society-agents", min=1, max=10, help="Society arm: agents (N)."
+    ),
+    society_rounds: int = typer.Option(
+        2,
+        "--society-rounds",
+        min=1,
+        max=10,
+        help="Society arm: rounds (R); N × R calls per item.",
     ),
     personas: str = typer.Option(
         DEFAULT_PERSONAS,
@@ -127,12 +133,13 @@ def eval_command(
         request = app.EvalRequest.build(
             dataset_file=dataset_file,
             dataset=dataset,
-            ignore_unknown_fields=ignore_unknown_fields,
             n=n,
             seed=seed,
             arms=arms.split(","),
             rounds=rounds,
             samples=samples,
+            society_agents=society_agents,
+            society_rounds=society_rounds,
             personas=personas.split(","),
             concurrency=concurrency,
             shard=shard,

@@ -1,6 +1,7 @@
-"""The three arms, one item at a time: ``single`` (one call), ``vote`` (K samples, majority)
-and ``debate`` (an answer-seeking argue debate). Each returns an ``ItemResult``: the answer, its
-normalised form, whether it is right, and the calls, tokens and cost it took."""
+"""The arms, one item at a time: ``single`` (one call), ``vote`` (K samples, majority),
+``society`` (Du et al.'s multiagent debate: N identical agents, R rounds, majority of the last
+answers) and ``debate`` (an answer-seeking argue debate). Each returns an ``ItemResult``: the
+answer, its normalised form, whether it is right, and the calls, tokens and cost it took."""
 
 from __future__ import annotations
 
@@ -18,7 +19,11 @@ from argue.eval.datasets import EvalItem
 from argue.eval.normalize import majority, normalize
 from argue.llm.base import ChatModel, Message, ModelAuthError, ModelError
 
-ARMS = ("debate", "single", "vote")
+ARMS = ("debate", "single", "vote", "society")
+DEFAULT_SOCIETY_AGENTS = 3  # the paper's headline: 3 agents × 2 rounds
+DEFAULT_SOCIETY_ROUNDS = 2
+MAX_SOCIETY_AGENTS = 10  # each later-round prompt holds the other N-1 full answers
+MAX_SOCIETY_ROUNDS = 10
 NO_RESEARCH = "research is off in argue eval: the debate argues from reasoning alone"
 
 
@@ -58,6 +63,8 @@ class ArmSettings:
     mode: Mode
     rounds: int
     vote_samples: int = 0
+    society_agents: int = DEFAULT_SOCIETY_AGENTS
+    society_rounds: int = DEFAULT_SOCIETY_ROUNDS
     record_usage: Callable[[Usage], None] = lambda _: None
     usage_seen: list[Usage] = field(default_factory=list)
 
@@ -104,11 +111,17 @@ def _messages(item: EvalItem) -> list[Message]:
 
 
 async def _ask(settings: ArmSettings, item: EvalItem, usage: list[Usage], purpose: str) -> str:
+    return (await _call(settings, _messages(item), usage, purpose)).answer
+
+
+async def _call(
+    settings: ArmSettings, messages: list[Message], usage: list[Usage], purpose: str
+) -> ShortAnswer:
     from argue.engine.metering import MeteredModel
 
     metered = MeteredModel(settings.model, usage, record=settings.record_usage)
-    result = await metered.complete(_messages(item), output=ShortAnswer, purpose=purpose)
-    return result.value.answer  # type: ignore[union-attr]
+    result = await metered.complete(messages, output=ShortAnswer, purpose=purpose)
+    return result.value  # type: ignore[return-value]
 
 
 async def run_single(settings: ArmSettings, item: EvalItem) -> ItemResult:
@@ -145,6 +158,100 @@ async def run_vote(settings: ArmSettings, item: EvalItem) -> ItemResult:
     if winner is None:
         return _finish(item, "vote", started, usage, detail=detail, error="no sample answered")
     return _finish(item, "vote", started, usage, answer=raw, detail=detail)
+
+
+def society_followup(item: EvalItem, others: list[ShortAnswer]) -> str:
+    """A later round's user turn: the other agents' previous full answers (fenced: model text),
+    then the question again (the paper's ``construct_message``, gsm wording; with no other
+    answer — one agent, or the others failed — the paper's "verify your answer")."""
+    from argue.engine.prompts import ANSWER_FORMS, data
+
+    ask = f"Work it out briefly in `reasoning`, then give `answer`: {ANSWER_FORMS[item.kind]}."
+    if not others:
+        return f"Can you verify that your answer is correct? Reiterate your answer. {ask}"
+    shown = []
+    for other in others:
+        solution = f"{other.reasoning}\n\nAnswer: {other.answer}"
+        shown.append(f"One agent's solution:\n{data(solution, 'solution')}")
+    return (
+        "These are the solutions to the question from the other agents:\n\n"
+        + "\n\n".join(shown)
+        + "\n\nUsing the solutions from the other agents as additional information, can you "
+        f"give your answer to the question? The original question: {item.prompt()}\n\n{ask}"
+    )
+
+
+async def run_society(settings: ArmSettings, item: EvalItem) -> ItemResult:
+    """Du et al.'s multiagent debate (``composable-models/llm_multiagent_debate``): N identical
+    agents each answer the question as the single arm does; in each later round an agent sees
+    its own previous answer as its own turn and the other agents' previous full answers
+    (working and answer) in the user turn, and answers again. The answer is the majority of the
+    last round's parsed answers (a tie goes to the lowest-numbered agent, as the paper's
+    ``most_frequent`` keeps the first; unparsed answers do not vote). N × R calls, the agents
+    of a round concurrently. An agent whose call fails drops out (said in ``detail``); the
+    others go on, and the majority is of the agents that answered the last round."""
+    started = time.time()
+    usage: list[Usage] = []
+    n, rounds = settings.society_agents, settings.society_rounds
+    conversations = [_messages(item) for _ in range(n)]
+    last: list[ShortAnswer | None] = [None] * n
+    alive = list(range(n))
+    answers: list[list[str | None]] = []
+    failed: list[dict[str, Any]] = []
+
+    async def turn(agent: int, round_no: int, previous: list[ShortAnswer | None]) -> None:
+        conversation = conversations[agent]
+        if round_no > 1:
+            own = previous[agent]
+            assert own is not None
+            others = [a for i, a in enumerate(previous) if i != agent and a is not None]
+            conversation.append(Message(role="assistant", content=own.model_dump_json()))
+            conversation.append(Message(role="user", content=society_followup(item, others)))
+        purpose = f"eval/{item.id}/society/r{round_no}/a{agent + 1}"
+        try:
+            last[agent] = await _call(settings, list(conversation), usage, purpose)
+        except ModelAuthError:
+            raise
+        except ModelError as exc:
+            last[agent] = None
+            failed.append({"agent": agent + 1, "round": round_no, "error": str(exc)[:500]})
+
+    for round_no in range(1, rounds + 1):
+        previous = list(last)
+        await asyncio.gather(*(turn(agent, round_no, previous) for agent in alive))
+        alive = [agent for agent in alive if last[agent] is not None]
+        answers.append([a.answer if a is not None else None for a in last])
+        if not alive:
+            break
+    final = [a.answer if a is not None else None for a in last]
+    normalized = [normalize(a, item.kind, item.choices) for a in final]
+    winner, counts = majority(normalized)
+    raw = next((a for a, v in zip(final, normalized, strict=True) if v == winner), None)
+    failed.sort(key=lambda f: (f["round"], f["agent"]))
+    answered = sum(1 for a in final if a is not None)
+    detail: dict[str, Any] = {
+        "agents": n,
+        "rounds": rounds,
+        "answers_by_round": answers,
+        "votes": counts,
+        "failed_calls": failed,
+        "answer_source": f"majority of the agents' round-{rounds} answers (unparsed answers "
+        "do not vote; a tie goes to the lowest-numbered agent)",
+    }
+    if failed:
+        detail["partial"] = f"{len(failed)} of {n} agent(s) failed and dropped out; " + (
+            f"the majority is of the {answered} agent(s) that answered round {rounds}"
+            if answered
+            else f"every agent had failed by round {len(answers)}"
+        )
+    if winner is None:
+        why = (
+            f"no agent answered round {rounds}"
+            if not answered
+            else f"no round-{rounds} answer could be read as a {item.kind}"
+        )
+        return _finish(item, "society", started, usage, detail=detail, error=why)
+    return _finish(item, "society", started, usage, answer=raw, detail=detail)
 
 
 class NoResearch:

@@ -1,8 +1,9 @@
 """Run the arms over the items: concurrently under one limit, resuming what is on disk.
 
 Items run ``concurrency`` at a time (each arm of each item is one task); the provider's own
-slot limit (``ARGUE_MAX_CONCURRENCY``) still caps the calls in flight. ``debate`` and
-``single`` run first; ``vote`` runs after them, so that K can match the calls the debate arm
+slot limit (``ARGUE_MAX_CONCURRENCY``) still caps the calls in flight. ``debate``, ``single``
+and ``society`` (its N × R calls inside the one task: rounds in turn, a round's agents at once)
+run first; ``vote`` runs after them, so that K can match the calls the debate arm
 actually spent per item. A finished (item, arm) is never run again.
 
 ``control`` (an ``EvalControl``) is asked before each (item, arm) starts, and before the vote
@@ -17,12 +18,24 @@ import asyncio
 import dataclasses
 from collections.abc import Callable, Sequence
 
-from argue.eval.arms import ArmSettings, ItemResult, run_debate, run_single, run_vote
+from argue.eval.arms import (
+    ArmSettings,
+    ItemResult,
+    run_debate,
+    run_single,
+    run_society,
+    run_vote,
+)
 from argue.eval.budget import EvalControl, TalliedModel
 from argue.eval.datasets import EvalItem
 from argue.eval.folder import EvalFolder
 
-RUNNERS = {"debate": run_debate, "single": run_single, "vote": run_vote}
+RUNNERS = {
+    "debate": run_debate,
+    "single": run_single,
+    "vote": run_vote,
+    "society": run_society,
+}
 DEFAULT_VOTE_SAMPLES = 5
 
 
