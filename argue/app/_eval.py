@@ -33,7 +33,8 @@ class EvalRequest(Request):
     """What ``argue eval …`` asks for; re-running the same request resumes it."""
 
     dataset_file: Path | None = None
-    dataset: str | None = None  # a built-in dataset instead of a file: "arithmetic"
+    dataset: str | None = None  # a built-in set instead of a file: "du-arithmetic", …
+    ignore_unknown_fields: bool = False  # a dataset line's unknown fields: ignored, not refused
     n: int = Field(default=20, ge=1, le=100_000)
     seed: int = 0
     arms: list[str] = Field(default_factory=lambda: list(DEFAULT_ARMS))
@@ -100,7 +101,13 @@ def prepare_eval(request: EvalRequest, workspace: Workspace | None = None) -> Ev
         )
     chosen = list(dict.fromkeys(chosen))
     try:
-        data = _dataset(request.dataset_file, request.dataset, request.n, request.seed)
+        data = _dataset(
+            request.dataset_file,
+            request.dataset,
+            request.n,
+            request.seed,
+            ignore_unknown_fields=request.ignore_unknown_fields,
+        )
         shard_of = parse_shard(request.shard) if request.shard else None
     except DatasetError as exc:
         raise UsageError(str(exc)) from None
@@ -260,18 +267,52 @@ def eval_report(
 # ------------------------------------------------------------------ helpers
 
 
-def _dataset(path: Path | None, builtin: str | None, n: int, seed: int) -> Dataset:
-    from argue.eval.datasets import DatasetError, arithmetic, load_jsonl
+BUILTIN_DATASETS = ("du-arithmetic", "mixed-arithmetic")
 
+
+def _dataset(
+    path: Path | None,
+    builtin: str | None,
+    n: int,
+    seed: int,
+    *,
+    ignore_unknown_fields: bool = False,
+) -> Dataset:
+    """The items. ``du-arithmetic`` is the paper's fixed set: a --seed or --n (other than the
+    default or 100) is refused rather than silently ignored; ``--shard`` runs part of it."""
+    from argue.eval.datasets import (
+        DU_ITEMS,
+        DU_SEED,
+        DatasetError,
+        du_arithmetic,
+        load_jsonl,
+        mixed_arithmetic,
+    )
+
+    available = ", ".join(BUILTIN_DATASETS)
     if path is not None and builtin is not None:
         raise DatasetError("give a DATASET file or --dataset, not both")
+    if builtin == "du-arithmetic":
+        if seed != DU_SEED or n not in (EvalRequest.model_fields["n"].default, DU_ITEMS):
+            raise DatasetError(
+                "--dataset du-arithmetic is Du et al.'s fixed 100 problems (seed 0): --n and "
+                "--seed do not apply (--shard i/n runs part of it; --dataset mixed-arithmetic "
+                "takes --n and --seed)"
+            )
+        return du_arithmetic()
+    if builtin == "mixed-arithmetic":
+        return mixed_arithmetic(n, seed)
+    if builtin == "arithmetic":
+        raise DatasetError(
+            "--dataset arithmetic was split in two: --dataset mixed-arithmetic is the same "
+            "random-operator set (an eval started as arithmetic resumes under it); "
+            "--dataset du-arithmetic is Du et al.'s own 100 problems"
+        )
     if builtin is not None:
-        if builtin != "arithmetic":
-            raise DatasetError(f"unknown built-in dataset {builtin!r}; available: arithmetic")
-        return arithmetic(n, seed)
+        raise DatasetError(f"unknown built-in dataset {builtin!r}; available: {available}")
     if path is None:
-        raise DatasetError("give a DATASET file (JSONL) or --dataset arithmetic")
-    return load_jsonl(path)
+        raise DatasetError(f"give a DATASET file (JSONL) or --dataset ({available})")
+    return load_jsonl(path, ignore_unknown_fields=ignore_unknown_fields)
 
 
 def _lineup(names: list[str]) -> list[Persona]:

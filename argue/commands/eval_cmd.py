@@ -41,7 +41,7 @@ eval_app = typer.Typer(
     pretty_exceptions_show_locals=False,
     rich_markup_mode=None,
     help="Does debating pay off? Debate vs a single answer vs a cost-matched majority vote on "
-    "questions with known answers: argue eval qa.jsonl, or argue eval --dataset arithmetic.",
+    "questions with known answers: argue eval qa.jsonl, or argue eval --dataset du-arithmetic.",
     epilog=EXIT_CODES,
 )
 
@@ -56,7 +56,17 @@ def eval_command(
         show_default=False,
     ),
     dataset: str | None = typer.Option(
-        None, "--dataset", help="A built-in dataset instead of a file: arithmetic."
+        None,
+        "--dataset",
+        help="A built-in dataset instead of a file: du-arithmetic (Du et al.'s own 100 "
+        "problems, a+b*c+d-e*f, fixed: no --n or --seed) or mixed-arithmetic (argue's "
+        "random-operator set, --n items from --seed; formerly 'arithmetic').",
+    ),
+    ignore_unknown_fields: bool = typer.Option(
+        False,
+        "--ignore-unknown-fields",
+        help="Ignore dataset fields other than id, question, answer, choices (default: "
+        "refused, naming the line and field).",
     ),
     n: int = typer.Option(20, "--n", min=1, max=100_000, help="Built-in dataset: items."),
     seed: int = typer.Option(0, "--seed", help="Built-in dataset: random seed."),
@@ -133,6 +143,7 @@ def eval_command(
         request = app.EvalRequest.build(
             dataset_file=dataset_file,
             dataset=dataset,
+            ignore_unknown_fields=ignore_unknown_fields,
             n=n,
             seed=seed,
             arms=arms.split(","),
@@ -224,13 +235,20 @@ def print_report(report: dict[str, Any]) -> None:
 
     table = Table(
         title=f"argue eval — {report['dataset']} — {report['model']}",
-        caption="calls, tokens and cost: mean per item; time: first start to last finish",
+        caption="accuracy: every item counts, an unreadable answer is wrong; paper: Du et "
+        "al.'s scoring (last float-like token; unparsed answers dropped), of the items it "
+        "scored; calls, tokens and cost: mean per item; time: first start to last finish",
     )
-    for column in ("arm", "n", "accuracy", "95 % CI", "calls", "tokens", "cost", "time"):
+    columns = ("arm", "n", "accuracy", "95 % CI", "paper", "calls", "tokens", "cost", "time")
+    for column in columns:
         table.add_column(column, justify="left" if column == "arm" else "right", no_wrap=True)
     for arm, s in report["arms"].items():
         accuracy = f"{s['accuracy']:.1%}" if s["accuracy"] is not None else "-"
         low, high = s["ci95"]
+        paper = s.get("paper") or {}
+        paper_cell = (
+            f"{paper['accuracy']:.1%} of {paper['n']}" if paper.get("accuracy") is not None else "-"
+        )
         if s["mean_cost_usd"] is not None:
             cost = f"${s['mean_cost_usd']:.4f}"
         elif s["mean_cost_usd_at_least"] > 0:
@@ -242,6 +260,7 @@ def print_report(report: dict[str, Any]) -> None:
             str(s["n"]),
             accuracy,
             f"{low:.0%}–{high:.0%}",
+            paper_cell,
             f"{s['mean_calls']:.1f}",
             f"{s['mean_tokens']:.0f}",
             cost,

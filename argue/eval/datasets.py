@@ -24,7 +24,7 @@ from pathlib import Path
 from pydantic import BaseModel, Field
 
 from argue.domain import AnswerFormat
-from argue.eval.normalize import choice_letter, normalize_number
+from argue.eval.normalize import choice_letter, normalize_number, plain_number
 
 MAX_LINE_CHARS = 100_000
 MAX_ITEMS = 100_000
@@ -216,7 +216,7 @@ def _parse_line(
     choices = data.get("choices")
     if choices is None:
         kind: AnswerFormat = "number" if normalize_number(answer_text) is not None else "text"
-        if isinstance(answer, str) and kind == "number" and not _plain_number(answer_text):
+        if isinstance(answer, str) and kind == "number" and not plain_number(answer_text):
             kind = "text"  # "3 apples" is a short text, not the number 3
         return EvalItem(id=str(item_id), question=question.strip(), answer=answer_text, kind=kind)
     if (
@@ -250,10 +250,6 @@ def _gsm8k_answer(answer: str, where: str) -> str:
             "'#### <number>' (e.g. \"… #### 72\")"
         )
     return final
-
-
-def _plain_number(text: str) -> bool:
-    return re.fullmatch(r"[-+−]?[\d,]*\.?\d+(/\d+)?", text.replace(" ", "")) is not None
 
 
 # ------------------------------------------------------------------ arithmetic sets

@@ -82,6 +82,47 @@ def normalize(answer: str | None, kind: str, choices: Sequence[str] | None = Non
     return normalize_text(answer) or None
 
 
+PAPER_CONVENTION = (
+    "Du et al.'s scoring: the last space-separated token that parses as a float (commas "
+    "turned into dots); an answer with none is dropped from the denominator, as is an item "
+    "none of whose agents' answers parse"
+)
+
+
+def paper_number(text: str | None) -> float | None:
+    """Du et al.'s ``parse_answer`` after their ``replace(",", ".")`` (math/gen_math.py):
+    the last token of ``text.split(" ")`` that ``float()`` accepts, else None.
+
+    Kept literal, quirks included: "1,234" reads as 1.234, "$12" and "12." + newline do not
+    parse, "−5" (a Unicode minus) does not parse."""
+    if text is None:
+        return None
+    for part in reversed(text.replace(",", ".").split(" ")):
+        try:
+            return float(part)
+        except ValueError:
+            continue
+    return None
+
+
+def paper_majority(answers: Sequence[str | None]) -> float | None:
+    """Du et al.'s final answer of several agents: their ``most_frequent`` over the answers
+    that parse (a tie goes to the one first in agent order); None when none parses."""
+    parsed = [value for value in map(paper_number, answers) if value is not None]
+    if not parsed:
+        return None
+    best, count = parsed[0], 0
+    for value in parsed:
+        if parsed.count(value) > count:
+            best, count = value, parsed.count(value)
+    return best
+
+
+def plain_number(text: str) -> bool:
+    """A number written alone ("-1,234", "3.5", "6/4"), not "3 apples"."""
+    return re.fullmatch(r"[-+−]?[\d,]*\.?\d+(/\d+)?", text.replace(" ", "")) is not None
+
+
 def majority(answers: Sequence[str | None]) -> tuple[str | None, dict[str, int]]:
     """The most frequent non-empty answer (a tie goes to the one given first) and the counts."""
     counts = Counter(a for a in answers if a)

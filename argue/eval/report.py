@@ -1,16 +1,68 @@
 """The eval's numbers: per arm accuracy with a Wilson 95 % interval, mean calls, tokens and cost
 per item, wall time; paired McNemar comparisons of debate against single and vote; and the
-terminal table. Everything is computed from the per-item records, so a merge reports alike."""
+terminal table. Everything is computed from the per-item records, so a merge reports alike.
+
+Accuracy is scored two ways, each labelled. ``accuracy``: every item counts, an answer that
+cannot be read is wrong (argue's own normalisation). ``paper``: Du et al.'s convention — a
+number item's answer is the last float-like token of the arm's answer (commas turned into
+dots), an answer that does not parse is dropped from the denominator, and so is an item none
+of whose agents' answers parse (the society arm: the paper's majority of the agents' last
+answers, re-taken over the paper's parse; single, vote and debate: the arm's one final answer).
+Choice and text items have no paper parse: there an unanswered item is dropped, the rest scored
+as by argue. The paired comparisons use ``accuracy`` (every item in both arms)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from fractions import Fraction
 from typing import Any
 
 from argue.eval.arms import ARMS, ItemResult
+from argue.eval.normalize import (
+    PAPER_CONVENTION,
+    normalize_number,
+    paper_majority,
+    paper_number,
+    plain_number,
+)
 from argue.eval.stats import compare, wilson_interval
 
+ARGUE_CONVENTION = (
+    "argue's scoring: every item in the denominator; an answer that cannot be read as the "
+    "item's kind is wrong"
+)
+
 COMPARISONS = (("debate", "single"), ("debate", "vote"))
+
+
+def paper_verdict(record: ItemResult) -> bool | None:
+    """Right or wrong under Du et al.'s convention; None when the item is dropped."""
+    expected = normalize_number(record.expected) if plain_number(record.expected) else None
+    if expected is None:  # a choice or text item: unanswered dropped, the rest as argue scores
+        return None if record.normalized is None else record.correct
+    rounds = record.detail.get("answers_by_round") if record.arm == "society" else None
+    if isinstance(rounds, list) and rounds and isinstance(rounds[-1], list):
+        last = [a if isinstance(a, str) else None for a in rounds[-1]]
+        value = paper_majority(last)
+    else:
+        value = paper_number(record.answer)
+    if value is None:
+        return None
+    return value == Fraction(expected)  # exact, as float == int is (no overflow either)
+
+
+def paper_summary(records: list[ItemResult]) -> dict[str, Any]:
+    verdicts = [v for v in map(paper_verdict, records) if v is not None]
+    scored, correct = len(verdicts), sum(verdicts)
+    low, high = wilson_interval(correct, scored)
+    return {
+        "convention": PAPER_CONVENTION,
+        "n": scored,
+        "dropped": len(records) - scored,
+        "correct": correct,
+        "accuracy": correct / scored if scored else None,
+        "ci95": [round(low, 4), round(high, 4)],
+    }
 
 
 def arm_summary(records: list[ItemResult]) -> dict[str, Any]:
@@ -25,7 +77,9 @@ def arm_summary(records: list[ItemResult]) -> dict[str, Any]:
         "accuracy": correct / n if n else None,
         "ci95": [round(low, 4), round(high, 4)],
         "interval": "Wilson score, 95 %",
+        "convention": ARGUE_CONVENTION,
         "unanswered": sum(1 for r in records if r.normalized is None),
+        "paper": paper_summary(records),
         "mean_calls": sum(r.calls for r in records) / n if n else 0.0,
         "mean_tokens": sum(r.tokens for r in records) / n if n else 0.0,
         # Unknown when any call had no price; the priced part is a lower bound.
@@ -78,6 +132,7 @@ def build_report(
             "rounds": manifest.get("rounds"),
             "research": "off (the debate argues from reasoning)",
         },
+        "scoring": {"accuracy": ARGUE_CONVENTION, "paper": PAPER_CONVENTION},
         "arms": arms,
         "vote_matching": matching,
         "comparisons": comparisons,

@@ -3,6 +3,9 @@ the built-in arithmetic task is reproducible by seed and its answers are right.
 
 Teeth check (done once): in argue/eval/datasets.py ``evaluate``, drop the precedence of ×
 (``term = int(token)`` instead of ``term *= int(token)``): the arithmetic test fails.
+Teeth (issue 25, checked once each): skip ``_gsm8k_answer`` in ``_parse_line``: the GSM8K
+test fails (the answer stays the whole working, a text item); ignore ``ignore_unknown`` (always
+refuse): the --ignore-unknown-fields tests fail.
 """
 
 from __future__ import annotations
@@ -14,7 +17,14 @@ import pytest
 from typer.testing import CliRunner
 
 from argue.cli import app
-from argue.eval.datasets import DatasetError, arithmetic, evaluate, load_jsonl, parse_shard, shard
+from argue.eval.datasets import (
+    DatasetError,
+    evaluate,
+    load_jsonl,
+    parse_shard,
+    shard,
+)
+from argue.eval.datasets import mixed_arithmetic as arithmetic
 
 
 def write(tmp_path, lines):
@@ -111,3 +121,63 @@ def test_shards_cover_every_item_once():
     assert parse_shard("2/3") == (2, 3)
     with pytest.raises(DatasetError):
         parse_shard("4/3")
+
+
+GSM8K = {
+    "question": "Natalia sold clips to 48 of her friends in April, and then she sold half as "
+    "many clips in May. How many clips did Natalia sell altogether in April and May?",
+    "answer": "Natalia sold 48/2 = <<48/2=24>>24 clips in May.\nNatalia sold 48+24 = "
+    "<<48+24=72>>72 clips altogether in April and May.\n#### 72",
+}
+
+
+def test_a_raw_gsm8k_line_is_a_number_item_scored_on_what_follows_the_marks(tmp_path):
+    rows = [
+        GSM8K,
+        {**GSM8K, "answer": "So 1,000 + 200.\n#### 1,200"},
+        {**GSM8K, "answer": "#### -3"},
+    ]
+    data = load_jsonl(write(tmp_path, [json.dumps(r) for r in rows]))
+    assert [(i.kind, i.answer) for i in data.items] == [
+        ("number", "72"),
+        ("number", "1200"),
+        ("number", "-3"),
+    ]
+    assert data.items[0].question == GSM8K["question"]
+
+
+@pytest.mark.parametrize("answer", ["working\n####", "#### seventy-two", "#### 7 #### 2"])
+def test_a_gsm8k_answer_without_a_number_is_refused_naming_the_format(tmp_path, answer):
+    path = write(tmp_path, [GOOD, json.dumps({**GSM8K, "answer": answer})])
+    with pytest.raises(DatasetError, match=r"qa\.jsonl:2: .*'#### <number>'"):
+        load_jsonl(path)
+
+
+def test_unknown_fields_are_refused_naming_line_and_field_unless_ignored(tmp_path):
+    row = json.dumps({"question": "Q?", "answer": 5, "source": "x", "level": 3})
+    path = write(tmp_path, [GOOD, row])
+    with pytest.raises(DatasetError, match=r"qa\.jsonl:2: unknown field\(s\) level, source"):
+        load_jsonl(path)
+    data = load_jsonl(path, ignore_unknown_fields=True)
+    assert [(i.question, i.answer) for i in data.items] == [("What is 2+3?", "5"), ("Q?", "5")]
+    assert (
+        data.fingerprint
+        == load_jsonl(
+            write(tmp_path, [GOOD, json.dumps({"question": "Q?", "answer": 5})])
+        ).fingerprint
+    )
+
+
+def test_the_cli_flag_ignores_unknown_fields(tmp_path, monkeypatch, scripted_provider):
+    from argue.llm import ScriptedModel
+    from tests.eval.script import EvalScript
+
+    scripted_provider(lambda wanted, ctx: ScriptedModel(EvalScript(names={})))
+    monkeypatch.setenv("ARGUE_PROVIDER", "scripted")
+    path = write(tmp_path, [json.dumps({"question": "What is 2+3?", "answer": 5, "src": "x"})])
+    args = ["eval", str(path), "--arms", "single", "--debates-dir", str(tmp_path / "d"), "--json"]
+    refused = CliRunner().invoke(app, args)
+    assert refused.exit_code == 2 and "qa.jsonl:1: unknown field(s) src" in refused.stderr
+    result = CliRunner().invoke(app, [*args, "--ignore-unknown-fields"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["arms"]["single"]["correct"] == 1
