@@ -32,7 +32,14 @@ ARGUE_CONVENTION = (
     "item's kind is wrong"
 )
 
-COMPARISONS = (("debate", "single"), ("debate", "vote"))
+COMPARISONS = (
+    ("debate", "single"),
+    ("debate", "vote"),
+    ("debate", "society"),
+    ("society", "single"),
+)
+"""Pairs compared item by item (McNemar), when both arms ran: argue's debate against each
+baseline, and the paper's protocol against one call (the paper's own headline comparison)."""
 
 
 def paper_verdict(record: ItemResult) -> bool | None:
@@ -131,6 +138,10 @@ def build_report(
             "mode": manifest.get("mode"),
             "rounds": manifest.get("rounds"),
             "research": "off (the debate argues from reasoning)",
+        },
+        "society": {
+            "agents": manifest.get("society_agents"),
+            "rounds": manifest.get("society_rounds"),
         },
         "scoring": {"accuracy": ARGUE_CONVENTION, "paper": PAPER_CONVENTION},
         "arms": arms,

@@ -309,6 +309,9 @@ def test_cli_flags_and_their_usage_errors(tmp_path, scripted, qa):
     assert (society_row["n"], society_row["mean_calls"], society_row["accuracy"]) == (2, 6.0, 1.0)
     manifest = json.loads(Path(report["folder"], "eval.json").read_text())
     assert (manifest["society_agents"], manifest["society_rounds"]) == (2, 3)
+    # the report says which society ran, and compares it with one call item by item
+    assert report["society"] == {"agents": 2, "rounds": 3}
+    assert [c["arms"] for c in report["comparisons"]] == [["society", "single"]]
     assert sum(len(m.requests) for m in scripted) == 2 * (1 + 6)
     # The same command again resumes: no call.
     again = invoke(
