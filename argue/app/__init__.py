@@ -34,7 +34,6 @@ if TYPE_CHECKING:
         stop,
         synthesize,
         transcript,
-        write_report,
     )
     from argue.app._errors import (
         ArgueError,
@@ -54,6 +53,7 @@ if TYPE_CHECKING:
     from argue.app._limits import (
         QUESTION_MAX_CHARS,
     )
+    from argue.app._report import write_report
     from argue.app._run import (
         EXIT_BY_STATUS,
         RUN_LOG,
@@ -141,7 +141,7 @@ _WHERE = {
     "synthesize": "argue.app._debates",
     "transcript": "argue.app._debates",
     "usage_summary": "argue.app._run",
-    "write_report": "argue.app._debates",
+    "write_report": "argue.app._report",
 }
 
 __all__ = [

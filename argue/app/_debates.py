@@ -11,6 +11,7 @@ from pydantic import BaseModel
 
 from argue.app._errors import ArgueError, OperationError, UsageError
 from argue.app._limits import NOTE_MAX_CHARS
+from argue.app._report import write_report
 from argue.app._run import RunOutcome, UsageSummary, completeness, outcome, run_debate
 from argue.app._workspace import Reporter, Workspace, quiet, server_limits
 
@@ -19,9 +20,6 @@ if TYPE_CHECKING:
     from argue.llm import ServerLimits
     from argue.store import DebateStore
 
-NO_PROSE_YET = (
-    "no synthesis prose on disk yet (it is written when the debate ends, or by `synthesize`)"
-)
 RUNNING_PHASES = ("research", "argument", "rebuttal", "reflection", "scoring")
 
 
@@ -344,40 +342,6 @@ def synthesize(
 # ------------------------------------------------------------------ report
 
 
-def write_report(store: DebateStore, out: Path | None = None) -> Path:
-    """Render the report from the folder as it is now and write it atomically; returns where.
-
-    Reads only: a running debate is reported as it stands (labelled partial) and not disturbed.
-    """
-    from argue.records import SynthesisDraft
-    from argue.redact import redact
-    from argue.report import REPORT_FILE, render_report
-    from argue.store import StoreError, write_text_atomic
-    from argue.store.history import load_history
-
-    try:
-        history = load_history(store)
-        state = store.state()
-        if state.status == "running" and not store.is_locked():
-            state = state.model_copy(update={"status": "interrupted"})
-        prose_failure: str | None = None
-        try:
-            prose = store.load(store.paths.synthesis_prose, SynthesisDraft)
-        except StoreError as exc:
-            prose, prose_failure = None, str(exc)
-        if prose is None and prose_failure is None:
-            prose_failure = NO_PROSE_YET
-        html = render_report(history, state, store.load_usage(), prose, prose_failure)
-        target = out if out is not None else store.paths.root / REPORT_FILE
-        # Secrets masked in every form (argue.redact: HTML-escaped too), whatever a model wrote.
-        write_text_atomic(target, redact(html))
-    except StoreError as exc:
-        raise OperationError(str(exc)) from None
-    except OSError as exc:
-        raise OperationError(f"cannot write the report: {exc}") from None
-    return target
-
-
 def report(debate_id: str, *, out: Path | None = None, workspace: Workspace | None = None) -> Path:
     """Write the debate's self-contained HTML report (default ``debates/<id>/report.html``)."""
     store = _workspace(workspace).open(debate_id)
@@ -402,5 +366,4 @@ __all__ = [
     "stop",
     "synthesize",
     "transcript",
-    "write_report",
 ]

@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
-from argue.app._errors import Interrupted, OperationError, UsageError
+from argue.app._errors import ArgueError, Interrupted, OperationError, UsageError
+from argue.app._report import write_report
 from argue.app._workspace import Reporter, Workspace, quiet
 
 if TYPE_CHECKING:
@@ -67,6 +68,10 @@ class RunOutcome(BaseModel):
     failures: int
     exit_code: int
     error: str | None = None
+    report_path: str | None = None
+    """The HTML report written as the run ended (``debates/<id>/report.html``)."""
+    report_error: str | None = None
+    """Why that report could not be written (the debate itself is unaffected)."""
 
     def as_json(self) -> dict[str, Any]:
         """The ``--json`` document the CLI ends with."""
@@ -211,8 +216,20 @@ def run_debate(
     except Exception as exc:
         error = mask_secrets(f"{type(exc).__name__}: {exc}")
         store.update_state(status="failed", error=error, pid=None)
+        end_report(store)
         raise OperationError(label("t_run_failed", lang, id=store.debate_id, error=error)) from None
-    return outcome(store, state)
+    path, problem = end_report(store)
+    return outcome(store, state).model_copy(update={"report_path": path, "report_error": problem})
+
+
+def end_report(store: DebateStore) -> tuple[str | None, str | None]:
+    """Write ``report.html`` as a run ends, whatever the ending (a paused or failed debate's
+    report is labelled partial): (its path, None), or (None, why not) — a report that cannot be
+    written never changes the debate's outcome."""
+    try:
+        return str(write_report(store)), None
+    except ArgueError as exc:
+        return None, exc.message
 
 
 def detach(

@@ -160,14 +160,22 @@ def finish(store: DebateStore, result: RunOutcome, json_output: bool) -> NoRetur
     from argue.records.labels import label
 
     lang = store.config().language
+    if result.report_path:
+        kind = (
+            "t_partial_report" if result.partial or result.status != "completed" else "t_and_report"
+        )
+        tail = label(kind, lang, path=result.report_path)
+    else:
+        tail = label("t_no_report", lang, why=result.report_error or "?")
     if result.status in ("stopped", "budget_exhausted", "interrupted"):
         status = result.status if lang == "en" else label(f"status_{result.status}", lang)
         command = f"{command_name()} resume {store.debate_id}"
-        _report(label("t_paused", lang, id=store.debate_id, status=status, command=command))
+        line = label("t_paused", lang, id=store.debate_id, status=status, command=command)
     elif result.status == "failed":
-        _report(label("t_failed", lang, id=store.debate_id, error=result.error))
+        line = label("t_failed", lang, id=store.debate_id, error=result.error)
     else:
-        _report(label("t_synthesis_path", lang, path=store.paths.synthesis))
+        line = label("t_synthesis_path", lang, path=store.paths.synthesis)
+    _report(line + tail)
     if json_output:
         print(json.dumps(result.as_json()))
     raise typer.Exit(result.exit_code)

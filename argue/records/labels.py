@@ -702,6 +702,9 @@ _LABELS: dict[str, tuple[str, str]] = {
     ),
     "t_failed": ("Debate {id} failed: {error}", "Le débat {id} a échoué : {error}"),
     "t_synthesis_path": ("Synthesis: {path}", "Synthèse : {path}"),
+    "t_and_report": (" · report: {path}", " · rapport : {path}"),
+    "t_partial_report": (" · partial report: {path}", " · rapport partiel : {path}"),
+    "t_no_report": (" · no report ({why})", " · pas de rapport ({why})"),
     "t_background": (
         "Running in the background (pid {pid}); log: {log}\nFollow it with: {watch} · {interject} "
         "NOTE · {stop} · {transcript}",
