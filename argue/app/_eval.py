@@ -86,7 +86,7 @@ class EvalPlan:
 def prepare_eval(request: EvalRequest, workspace: Workspace | None = None) -> EvalPlan:
     """Check the request and resolve its model and folder (``debates/evals/<name>``)."""
     from argue.concurrency import parse_max_concurrency
-    from argue.eval.arms import ARMS
+    from argue.eval.arms import ARMS, check_arms
     from argue.eval.datasets import DatasetError, parse_shard
     from argue.eval.datasets import shard as take_shard
     from argue.eval.folder import EvalFolder
@@ -109,6 +109,7 @@ def prepare_eval(request: EvalRequest, workspace: Workspace | None = None) -> Ev
             ignore_unknown_fields=request.ignore_unknown_fields,
         )
         shard_of = parse_shard(request.shard) if request.shard else None
+        check_arms(data.items, chosen)  # a judged dataset: single and society only
     except DatasetError as exc:
         raise UsageError(str(exc)) from None
     items = take_shard(data, *shard_of) if shard_of else data.items

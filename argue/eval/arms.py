@@ -1,25 +1,35 @@
 """The arms, one item at a time: ``single`` (one call), ``vote`` (K samples, majority),
 ``society`` (Du et al.'s multiagent debate: N identical agents, R rounds, majority of the last
 answers) and ``debate`` (an answer-seeking argue debate). Each returns an ``ItemResult``: the
-answer, its normalised form, whether it is right, and the calls, tokens and cost it took."""
+answer, its normalised form, whether it is right, and the calls, tokens and cost it took.
+
+A judged item (free text against reference facts, ``argue.eval.judging``) runs on ``single``
+and ``society`` only (``check_arms``): a free-text answer has no majority to take, so ``vote``
+has nothing to vote on, and the debate's answer is the synthesis's short answer (300
+characters, "a short phrase") — judging it against a biography's facts would measure the cap,
+not the debate. After the arm's answer, the eval's own model judges each fact (one call each,
+tallied and budgeted with the arm's calls, and counted apart in ``judge_calls``).
+"""
 
 from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
 from argue.domain import Mode, Persona, Usage
-from argue.eval.datasets import EvalItem
+from argue.eval.datasets import DatasetError, EvalItem
+from argue.eval.judging import FactJudgment, JudgedScore, judge_answer, partial_note
 from argue.eval.normalize import majority, normalize
 from argue.llm.base import ChatModel, Message, ModelAuthError, ModelError
 
 ARMS = ("debate", "single", "vote", "society")
+JUDGED_ARMS = ("single", "society")
 DEFAULT_SOCIETY_AGENTS = 3  # the paper's headline: 3 agents × 2 rounds
 DEFAULT_SOCIETY_ROUNDS = 2
 MAX_SOCIETY_AGENTS = 10  # each later-round prompt holds the other N-1 full answers
@@ -32,6 +42,33 @@ class ShortAnswer(BaseModel):
 
     reasoning: str = Field(max_length=4000, description="Your working, briefly")
     answer: str = Field(max_length=300, description="The answer alone")
+
+
+class FreeTextAnswer(ShortAnswer):
+    """What a judged item asks for: the answer as the free text the question asks for (a
+    bullet-point biography fits; the short answer's 300 characters would not)."""
+
+    reasoning: str = Field(max_length=4000, description="Your notes, briefly (may be empty)")
+    answer: str = Field(max_length=8000, description="The full answer the question asks for")
+
+
+FREE_TEXT_FORM = (
+    "the full answer the question asks for, as free text (a list: one item per line); every "
+    "statement in it will be checked against reference facts"
+)
+
+
+def check_arms(items: Sequence[EvalItem], arms: Sequence[str]) -> None:
+    """A judged dataset runs only the arms that can answer free text (the module docstring);
+    another arm is a ``DatasetError`` (a usage error) before any model call."""
+    refused = [arm for arm in arms if arm not in JUDGED_ARMS]
+    if not refused or not any(item.judged for item in items):
+        return
+    raise DatasetError(
+        f"arm(s) {', '.join(refused)} cannot run on judged items (free-text answers scored "
+        "against facts): vote has no majority of free texts, and the debate's answer is a "
+        f"short answer of 300 characters; use --arms {','.join(JUDGED_ARMS)}"
+    )
 
 
 class ItemResult(BaseModel):
@@ -51,6 +88,21 @@ class ItemResult(BaseModel):
     finished_at: float
     error: str | None = Field(default=None, description="why there is no answer, if none")
     detail: dict[str, Any] = Field(default_factory=dict)
+    # A judged item (free text against reference facts); the defaults are an exact-answer
+    # item's, so records written before judged items existed load unchanged.
+    answer_type: Literal["exact", "judged"] = "exact"
+    score: float | None = Field(
+        default=None,
+        description="judged: consistent facts / judged facts (None: no fact judged or no answer)",
+    )
+    judgments: list[FactJudgment] = Field(default_factory=list)
+    judge_model: str | None = Field(default=None, description="provider/model of the judge")
+    judge_calls: int = Field(default=0, description="of calls: the judge's")
+    judge_tokens: int = Field(default=0, description="of tokens: the judge's")
+    judge_cost_usd: float = Field(default=0.0, description="of cost_usd: the judge's")
+    partial: str | None = Field(
+        default=None, description="why a judged score covers only some of the facts"
+    )
 
 
 @dataclass
@@ -69,12 +121,51 @@ class ArmSettings:
     usage_seen: list[Usage] = field(default_factory=list)
 
 
-def _finish(item: EvalItem, arm: str, started: float, usage: list[Usage], **fields: Any) -> Any:
+def _finish(
+    item: EvalItem,
+    arm: str,
+    started: float,
+    usage: list[Usage],
+    *,
+    judged: tuple[str, list[Usage], list[FactJudgment]] | None = None,
+    **fields: Any,
+) -> Any:
+    """The record; ``judged`` is a judged item's (judge model, judge usage, judgments)."""
     from argue.llm import UsageLedger
     from argue.llm.pricing import total_tokens
 
+    if item.judged:
+        judge_model, judge_usage, judgments = judged or ("", [], [])
+        judge_total = UsageLedger(judge_usage).total()
+        usage = [*usage, *judge_usage]
+        score = JudgedScore.of(judgments)
+        fields.update(
+            answer_type="judged",
+            score=score.fraction,
+            judgments=judgments,
+            judge_model=judge_model or None,
+            judge_calls=judge_total.calls,
+            judge_tokens=total_tokens(judge_total),
+            judge_cost_usd=round(judge_total.cost_usd, 8),
+            partial=partial_note(score),
+            correct=score.judged > 0 and score.consistent == score.judged,
+            expected=f"{len(item.facts or ())} reference fact(s)",
+        )
     total = UsageLedger(usage).total()
     answer = fields.pop("answer", None)
+    if item.judged:  # free text: nothing to normalise, compare or parse
+        return ItemResult(
+            item=item.id,
+            arm=arm,
+            answer=answer,
+            calls=total.calls,
+            tokens=total_tokens(total),
+            cost_usd=round(total.cost_usd, 8),
+            unpriced_calls=total.unpriced_calls,
+            started_at=started,
+            finished_at=time.time(),
+            **fields,
+        )
     normalized = normalize(answer, item.kind, item.choices)
     expected = normalize(item.answer, item.kind, item.choices)
     return ItemResult(
@@ -94,9 +185,24 @@ def _finish(item: EvalItem, arm: str, started: float, usage: list[Usage], **fiel
     )
 
 
-def _messages(item: EvalItem) -> list[Message]:
+def answer_form(item: EvalItem) -> str:
+    """What the ``answer`` field is to hold, for this item's kind."""
     from argue.engine.prompts import ANSWER_FORMS
 
+    return FREE_TEXT_FORM if item.judged else ANSWER_FORMS[item.kind]
+
+
+def _ask_for(item: EvalItem) -> str:
+    if item.judged:
+        return f"Put brief notes in `reasoning`, then give `answer`: {answer_form(item)}."
+    return f"Work it out briefly in `reasoning`, then give `answer`: {answer_form(item)}."
+
+
+def _output(item: EvalItem) -> type[ShortAnswer]:
+    return FreeTextAnswer if item.judged else ShortAnswer
+
+
+def _messages(item: EvalItem) -> list[Message]:
     return [
         Message(
             role="system",
@@ -104,24 +210,54 @@ def _messages(item: EvalItem) -> list[Message]:
         ),
         Message(
             role="user",
-            content=f"Question: {item.prompt()}\n\nWork it out briefly in `reasoning`, then give "
-            f"`answer`: {ANSWER_FORMS[item.kind]}.",
+            content=f"Question: {item.prompt()}\n\n{_ask_for(item)}",
         ),
     ]
 
 
 async def _ask(settings: ArmSettings, item: EvalItem, usage: list[Usage], purpose: str) -> str:
-    return (await _call(settings, _messages(item), usage, purpose)).answer
+    return (await _call(settings, _messages(item), usage, purpose, _output(item))).answer
 
 
 async def _call(
-    settings: ArmSettings, messages: list[Message], usage: list[Usage], purpose: str
+    settings: ArmSettings,
+    messages: list[Message],
+    usage: list[Usage],
+    purpose: str,
+    output: type[ShortAnswer] = ShortAnswer,
 ) -> ShortAnswer:
     from argue.engine.metering import MeteredModel
 
     metered = MeteredModel(settings.model, usage, record=settings.record_usage)
-    result = await metered.complete(messages, output=ShortAnswer, purpose=purpose)
+    result = await metered.complete(messages, output=output, purpose=purpose)
     return result.value  # type: ignore[return-value]
+
+
+def _judge_name(settings: ArmSettings) -> str:
+    return f"{settings.model.provider}/{settings.model.model}"
+
+
+async def _judge(
+    settings: ArmSettings,
+    item: EvalItem,
+    answers: Sequence[tuple[int | None, str]],
+    judge_usage: list[Usage],
+    purpose: str,
+) -> tuple[str, list[Usage], list[FactJudgment]]:
+    """Every fact of ``item`` against each (agent, answer): the judged part of ``_finish``."""
+    judgments: list[FactJudgment] = []
+    for agent, answer in answers:
+        judgments += await judge_answer(
+            settings.model,
+            question=item.prompt(),
+            answer=answer,
+            facts=item.facts or [],
+            usage=judge_usage,
+            record=settings.record_usage,
+            purpose=purpose if agent is None else f"{purpose}/a{agent}",
+            agent=agent,
+        )
+    return _judge_name(settings), judge_usage, judgments
 
 
 async def run_single(settings: ArmSettings, item: EvalItem) -> ItemResult:
@@ -133,11 +269,17 @@ async def run_single(settings: ArmSettings, item: EvalItem) -> ItemResult:
         raise
     except ModelError as exc:
         return _finish(item, "single", started, usage, error=f"the call failed: {exc}")
+    if item.judged:
+        judged = await _judge(settings, item, [(None, answer)], [], f"eval/{item.id}/single/judge")
+        return _finish(item, "single", started, usage, answer=answer, judged=judged)
     return _finish(item, "single", started, usage, answer=answer)
 
 
 async def run_vote(settings: ArmSettings, item: EvalItem) -> ItemResult:
-    """K independent samples (the provider's default sampling), then the majority answer."""
+    """K independent samples (the provider's default sampling), then the majority answer.
+    Not for judged items (``check_arms`` refuses the arm before the eval starts)."""
+    if item.judged:
+        raise DatasetError(f"item {item.id}: the vote arm cannot run on a judged item")
     started = time.time()
     usage: list[Usage] = []
     k = settings.vote_samples
@@ -164,12 +306,22 @@ def society_followup(item: EvalItem, others: list[ShortAnswer]) -> str:
     """A later round's user turn: the other agents' previous full answers (fenced: model text),
     then the question again (the paper's ``construct_message``, gsm wording; with no other
     answer — one agent, or the others failed — the paper's "verify your answer")."""
-    from argue.engine.prompts import ANSWER_FORMS, data
+    from argue.engine.prompts import data
 
-    ask = f"Work it out briefly in `reasoning`, then give `answer`: {ANSWER_FORMS[item.kind]}."
+    ask = _ask_for(item)
     if not others:
         return f"Can you verify that your answer is correct? Reiterate your answer. {ask}"
     shown = []
+    if item.judged:  # the paper's biography wording: the others' answers themselves
+        for other in others:
+            shown.append(f"One agent's answer:\n{data(other.answer, 'answer')}")
+        return (
+            "These are the answers to the question from the other agents:\n\n"
+            + "\n\n".join(shown)
+            + "\n\nUsing these other answers as additional advice, closely examine your "
+            f"answer and theirs and give your updated answer. The original question: "
+            f"{item.prompt()}\n\n{ask}"
+        )
     for other in others:
         solution = f"{other.reasoning}\n\nAnswer: {other.answer}"
         shown.append(f"One agent's solution:\n{data(solution, 'solution')}")
@@ -189,7 +341,15 @@ async def run_society(settings: ArmSettings, item: EvalItem) -> ItemResult:
     last round's parsed answers (a tie goes to the lowest-numbered agent, as the paper's
     ``most_frequent`` keeps the first; unparsed answers do not vote). N × R calls, the agents
     of a round concurrently. An agent whose call fails drops out (said in ``detail``); the
-    others go on, and the majority is of the agents that answered the last round."""
+    others go on, and the majority is of the agents that answered the last round.
+
+    A judged item has no majority: as the paper's ``biography/eval_conversation.py`` does,
+    every agent's last-round answer is judged fact by fact, and the item's score is the
+    consistent facts over the judged facts of all of them (N × facts judge calls); ``answer``
+    is the lowest-numbered answering agent's, the others are in ``answers_by_round``. The paper
+    also stops a biography's rounds early, and skips its judging, when an agent answers one
+    short bullet (the model "doesn't know this person"); argue runs every round and judges
+    every answer."""
     started = time.time()
     usage: list[Usage] = []
     n, rounds = settings.society_agents, settings.society_rounds
@@ -209,7 +369,9 @@ async def run_society(settings: ArmSettings, item: EvalItem) -> ItemResult:
             conversation.append(Message(role="user", content=society_followup(item, others)))
         purpose = f"eval/{item.id}/society/r{round_no}/a{agent + 1}"
         try:
-            last[agent] = await _call(settings, list(conversation), usage, purpose)
+            last[agent] = await _call(
+                settings, list(conversation), usage, purpose, _output(item)
+            )
         except ModelAuthError:
             raise
         except ModelError as exc:
@@ -224,10 +386,12 @@ async def run_society(settings: ArmSettings, item: EvalItem) -> ItemResult:
         if not alive:
             break
     final = [a.answer if a is not None else None for a in last]
+    failed.sort(key=lambda f: (f["round"], f["agent"]))
+    if item.judged:
+        return await _society_judged(settings, item, started, usage, final, answers, failed)
     normalized = [normalize(a, item.kind, item.choices) for a in final]
     winner, counts = majority(normalized)
     raw = next((a for a, v in zip(final, normalized, strict=True) if v == winner), None)
-    failed.sort(key=lambda f: (f["round"], f["agent"]))
     answered = sum(1 for a in final if a is not None)
     detail: dict[str, Any] = {
         "agents": n,
@@ -254,6 +418,49 @@ async def run_society(settings: ArmSettings, item: EvalItem) -> ItemResult:
     return _finish(item, "society", started, usage, answer=raw, detail=detail)
 
 
+async def _society_judged(
+    settings: ArmSettings,
+    item: EvalItem,
+    started: float,
+    usage: list[Usage],
+    final: list[str | None],
+    answers: list[list[str | None]],
+    failed: list[dict[str, Any]],
+) -> ItemResult:
+    """The society's end on a judged item: every agent's last answer judged (``run_society``)."""
+    n, rounds = settings.society_agents, settings.society_rounds
+    answering = [(agent, a) for agent, a in enumerate(final, 1) if a is not None]
+    detail: dict[str, Any] = {
+        "agents": n,
+        "rounds": rounds,
+        "answers_by_round": answers,
+        "failed_calls": failed,
+        "answer_source": f"every agent's round-{rounds} answer judged fact by fact (Du et al.'s "
+        "biography evaluation); the score pools their judged facts; `answer` is the "
+        "lowest-numbered answering agent's",
+    }
+    if failed:
+        detail["partial"] = f"{len(failed)} of {n} agent(s) failed and dropped out; " + (
+            f"the {len(answering)} that answered round {rounds} are judged"
+            if answering
+            else f"every agent had failed by round {len(answers)}"
+        )
+    if not answering:
+        return _finish(
+            item,
+            "society",
+            started,
+            usage,
+            detail=detail,
+            judged=(_judge_name(settings), [], []),
+            error=f"no agent answered round {rounds}",
+        )
+    judged = await _judge(settings, item, answering, [], f"eval/{item.id}/society/judge")
+    return _finish(
+        item, "society", started, usage, answer=answering[0][1], detail=detail, judged=judged
+    )
+
+
 class NoResearch:
     """The eval's research toolkit: every call refused (nothing happens), said so in the record."""
 
@@ -269,10 +476,14 @@ class NoResearch:
 
 
 async def run_debate(settings: ArmSettings, item: EvalItem) -> ItemResult:
-    """An answer-seeking debate in ``debates/<item>/`` (resumed if a run left it unfinished)."""
+    """An answer-seeking debate in ``debates/<item>/`` (resumed if a run left it unfinished).
+    Not for judged items (``check_arms`` refuses the arm before the eval starts)."""
     from argue.engine import DebateRunner, create_debate, load_history
     from argue.store import DebateStore, StoreError
 
+    if item.kind == "judged":
+        raise DatasetError(f"item {item.id}: the debate arm cannot run on a judged item")
+    answer_format = item.kind
     started = time.time()
     try:
         store = DebateStore.open(settings.debates_dir, item.slug)
@@ -287,7 +498,7 @@ async def run_debate(settings: ArmSettings, item: EvalItem) -> ItemResult:
             provider=settings.model.provider,
             model=settings.model.model,
             debate_id=item.slug,
-            answer_format=item.kind,
+            answer_format=answer_format,
         )
     state = await DebateRunner(store, settings.model, NoResearch()).run()
     usage = store.load_usage()

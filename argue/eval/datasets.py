@@ -1,6 +1,10 @@
 """What an eval asks: items from a JSONL file, or a built-in set: ``du-arithmetic`` (Du et
 al.'s own 100 problems) or ``mixed-arithmetic`` (argue's random-operator set).
 
+An item is exact-answer (a number, a choice or a short text, inferred from ``answer``) or
+``judged``: a free-text answer scored against reference ``facts`` by a model call per fact
+(Du et al.'s biography task; ``argue.eval.judging``). A dataset is one or the other.
+
 Every line of a dataset is checked before any model call; a bad one is a ``DatasetError``
 naming the file and the line (the command turns it into exit 2).
 
@@ -20,6 +24,7 @@ import random
 import re
 import stat
 from pathlib import Path
+from typing import Literal
 
 from pydantic import BaseModel, Field
 
@@ -33,6 +38,14 @@ MAX_NUMBER_DIGITS = 1000
 integer is past what int() converts, and no eval asks for one."""
 _NOT_FINITE = {"nan", "inf", "infinity"}
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+MAX_FACTS = 50
+MAX_FACT_CHARS = 1_000
+"""A judged item's reference facts: each one is a model call, and the judge's prompt holds
+the fact and the whole answer; 50 facts of 1,000 characters bound both."""
+
+ItemKind = AnswerFormat | Literal["judged"]
+"""An item's answer kind: the debate engine's answer formats, or ``judged`` (free text
+against reference facts), which only the eval knows."""
 
 
 class DatasetError(ValueError):
@@ -42,9 +55,18 @@ class DatasetError(ValueError):
 class EvalItem(BaseModel):
     id: str
     question: str
-    answer: str = Field(description="The expected answer (a choice as its letter)")
+    answer: str = Field(
+        description="The expected answer (a choice as its letter); a judged item: empty"
+    )
     choices: list[str] | None = None
-    kind: AnswerFormat
+    kind: ItemKind
+    facts: list[str] | None = Field(
+        default=None, description="A judged item's reference facts, each judged on its own"
+    )
+
+    @property
+    def judged(self) -> bool:
+        return self.kind == "judged"
 
     def prompt(self) -> str:
         """The question as every arm sees it (choices listed as (A) …, (B) …)."""
@@ -69,7 +91,10 @@ class Dataset(BaseModel):
 
 
 def _fingerprint(items: list[EvalItem]) -> str:
-    payload = json.dumps([i.model_dump(mode="json") for i in items], sort_keys=True)
+    """Over each item's fields; ``facts`` only when set, so an exact-answer dataset keeps the
+    fingerprint (hence the eval folder) it had before judged items existed."""
+    dumped = [i.model_dump(mode="json", exclude={"facts"} if i.facts is None else None) for i in items]
+    payload = json.dumps(dumped, sort_keys=True)
     return hashlib.sha256(payload.encode()).hexdigest()
 
 
@@ -77,6 +102,8 @@ def load_jsonl(
     path: Path, *, max_line_chars: int = MAX_LINE_CHARS, ignore_unknown_fields: bool = False
 ) -> Dataset:
     """``{"question", "answer"}`` per line, optional ``id`` and ``choices``; blank lines skipped.
+    A judged line is ``{"question", "answer_type": "judged", "facts": [...]}`` (``_judged_item``);
+    judged and exact-answer lines do not mix in one dataset.
 
     A raw GSM8K line (``"answer": "<working> #### 72"``) is a number item whose answer is what
     follows ``####``. A field other than these is refused, naming the line and the field,
@@ -120,6 +147,13 @@ def load_jsonl(
             )
             if item.id in seen:
                 raise DatasetError(f"{where}: id {item.id!r} already used on line {seen[item.id]}")
+            if items and item.judged != items[0].judged:
+                first = next(iter(seen.values()))
+                raise DatasetError(
+                    f"{where}: a {'judged' if item.judged else 'exact-answer'} item after "
+                    f"{'judged' if items[0].judged else 'exact-answer'} ones (line {first}): "
+                    "judged items (scored fact by fact by a model) go in a dataset of their own"
+                )
             seen[item.id] = number
             items.append(item)
             if len(items) > MAX_ITEMS:
@@ -181,7 +215,7 @@ def _check_text(value: object, field: str, where: str) -> None:
         raise DatasetError(f"{where}: 'answer' has more than {MAX_NUMBER_DIGITS} digits")
 
 
-FIELDS = ("id", "question", "answer", "choices")
+FIELDS = ("id", "question", "answer", "choices", "answer_type", "facts")
 GSM8K_MARK = re.compile(r"####\s*([^\n]*?)\s*$")
 
 
@@ -197,28 +231,28 @@ def _parse_line(
             f"{where}: unknown field(s) {', '.join(unknown)} (expected {', '.join(FIELDS)}; "
             "--ignore-unknown-fields ignores others)"
         )
+    if "answer_type" in data:
+        return _judged_item(data, where, default_id)
+    if "facts" in data:
+        raise DatasetError(f"{where}: 'facts' belong to a judged item: add \"answer_type\": \"judged\"")
     for field in FIELDS:
         _check_text(data.get(field), field, where)
     if isinstance(data.get("answer"), str) and "####" in data["answer"]:
         data["answer"] = _gsm8k_answer(data["answer"], where)
-    question = data.get("question")
-    if not isinstance(question, str) or not question.strip():
-        raise DatasetError(f"{where}: 'question' must be a non-empty string")
+    question = _question(data, where)
     answer = data.get("answer")
     if isinstance(answer, bool) or not isinstance(answer, str | int | float):
         raise DatasetError(f"{where}: 'answer' must be a string or a number")
     answer_text = str(answer).strip()
     if not answer_text:
         raise DatasetError(f"{where}: 'answer' is empty")
-    item_id = data.get("id", default_id)
-    if isinstance(item_id, bool) or not isinstance(item_id, str | int) or not str(item_id):
-        raise DatasetError(f"{where}: 'id' must be a non-empty string or an integer")
+    item_id = _item_id(data, where, default_id)
     choices = data.get("choices")
     if choices is None:
         kind: AnswerFormat = "number" if normalize_number(answer_text) is not None else "text"
         if isinstance(answer, str) and kind == "number" and not plain_number(answer_text):
             kind = "text"  # "3 apples" is a short text, not the number 3
-        return EvalItem(id=str(item_id), question=question.strip(), answer=answer_text, kind=kind)
+        return EvalItem(id=item_id, question=question, answer=answer_text, kind=kind)
     if (
         not isinstance(choices, list)
         or not 2 <= len(choices) <= len(LETTERS)
@@ -232,11 +266,61 @@ def _parse_line(
             f"(A-{LETTERS[len(choices) - 1]}) nor one of the choices"
         )
     return EvalItem(
-        id=str(item_id),
-        question=question.strip(),
+        id=item_id,
+        question=question,
         answer=letter,
         choices=[c.strip() for c in choices],
         kind="choice",
+    )
+
+
+def _question(data: dict[str, object], where: str) -> str:
+    question = data.get("question")
+    if not isinstance(question, str) or not question.strip():
+        raise DatasetError(f"{where}: 'question' must be a non-empty string")
+    return question.strip()
+
+
+def _item_id(data: dict[str, object], where: str, default_id: str) -> str:
+    item_id = data.get("id", default_id)
+    if isinstance(item_id, bool) or not isinstance(item_id, str | int) or not str(item_id):
+        raise DatasetError(f"{where}: 'id' must be a non-empty string or an integer")
+    return str(item_id)
+
+
+def _judged_item(data: dict[str, object], where: str, default_id: str) -> EvalItem:
+    """``{"question", "answer_type": "judged", "facts": [...]}``: 1 to 50 facts, each a
+    non-empty string of at most 1,000 characters. An ``answer`` on such a line is ignored
+    (neither checked nor kept): the facts are the reference, and a reference answer — Du et
+    al.'s source article, say — may ride along; ``choices`` are refused (a free-text answer
+    has none)."""
+    if data["answer_type"] != "judged":
+        raise DatasetError(
+            f"{where}: 'answer_type' must be \"judged\" (free text scored against 'facts'), "
+            f"got {str(data['answer_type'])[:40]!r}; leave it out for an exact answer"
+        )
+    if "choices" in data:
+        raise DatasetError(f"{where}: a judged item has no 'choices' (its answer is free text)")
+    for field in ("id", "question", "facts"):
+        _check_text(data.get(field), field, where)
+    question = _question(data, where)
+    item_id = _item_id(data, where, default_id)
+    facts = data.get("facts")
+    if not isinstance(facts, list) or not 1 <= len(facts) <= MAX_FACTS:
+        raise DatasetError(f"{where}: 'facts' must be a list of 1 to {MAX_FACTS} strings")
+    for number, fact in enumerate(facts, 1):
+        if not isinstance(fact, str) or not fact.strip():
+            raise DatasetError(f"{where}: fact {number} must be a non-empty string")
+        if len(fact) > MAX_FACT_CHARS:
+            raise DatasetError(
+                f"{where}: fact {number} is longer than {MAX_FACT_CHARS} characters"
+            )
+    return EvalItem(
+        id=item_id,
+        question=question,
+        answer="",
+        kind="judged",
+        facts=[fact.strip() for fact in facts],
     )
 
 
