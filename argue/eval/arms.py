@@ -369,9 +369,7 @@ async def run_society(settings: ArmSettings, item: EvalItem) -> ItemResult:
             conversation.append(Message(role="user", content=society_followup(item, others)))
         purpose = f"eval/{item.id}/society/r{round_no}/a{agent + 1}"
         try:
-            last[agent] = await _call(
-                settings, list(conversation), usage, purpose, _output(item)
-            )
+            last[agent] = await _call(settings, list(conversation), usage, purpose, _output(item))
         except ModelAuthError:
             raise
         except ModelError as exc:

@@ -93,7 +93,9 @@ class Dataset(BaseModel):
 def _fingerprint(items: list[EvalItem]) -> str:
     """Over each item's fields; ``facts`` only when set, so an exact-answer dataset keeps the
     fingerprint (hence the eval folder) it had before judged items existed."""
-    dumped = [i.model_dump(mode="json", exclude={"facts"} if i.facts is None else None) for i in items]
+    dumped = [
+        i.model_dump(mode="json", exclude={"facts"} if i.facts is None else None) for i in items
+    ]
     payload = json.dumps(dumped, sort_keys=True)
     return hashlib.sha256(payload.encode()).hexdigest()
 
@@ -150,7 +152,7 @@ def load_jsonl(
             if items and item.judged != items[0].judged:
                 first = next(iter(seen.values()))
                 raise DatasetError(
-                    f"{where}: a {'judged' if item.judged else 'exact-answer'} item after "
+                    f"{where}: {'a judged' if item.judged else 'an exact-answer'} item after "
                     f"{'judged' if items[0].judged else 'exact-answer'} ones (line {first}): "
                     "judged items (scored fact by fact by a model) go in a dataset of their own"
                 )
@@ -234,7 +236,9 @@ def _parse_line(
     if "answer_type" in data:
         return _judged_item(data, where, default_id)
     if "facts" in data:
-        raise DatasetError(f"{where}: 'facts' belong to a judged item: add \"answer_type\": \"judged\"")
+        raise DatasetError(
+            f'{where}: \'facts\' belong to a judged item: add "answer_type": "judged"'
+        )
     for field in FIELDS:
         _check_text(data.get(field), field, where)
     if isinstance(data.get("answer"), str) and "####" in data["answer"]:
@@ -312,9 +316,7 @@ def _judged_item(data: dict[str, object], where: str, default_id: str) -> EvalIt
         if not isinstance(fact, str) or not fact.strip():
             raise DatasetError(f"{where}: fact {number} must be a non-empty string")
         if len(fact) > MAX_FACT_CHARS:
-            raise DatasetError(
-                f"{where}: fact {number} is longer than {MAX_FACT_CHARS} characters"
-            )
+            raise DatasetError(f"{where}: fact {number} is longer than {MAX_FACT_CHARS} characters")
     return EvalItem(
         id=item_id,
         question=question,

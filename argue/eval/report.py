@@ -9,15 +9,29 @@ dots), an answer that does not parse is dropped from the denominator, and so is 
 of whose agents' answers parse (the society arm: the paper's majority of the agents' last
 answers, re-taken over the paper's parse; single, vote and debate: the arm's one final answer).
 Choice and text items have no paper parse: there an unanswered item is dropped, the rest scored
-as by argue. The paired comparisons use ``accuracy`` (every item in both arms)."""
+as by argue. The paired comparisons use ``accuracy`` (every item in both arms).
+
+A judged eval (free-text answers checked against reference facts by the eval's model,
+``argue.eval.judging``) is labelled model-judged, with the judge model's name. ``accuracy`` is
+then the mean over items of each item's fraction of judged facts found consistent (an
+unanswered item scores 0; an item none of whose facts could be judged is left out), with a
+plain mean ± 1.96 standard errors — not a Wilson interval, which is for a count of right
+answers, not a mean of fractions. ``paper`` is Du et al.'s biography figure: every (answer,
+fact) verdict pooled, consistent over consistent + inconsistent (uncertain and failed dropped),
+± 1.96 × their ``np.std / sqrt(n)``. No McNemar for judged arms (it needs right/wrong pairs):
+a pair of arms is compared by the mean of their paired score differences ± 1.96 standard
+errors, with no test. ``ItemResult.correct`` (every judged fact consistent) is kept in the
+records, not used in the figures."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Sequence
 from fractions import Fraction
 from typing import Any
 
 from argue.eval.arms import ARMS, ItemResult
+from argue.eval.judging import VERDICTS, JudgedScore
 from argue.eval.normalize import (
     PAPER_CONVENTION,
     normalize_number,
@@ -31,6 +45,24 @@ ARGUE_CONVENTION = (
     "argue's scoring: every item in the denominator; an answer that cannot be read as the "
     "item's kind is wrong"
 )
+
+MODEL_JUDGED = "model-judged"
+JUDGED_CONVENTION = (
+    "model-judged: an item's score is the fraction of its reference facts the judge model "
+    "found consistent with the answer (an uncertain verdict counts as not consistent; a fact "
+    "whose judge call failed is left out); an unanswered item scores 0, an item with no fact "
+    "judged is left out; the arm's figure is the mean score over items"
+)
+JUDGED_INTERVAL = (
+    "mean ± 1.96 standard errors over items (normal approximation; not Wilson: the scores "
+    "are fractions, not right/wrong)"
+)
+JUDGED_PAPER_CONVENTION = (
+    "Du et al.'s biography scoring (biography/eval_conversation.py): every (answer, fact) "
+    "verdict pooled over items and agents, consistent over consistent + inconsistent "
+    "(uncertain and failed judgments dropped), ± 1.96 × std / sqrt(n)"
+)
+Z95 = 1.96
 
 COMPARISONS = (
     ("debate", "single"),
@@ -72,21 +104,114 @@ def paper_summary(records: list[ItemResult]) -> dict[str, Any]:
     }
 
 
+def is_judged(records: Iterable[ItemResult]) -> bool:
+    return any(r.answer_type == "judged" for r in records)
+
+
+def judged_item_score(record: ItemResult) -> float | None:
+    """The item's score in the mean: its fraction of judged facts found consistent (counted
+    from its judgments), 0 when the arm gave no answer, None (left out) when an answer was
+    given but no fact could be judged."""
+    return 0.0 if record.answer is None else JudgedScore.of(record.judgments).fraction
+
+
+def mean_and_stderr(values: Sequence[float]) -> tuple[float | None, float | None]:
+    """The mean and its standard error (sample standard deviation / sqrt(n)); None for the
+    mean of nothing, and for the error of fewer than two values."""
+    if not values:
+        return None, None
+    mean = sum(values) / len(values)
+    if len(values) < 2:
+        return mean, None
+    variance = sum((v - mean) ** 2 for v in values) / (len(values) - 1)
+    return mean, math.sqrt(variance / len(values))
+
+
+def _interval(mean: float | None, stderr: float | None) -> list[float]:
+    if mean is None or stderr is None:
+        return [0.0, 1.0]  # nothing known, as the Wilson interval of no item
+    return [round(max(0.0, mean - Z95 * stderr), 4), round(min(1.0, mean + Z95 * stderr), 4)]
+
+
+def judged_paper_summary(records: list[ItemResult]) -> dict[str, Any]:
+    """Du et al.'s pooled figure: every consistent/inconsistent verdict of every answer."""
+    verdicts = [j.verdict for r in records for j in r.judgments]
+    kept = [v == "consistent" for v in verdicts if v in ("consistent", "inconsistent")]
+    n = len(kept)
+    p = sum(kept) / n if n else None
+    stderr = math.sqrt(p * (1 - p) / n) if p is not None else None  # np.std (ddof 0) / sqrt(n)
+    return {
+        "convention": JUDGED_PAPER_CONVENTION,
+        "n": n,
+        "unit": "fact verdicts",
+        "dropped": len(verdicts) - n,
+        "correct": sum(kept),
+        "accuracy": p,
+        "stderr": round(stderr, 6) if stderr is not None else None,
+        "ci95": _interval(p, stderr),
+    }
+
+
+def judged_summary(records: list[ItemResult]) -> dict[str, Any]:
+    """The accuracy part of a judged arm's summary (``arm_summary`` adds the spending)."""
+    scores = [s for s in map(judged_item_score, records) if s is not None]
+    mean, stderr = mean_and_stderr(scores)
+    per_item = [JudgedScore.of(r.judgments) for r in records]
+    counted = JudgedScore.of([j for r in records for j in r.judgments])
+    judges = sorted({r.judge_model for r in records if r.judge_model})
+    return {
+        "label": MODEL_JUDGED,
+        "judge_model": ", ".join(judges) or None,
+        "n": len(scores),
+        "correct": sum(r.correct for r in records),  # every judged fact consistent
+        "accuracy": mean,
+        "stderr": round(stderr, 6) if stderr is not None else None,
+        "ci95": _interval(mean, stderr),
+        "interval": JUDGED_INTERVAL,
+        "convention": JUDGED_CONVENTION,
+        "unanswered": sum(1 for r in records if r.answer is None),
+        "judging": {
+            "verdicts": {v: getattr(counted, v) for v in VERDICTS},
+            "facts_judged": counted.judged,
+            "facts_unjudged": counted.unjudged,
+            "partial_items": sum(1 for score in per_item if score.judged and score.unjudged),
+            "unjudged_items": sum(
+                1
+                for r, score in zip(records, per_item, strict=True)
+                if r.answer is not None and not score.judged
+            ),
+            "mean_judge_calls": sum(r.judge_calls for r in records) / len(records)
+            if records
+            else 0.0,
+            "mean_judge_cost_usd_at_least": sum(r.judge_cost_usd for r in records) / len(records)
+            if records
+            else 0.0,
+        },
+        "paper": judged_paper_summary(records),
+    }
+
+
 def arm_summary(records: list[ItemResult]) -> dict[str, Any]:
     n = len(records)
-    correct = sum(r.correct for r in records)
-    low, high = wilson_interval(correct, n)
     unpriced = sum(r.unpriced_calls for r in records)
     cost = sum(r.cost_usd for r in records)
+    if is_judged(records):
+        scoring = judged_summary(records)
+    else:
+        correct = sum(r.correct for r in records)
+        low, high = wilson_interval(correct, n)
+        scoring = {
+            "n": n,
+            "correct": correct,
+            "accuracy": correct / n if n else None,
+            "ci95": [round(low, 4), round(high, 4)],
+            "interval": "Wilson score, 95 %",
+            "convention": ARGUE_CONVENTION,
+            "unanswered": sum(1 for r in records if r.normalized is None),
+            "paper": paper_summary(records),
+        }
     return {
-        "n": n,
-        "correct": correct,
-        "accuracy": correct / n if n else None,
-        "ci95": [round(low, 4), round(high, 4)],
-        "interval": "Wilson score, 95 %",
-        "convention": ARGUE_CONVENTION,
-        "unanswered": sum(1 for r in records if r.normalized is None),
-        "paper": paper_summary(records),
+        **scoring,
         "mean_calls": sum(r.calls for r in records) / n if n else 0.0,
         "mean_tokens": sum(r.tokens for r in records) / n if n else 0.0,
         # Unknown when any call had no price; the priced part is a lower bound.
@@ -109,9 +234,12 @@ def build_report(
     for record in results:
         by_arm.setdefault(record.arm, {})[record.item] = record
     arms = {arm: arm_summary(list(by_arm[arm].values())) for arm in ARMS if arm in by_arm}
+    judged = any(s.get("label") == MODEL_JUDGED for s in arms.values())
     comparisons = []
     for first, second in COMPARISONS:
-        if first in by_arm and second in by_arm:
+        if first in by_arm and second in by_arm and judged:
+            comparisons.append(judged_comparison(first, second, by_arm[first], by_arm[second]))
+        elif first in by_arm and second in by_arm:
             shared = sorted(set(by_arm[first]) & set(by_arm[second]))
             pairs = [(by_arm[first][i].correct, by_arm[second][i].correct) for i in shared]
             result = compare(first, second, pairs)
@@ -143,11 +271,99 @@ def build_report(
             "agents": manifest.get("society_agents"),
             "rounds": manifest.get("society_rounds"),
         },
-        "scoring": {"accuracy": ARGUE_CONVENTION, "paper": PAPER_CONVENTION},
+        "answer_type": "judged" if judged else "exact",
+        "scoring": _scoring(arms)
+        if judged
+        else {
+            "accuracy": ARGUE_CONVENTION,
+            "paper": PAPER_CONVENTION,
+        },
         "arms": arms,
         "vote_matching": matching,
         "comparisons": comparisons,
     }
+
+
+def _scoring(arms: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    judges = sorted({s["judge_model"] for s in arms.values() if s.get("judge_model")})
+    judge = ", ".join(judges) or "none (no answer was judged)"
+    return {
+        "label": f"{MODEL_JUDGED} (judge: {judge})",
+        "judge_model": judge if judges else None,
+        "accuracy": JUDGED_CONVENTION,
+        "interval": JUDGED_INTERVAL,
+        "paper": JUDGED_PAPER_CONVENTION,
+        "comparisons": "paired mean difference of item scores ± 1.96 standard errors; no "
+        "McNemar test (it needs right/wrong pairs)",
+    }
+
+
+def judged_comparison(
+    first: str, second: str, a: dict[str, ItemResult], b: dict[str, ItemResult]
+) -> dict[str, Any]:
+    """Two judged arms item by item: the mean of their score differences ± 1.96 standard
+    errors over the items both scored. No test: said in the verdict."""
+    pairs = []
+    for item in sorted(set(a) & set(b)):
+        x, y = judged_item_score(a[item]), judged_item_score(b[item])
+        if x is not None and y is not None:
+            pairs.append((x, y))
+    difference, stderr = mean_and_stderr([x - y for x, y in pairs])
+    n = len(pairs)
+    if not n or difference is None:
+        verdict = (
+            f"{first} vs {second} ({MODEL_JUDGED}): no item scored in both; nothing to compare."
+        )
+    else:
+        mean_a, mean_b = sum(x for x, _ in pairs) / n, sum(y for _, y in pairs) / n
+        spread = f" ± {Z95 * stderr * 100:.1f}" if stderr is not None else ""
+        verdict = (
+            f"{first} vs {second} ({MODEL_JUDGED}): {mean_a:.0%} vs {mean_b:.0%} of the facts "
+            f"consistent on the same {n} item(s), {difference * 100:+.1f}{spread} points "
+            "(mean paired difference ± 1.96 standard errors; no McNemar test: the scores are "
+            "fractions). An interval that includes 0 is no evidence of a difference."
+        )
+    return {
+        "arms": [first, second],
+        "n": n,
+        "difference": round(difference, 4) if difference is not None else None,
+        "stderr": round(stderr, 6) if stderr is not None else None,
+        "test": "none (paired mean difference ± 1.96 standard errors of model-judged scores)",
+        "verdict": verdict,
+    }
+
+
+def judged_lines(report: dict[str, Any]) -> list[str]:
+    """What a judged report's table needs said beside it (none for an exact-answer report):
+    the model-judged label with the judge's name, what the columns mean, and the facts left
+    unjudged per arm."""
+    if report.get("answer_type") != "judged":
+        return []
+    scoring = report["scoring"]
+    lines = [
+        f"Accuracy is {scoring['label']}: the mean fraction of reference facts found "
+        "consistent per item, 95 % interval = mean ± 1.96 standard errors (not Wilson); "
+        "paper: Du et al.'s pooled consistent / (consistent + inconsistent) over all fact "
+        "verdicts (uncertain dropped)."
+    ]
+    for arm, summary in report["arms"].items():
+        judging = summary.get("judging")
+        if not judging:
+            continue
+        verdicts = judging["verdicts"]
+        line = (
+            f"{arm}: {judging['facts_judged']} fact verdict(s) — {verdicts['consistent']} "
+            f"consistent, {verdicts['inconsistent']} inconsistent, {verdicts['uncertain']} "
+            f"uncertain; {judging['mean_judge_calls']:.1f} judge call(s) per item (in calls)"
+        )
+        if judging["facts_unjudged"]:
+            line += (
+                f"; {judging['facts_unjudged']} fact(s) unjudged (judge call failed, left out): "
+                f"{judging['partial_items']} item(s) partial, {judging['unjudged_items']} "
+                "with no score"
+            )
+        lines.append(line)
+    return lines
 
 
 def run_lines(report: dict[str, Any]) -> list[str]:

@@ -71,3 +71,44 @@ class EvalScript(DebateScript):
         value = self(messages, output)
         self.spans.append((start, time.monotonic()))
         return value
+
+
+FENCED = r"<data {what} [^>]*>\n(.*?)\n</data "
+
+
+def fenced(what: str, text: str) -> str | None:
+    """The text of the first ``<data what …>`` fence in ``text`` (argue.engine.prompts.data)."""
+    found = re.search(FENCED.format(what=what), text, re.S)
+    return found.group(1) if found else None
+
+
+@dataclass
+class JudgedScript:
+    """A scripted model for judged items (free-text answers, a judge call per fact).
+
+    ``answer(prompt)``: the free text an answering call gives (``FreeTextAnswer``), from its
+    last user turn; ``verdict(fact, answer)``: the judge's verdict on one fact (``FactVerdict``),
+    or an Exception for a judge call that fails. By default the judge finds a fact consistent
+    when the answer contains it word for word, and inconsistent otherwise. ``judged`` lists
+    the (fact, answer) pairs the judge was shown, as they came out of their fences."""
+
+    answer: Callable[[str], str] = lambda prompt: "- none"
+    verdict: Callable[[str, str], str | Exception] = lambda fact, answer: (
+        "consistent" if fact in answer else "inconsistent"
+    )
+    judged: list[tuple[str, str]] = field(default_factory=list)
+
+    def __call__(self, messages: list[Message], output: type[BaseModel] | None) -> object:
+        user = [m.content for m in messages if m.role == "user"][-1]
+        name = output.__name__ if output is not None else ""
+        if name == "FreeTextAnswer":
+            return {"reasoning": "notes", "answer": self.answer(user)}
+        if name == "FactVerdict":
+            fact, answer = fenced("fact", user), fenced("answer", user)
+            assert fact is not None and answer is not None, user
+            self.judged.append((fact, answer))
+            verdict = self.verdict(fact, answer)
+            if isinstance(verdict, Exception):
+                return verdict
+            return {"verdict": verdict, "reason": f"checked {fact[:20]}"}
+        raise AssertionError(f"a judged eval asked for {name or 'text'}")
