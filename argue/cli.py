@@ -30,6 +30,7 @@ from argue.commands.memory import memory_app
 from argue.commands.personas import personas_app
 from argue.commands.report import report_command
 from argue.commands.research import research_command
+from argue.commands.serve import serve_command
 from argue.commands.start import argue_command
 from argue.commands.taxonomy import taxonomy_command
 from argue.commands.watch import watch_command
@@ -151,6 +152,7 @@ app.command("synthesize")(synthesize_command)
 app.command("report")(report_command)
 app.command("watch")(watch_command)
 app.command("mcp")(mcp_command)
+app.command("serve")(serve_command)
 app.command("doctor")(doctor_command)
 app.add_typer(personas_app, name="personas", help="List and show personas.")
 app.add_typer(config_app, name="config", help="Show the effective settings and their sources.")

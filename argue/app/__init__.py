@@ -53,6 +53,14 @@ if TYPE_CHECKING:
     from argue.app._limits import (
         QUESTION_MAX_CHARS,
     )
+    from argue.app._live import (
+        LiveDebate,
+        LiveRow,
+        debate_ids,
+        live_debate,
+        live_row,
+        report_html,
+    )
     from argue.app._report import write_report
     from argue.app._run import (
         EXIT_BY_STATUS,
@@ -142,6 +150,12 @@ _WHERE = {
     "transcript": "argue.app._debates",
     "usage_summary": "argue.app._run",
     "write_report": "argue.app._report",
+    "LiveDebate": "argue.app._live",
+    "LiveRow": "argue.app._live",
+    "debate_ids": "argue.app._live",
+    "live_debate": "argue.app._live",
+    "live_row": "argue.app._live",
+    "report_html": "argue.app._live",
 }
 
 __all__ = [
@@ -157,6 +171,8 @@ __all__ = [
     "EvalRequest",
     "InterjectResult",
     "Interrupted",
+    "LiveDebate",
+    "LiveRow",
     "NotFoundError",
     "OperationError",
     "Reporter",
@@ -172,10 +188,13 @@ __all__ = [
     "budget_note",
     "check_question",
     "create",
+    "debate_ids",
     "debate_status",
     "detach",
     "dry_run_document",
     "interject",
+    "live_debate",
+    "live_row",
     "merge_evals",
     "outcome",
     "parse_model_spec",
@@ -184,6 +203,7 @@ __all__ = [
     "prepare_eval",
     "quiet",
     "report",
+    "report_html",
     "resume",
     "run_debate",
     "run_eval",

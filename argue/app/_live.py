@@ -1,0 +1,266 @@
+"""Read-only views of a debate as it stands, for a live page (``argue serve``).
+
+The same records ``status`` and ``watch`` read (config.json, state.json, each persona's records,
+failures.json, usage.jsonl), gathered into typed snapshots. Nothing here writes into the debate
+folder or takes its lock: the runner may be writing while a snapshot is read, and a record
+being replaced counts as not written yet.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+
+from pydantic import BaseModel, Field
+
+from argue.app._debates import DebateStatus, debate_status
+from argue.app._errors import OperationError
+from argue.app._workspace import Workspace
+
+if TYPE_CHECKING:
+    from argue.domain import DebateConfig, DebateState
+    from argue.records.history import DebateHistory
+    from argue.store import DebateStore
+
+Tone = Literal["running", "ok", "paused", "bad"]
+"""How a status reads at a glance: under way, finished well, resumable, failed or cut short."""
+_TONE: dict[str, Tone] = {
+    "running": "running",
+    "completed": "ok",
+    "stopped": "paused",
+    "budget_exhausted": "paused",
+    "interrupted": "paused",
+    "failed": "bad",
+}
+
+
+class LiveRow(BaseModel):
+    """One debate as the index lists it: its ``status`` row (usage included) and the phase."""
+
+    status: DebateStatus
+    phase: str = Field(description="state.json's phase: framing, research, …, synthesis")
+    phase_words: str = Field(description="the phase in the debate's language")
+    tone: Tone
+
+
+class LiveClaim(BaseModel):
+    id: str
+    text: str
+    evidence_state: str = Field(description="quoted, quote_not_found, unverified or uncited")
+    refusal: bool = False
+
+
+class LiveTurn(BaseModel):
+    """What one persona published in one round, as far as it got."""
+
+    round: int
+    position: str | None = Field(default=None, description="None: no argument on disk yet")
+    claims: list[LiveClaim] = Field(default_factory=list)
+    rebuttal: str | None = Field(default=None, description="the rebuttal in one line, if any")
+    confidence: float | None = Field(default=None, description="after the round's reflection")
+
+
+class LivePersona(BaseModel):
+    letter: str
+    name: str
+    turns: list[LiveTurn] = Field(default_factory=list)
+
+
+class LiveDebate(BaseModel):
+    """One debate's live view: where it stands, what each persona published, what failed."""
+
+    row: LiveRow
+    running: bool
+    personas: list[LivePersona]
+    scores: list[str] = Field(description="one 'Round n scored: …' line per committed round")
+    failures: list[str] = Field(description="each failure in the fixed vocabulary, one line")
+    notes: list[str] = Field(description="moderator notes the rounds have taken in")
+    termination: str | None = Field(
+        default=None, description="the termination line once the debate is not running"
+    )
+    report_ready: bool = Field(description="enough on disk for the report to show something")
+
+
+def _phase_words(phase: str, lang: str) -> str:
+    from argue.records.labels import label
+
+    try:
+        return label(f"w_phase_{phase}", lang)
+    except KeyError:
+        return phase
+
+
+def _row(store: DebateStore) -> LiveRow:
+    row = debate_status(store, full=True)
+    phase = store.state().phase
+    return LiveRow(
+        status=row,
+        phase=phase,
+        phase_words=_phase_words(phase, row.language),
+        tone=_TONE.get(row.status, "bad"),
+    )
+
+
+def live_row(debate_id: str, *, workspace: Workspace | None = None) -> LiveRow:
+    """The index's row for ``debate_id`` (NotFoundError when there is no such debate)."""
+    from argue.store import StoreError
+
+    store = (workspace or Workspace()).open(debate_id)
+    try:
+        return _row(store)
+    except StoreError as exc:
+        raise OperationError(str(exc)) from None
+
+
+def debate_ids(*, workspace: Workspace | None = None) -> list[str]:
+    """The debates in the folder, by id (the folders ``status`` would list)."""
+    from argue.store import iter_debates
+
+    return [store.debate_id for store in iter_debates((workspace or Workspace()).root)]
+
+
+def live_debate(
+    debate_id: str, *, workspace: Workspace | None = None, command: str = "argue"
+) -> LiveDebate:
+    """Everything the live page shows about ``debate_id``, read from its folder now.
+
+    ``command``: how the user runs argue, for the resume hint of the termination line."""
+    from argue.engine import load_history
+    from argue.store import StoreError
+
+    store = (workspace or Workspace()).open(debate_id)
+    try:
+        row = _row(store)
+        history = load_history(store)
+        state = store.state()
+    except StoreError as exc:
+        raise OperationError(str(exc)) from None
+    if row.status.status != state.status:
+        state = state.model_copy(update={"status": row.status.status})
+    lang = history.config.language
+    running = state.status == "running"
+    return LiveDebate(
+        row=row,
+        running=running,
+        personas=_personas(history),
+        scores=_scores(history),
+        failures=[failure.sentence(lang) for failure in history.failures],
+        notes=[str(note.get("text", "")) for note in history.moderator_notes],
+        termination=None if running else _termination(history.config, state, row, store, command),
+        report_ready=bool(history.rounds),
+    )
+
+
+def _personas(history: DebateHistory) -> list[LivePersona]:
+    from argue.records.labels import label
+
+    lang = history.config.language
+    personas = []
+    for letter in history.letters:
+        turns = []
+        for record in history.ordered_rounds():
+            argument = record.arguments.get(letter)
+            rebuttal = record.rebuttals.get(letter)
+            reflection = record.reflections.get(letter)
+            if argument is None and rebuttal is None and reflection is None:
+                continue
+            rebuttal_line = None
+            if rebuttal is not None:
+                counted = sum(1 for c in rebuttal.counters if c.valid_target)
+                rebuttal_line = label(
+                    "w_rebuttal",
+                    lang,
+                    round=record.round,
+                    counters=_plural(len(rebuttal.counters), "counter", lang),
+                    counted=counted,
+                    concessions=_plural(len(rebuttal.concessions), "concession", lang),
+                )
+            turns.append(
+                LiveTurn(
+                    round=record.round,
+                    position=argument.position if argument else None,
+                    claims=[
+                        LiveClaim(
+                            id=c.id, text=c.text, evidence_state=c.evidence_state, refusal=c.refusal
+                        )
+                        for c in (argument.claims if argument else [])
+                    ],
+                    rebuttal=rebuttal_line,
+                    confidence=reflection.confidence if reflection else None,
+                )
+            )
+        personas.append(LivePersona(letter=letter, name=history.persona_name(letter), turns=turns))
+    return personas
+
+
+def _scores(history: DebateHistory) -> list[str]:
+    from argue.records.labels import label
+
+    lines = []
+    for record in history.committed_rounds():
+        assert record.score is not None
+        parts = [
+            f"{history.persona_name(letter)} {score.total:.2f}/{score.max_total:.1f}"
+            for letter, score in record.score.personas.items()
+        ]
+        lines.append(
+            label("w_scored", history.config.language, n=record.round, scores=", ".join(parts))
+        )
+    return lines
+
+
+def _plural(n: int, noun: str, lang: str) -> str:
+    from argue.records.labels import label
+
+    return label(f"plural_{noun}_{'one' if n == 1 else 'many'}", lang, n=n)
+
+
+def _termination(
+    config: DebateConfig, state: DebateState, row: LiveRow, store: DebateStore, command: str
+) -> str:
+    """The line ``watch`` ends with: status (and why), spending, and what to do next."""
+    from argue.records.labels import label
+    from argue.records.terminal import detail_words, word
+
+    lang = config.language
+    english = lang == "en"
+    why = state.termination_detail or state.error or ""
+    if state.status == "interrupted" and not why:
+        why = label("w_orphan", lang)
+    if not english and state.termination_detail:
+        why = detail_words(state.termination_detail, lang)
+    status = state.status if english else word("status", state.status, lang)
+    if state.termination and state.termination != state.status:
+        ending = state.termination if english else word("termination", state.termination, lang)
+        status += f" ({ending})"
+    line = label("w_termination", lang, status=status) + (f" — {why}" if why else "")
+    if state.status == "completed":
+        line += " · " + label("w_synthesis", lang, path=store.paths.synthesis)
+    elif state.status in ("stopped", "budget_exhausted", "interrupted"):
+        line += " · " + label("w_resume", lang, command=f"{command} resume {config.id}")
+    return line
+
+
+def report_html(debate_id: str, *, workspace: Workspace | None = None) -> str:
+    """The debate's HTML report as ``argue report`` renders it now (labelled partial while it
+    runs), without writing into the debate folder: it is rendered into a throwaway file."""
+    from argue.app import write_report
+
+    store = (workspace or Workspace()).open(debate_id)
+    with tempfile.TemporaryDirectory(prefix="argue-report-") as folder:
+        target = write_report(store, Path(folder) / "report.html")
+        return target.read_text(encoding="utf-8")
+
+
+__all__ = [
+    "LiveClaim",
+    "LiveDebate",
+    "LivePersona",
+    "LiveRow",
+    "LiveTurn",
+    "debate_ids",
+    "live_debate",
+    "live_row",
+    "report_html",
+]

@@ -1,0 +1,125 @@
+"""``argue serve``: a live view of the debates folder in the browser, on loopback.
+
+The server prints its URL once; the URL carries a fresh unguessable token and every route
+requires it. Starlette, uvicorn and sse-starlette are the optional ``serve`` extra, imported
+here only when the command runs, so ``argue --help`` stays fast and works without them.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import socket
+from pathlib import Path
+
+import typer
+
+from argue.commands._debate import DEBATES_DIR_HELP, _debates_dir, command_name, workspace
+from argue.console import die, stderr_console, stdout_console
+
+MISSING_STACK = (
+    "argue serve needs starlette, uvicorn and sse-starlette (the serve extra): "
+    "pip install 'argue-debate[serve]' (in a clone, ./run.sh installs it)"
+)
+DEFAULT_PORT = 8765
+
+
+def is_loopback(host: str) -> bool:
+    """127.0.0.0/8, ::1 and the name localhost; anything else reaches other machines."""
+    if host.strip().lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def _bind(host: str, port: int) -> socket.socket:
+    """The listening socket, bound before the URL is printed (``--port 0``: any free port)."""
+    name = host.strip("[]")
+    family = socket.AF_INET6 if ":" in name else socket.AF_INET
+    if name.lower() == "localhost":
+        name, family = "127.0.0.1", socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((name, port))
+    except OSError as exc:
+        sock.close()
+        raise exc
+    sock.listen(128)
+    sock.setblocking(False)
+    return sock
+
+
+def _url(sock: socket.socket, token: str) -> str:
+    address = sock.getsockname()
+    host = f"[{address[0]}]" if sock.family == socket.AF_INET6 else address[0]
+    return f"http://{host}:{address[1]}/?token={token}"
+
+
+def serve_command(
+    host: str = typer.Option(
+        "127.0.0.1", "--host", help="Address to listen on (loopback unless --allow-remote)."
+    ),
+    port: int = typer.Option(
+        DEFAULT_PORT, "--port", min=0, max=65535, help="Port to listen on (0: any free port)."
+    ),
+    allow_remote: bool = typer.Option(
+        False,
+        "--allow-remote",
+        help="Allow a --host other machines can reach (anyone with the URL can stop debates).",
+    ),
+    debates_dir: Path | None = typer.Option(None, "--debates-dir", help=DEBATES_DIR_HELP),
+) -> None:
+    """Watch running and finished debates in the browser: a local page that updates as each
+    phase lands, with stop and interject. Prints its URL (with a fresh token) once."""
+    import secrets
+
+    if not is_loopback(host) and not allow_remote:
+        die(
+            f"--host {host} is not a loopback address: other machines could reach the page; "
+            "pass --allow-remote to serve there anyway",
+            2,
+        )
+    try:
+        import sse_starlette  # noqa: F401
+        import starlette  # noqa: F401
+        import uvicorn
+    except ImportError:
+        die(MISSING_STACK, 2)
+    from argue.web import create_app
+
+    root = _debates_dir(debates_dir)
+    if not is_loopback(host):
+        stderr_console.print(
+            f"warning: serving on {host}, which other machines may reach; anyone with the URL "
+            "can read, stop and steer these debates",
+            markup=False,
+            highlight=False,
+        )
+    try:
+        sock = _bind(host, port)
+    except OSError as exc:
+        die(f"cannot listen on {host}:{port}: {exc.strerror or exc} (try --port 0)", 2)
+    token = secrets.token_urlsafe(32)
+    application = create_app(workspace(root), token, command=command_name())
+    config = uvicorn.Config(
+        application,
+        log_level="warning",
+        access_log=False,  # an access log would write the token-bearing URLs out
+        timeout_graceful_shutdown=2,
+        lifespan="off",
+    )
+    stdout_console.print(_url(sock, token), markup=False, highlight=False, soft_wrap=True)
+    stderr_console.print(
+        f"Serving the debates in {root} (read-only, plus stop and interject). "
+        "Ctrl-C stops the server; debates keep running.",
+        markup=False,
+        highlight=False,
+    )
+    try:
+        uvicorn.Server(config).run(sockets=[sock])
+    except KeyboardInterrupt:
+        raise typer.Exit(130) from None
+    finally:
+        sock.close()

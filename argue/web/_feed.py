@@ -1,0 +1,107 @@
+"""What drives the live page's updates: a cheap fingerprint of a debate folder, taken every
+``POLL_INTERVAL_S``; when it differs from the last one, the page's view is read again and sent.
+
+The fingerprint is the name, size and modification time of every regular file in the folder
+(two levels of persona sub-folders included) and whether a runner holds the lock — a runner
+that dies changes no file, but the debate then reads as interrupted. No inotify: a stat walk of
+a debate's few hundred files every half second costs little, works on every filesystem (a
+synced or network folder too) and needs no dependency. Links and special files are skipped,
+never followed: the folder is a boundary.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+
+POLL_INTERVAL_S = 0.5
+MAX_ENTRIES = 20_000
+"""A folder with more entries than this is fingerprinted by its first ones (a debate has a few
+hundred files; a folder this large was not written by argue)."""
+MAX_DEPTH = 4
+
+Fingerprint = tuple[object, ...]
+FileMark = tuple[str, int, int]
+"""A file's name or path, size and modification time (ns)."""
+IndexMark = tuple[tuple[str, tuple[FileMark, ...]], ...]
+
+
+def _walk(folder: Path, depth: int, found: list[tuple[str, int, int]]) -> None:
+    try:
+        with os.scandir(folder) as entries:
+            for entry in entries:
+                if len(found) >= MAX_ENTRIES:
+                    return
+                try:
+                    if entry.is_symlink():
+                        continue
+                    if entry.is_dir(follow_symlinks=False):
+                        if depth < MAX_DEPTH:
+                            _walk(Path(entry.path), depth + 1, found)
+                        continue
+                    if not entry.is_file(follow_symlinks=False):
+                        continue
+                    info = entry.stat(follow_symlinks=False)
+                except OSError:
+                    continue  # replaced between the listing and the look: the next look sees it
+                found.append((entry.path, info.st_size, info.st_mtime_ns))
+    except OSError:
+        return
+
+
+def folder_fingerprint(root: Path) -> Fingerprint:
+    """Every regular file's (path, size, mtime) under ``root``, sorted; empty when it is gone."""
+    found: list[tuple[str, int, int]] = []
+    if root.is_dir() and not root.is_symlink():
+        _walk(root, 0, found)
+    return tuple(sorted(found))
+
+
+def debate_fingerprint(root: Path, is_locked: Callable[[], bool]) -> Fingerprint:
+    """The folder's files and whether a runner holds the debate's lock (a shared, non-blocking
+    look that lets go at once: the runner's own lock is never taken or waited for)."""
+    return (folder_fingerprint(root), is_locked())
+
+
+def index_fingerprint(debates_dir: Path) -> IndexMark:
+    """The debate folders present and each one's state.json, usage files and failures.json:
+    what the index shows (status, round, phase, cost) changes with one of them."""
+    watched = ("config.json", "state.json", "usage.jsonl", "usage.json", "failures.json")
+    rows: list[tuple[str, tuple[FileMark, ...]]] = []
+    try:
+        with os.scandir(debates_dir) as entries:
+            folders = sorted(
+                (e.name, Path(e.path))
+                for e in entries
+                if not e.is_symlink() and e.is_dir(follow_symlinks=False)
+            )[:MAX_ENTRIES]
+    except OSError:
+        return ()
+    for name, folder in folders:
+        files = []
+        for file_name in watched:
+            try:
+                info = (folder / file_name).lstat()
+            except OSError:
+                continue
+            files.append((file_name, info.st_size, info.st_mtime_ns))
+        rows.append((name, tuple(files)))
+    return tuple(rows)
+
+
+async def changes(
+    fingerprint: Callable[[], Fingerprint], *, interval: float = POLL_INTERVAL_S
+) -> AsyncIterator[None]:
+    """Yield once at once, then each time ``fingerprint()`` differs from the last look. The
+    fingerprint is taken in a worker thread: the event loop never waits on the disk."""
+    import anyio
+
+    last = await anyio.to_thread.run_sync(fingerprint)
+    yield None
+    while True:
+        await anyio.sleep(interval)
+        now = await anyio.to_thread.run_sync(fingerprint)
+        if now != last:
+            last = now
+            yield None

@@ -1,0 +1,191 @@
+"""The live pages, rendered by autoescaping Jinja templates: model text is data everywhere.
+
+The stylesheet and the one script are static files inlined into every page; the
+Content-Security-Policy allows exactly those two by their sha256 (``csp_hash``, as the report
+does for its stylesheet), and otherwise only requests to this server (the event stream, the
+polling fallback, stop and interject).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property, lru_cache
+from importlib.resources import files
+from typing import Any
+from urllib.parse import quote
+
+from jinja2 import Environment, PackageLoader, StrictUndefined
+from markupsafe import Markup
+
+from argue.app import UsageSummary
+from argue.app._live import LiveDebate, LiveRow
+
+EVIDENCE_WORDS = {
+    "quoted": "quote found in a retrieved document",
+    "quote_not_found": "cites a document, quote not found",
+    "unverified": "unverified reference",
+    "uncited": "no evidence cited",
+}
+
+
+@lru_cache(maxsize=1)
+def _environment() -> Environment:
+    return Environment(
+        loader=PackageLoader("argue.web", "templates"),
+        autoescape=True,
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+
+
+def _asset(name: str) -> str:
+    return files("argue.web").joinpath("templates", name).read_text(encoding="utf-8")
+
+
+def cost_words(usage: UsageSummary | None) -> str:
+    """The cost so far as people should read it: a model without a price is "not priced",
+    never "$0.0000"; a partly priced total is a lower bound, said so."""
+    if usage is None:
+        return "not read"
+    if usage.calls == 0:
+        return "no model call yet"
+    if usage.cost_usd is not None:
+        return f"${usage.cost_usd:.4f}"
+    if usage.unpriced_calls >= usage.calls:
+        return "not priced"
+    return usage.cost
+
+
+def calls_words(usage: UsageSummary | None) -> str:
+    if usage is None:
+        return ""
+    return f"{usage.calls} model call{'' if usage.calls == 1 else 's'}"
+
+
+@dataclass(frozen=True)
+class Urls:
+    """Where this server's pages are, each carrying the token (every route requires it)."""
+
+    token: str
+
+    def _with_token(self, path: str) -> str:
+        return f"{path}?token={quote(self.token, safe='')}"
+
+    def index(self) -> str:
+        return self._with_token("/")
+
+    def debate(self, debate_id: str) -> str:
+        return self._with_token(f"/debates/{quote(debate_id, safe='')}")
+
+    def for_index(self) -> dict[str, str]:
+        return {
+            "index": self.index(),
+            "stream": self._with_token("/stream"),
+            "fragment": self._with_token("/rows"),
+        }
+
+    def for_debate(self, debate_id: str) -> dict[str, str]:
+        base = f"/debates/{quote(debate_id, safe='')}"
+        return {
+            "index": self.index(),
+            "stream": self._with_token(f"{base}/stream"),
+            "fragment": self._with_token(f"{base}/live"),
+            "report": self._with_token(f"{base}/report"),
+            # POSTs carry the token in a header (the page's script adds it), not in the URL.
+            "stop": f"{base}/stop",
+            "interject": f"{base}/interject",
+        }
+
+
+class Pages:
+    """Renders the index and debate pages and their live sections, and says their CSP."""
+
+    def __init__(self, token: str) -> None:
+        self.urls = Urls(token)
+        self.token = token
+
+    @cached_property
+    def css(self) -> str:
+        return _asset("live.css")
+
+    @cached_property
+    def script(self) -> str:
+        return _asset("live.js")
+
+    @cached_property
+    def csp(self) -> str:
+        """Only this page's stylesheet and script (by hash), requests to this server only."""
+        from argue.report.html import csp_hash
+
+        return (
+            f"default-src 'none'; script-src '{csp_hash(self.script)}'; "
+            f"style-src '{csp_hash(self.css)}'; connect-src 'self'; img-src 'self'; "
+            "base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+        )
+
+    def _render(self, template: str, **context: Any) -> str:
+        return (
+            _environment()
+            .get_template(template)
+            .render(
+                token=self.token,
+                css=Markup(self.css),
+                script=Markup(self.script),
+                csp=self.csp,
+                evidence_words=EVIDENCE_WORDS,
+                **context,
+            )
+        )
+
+    # -- the index
+
+    def _rows(self, rows: list[LiveRow]) -> list[dict[str, Any]]:
+        return [
+            {
+                "live": row,
+                "url": self.urls.debate(row.status.id),
+                "cost": cost_words(row.status.usage),
+                "partial_title": "; ".join(row.status.partial_reasons or []),
+            }
+            for row in rows
+        ]
+
+    def index(self, rows: list[LiveRow], skipped: list[str], debates_dir: str) -> str:
+        return self._render(
+            "index.html.j2",
+            lang="en",
+            title="debates",
+            urls=self.urls.for_index(),
+            rows=self._rows(rows),
+            skipped=skipped,
+            debates_dir=debates_dir,
+        )
+
+    def index_rows(self, rows: list[LiveRow], skipped: list[str]) -> str:
+        return self._render("_rows.html.j2", rows=self._rows(rows), skipped=skipped)
+
+    # -- one debate
+
+    def _debate_context(self, debate: LiveDebate) -> dict[str, Any]:
+        usage = debate.row.status.usage
+        return {
+            "debate": debate,
+            "urls": self.urls.for_debate(debate.row.status.id),
+            "cost": cost_words(usage),
+            "calls": calls_words(usage),
+        }
+
+    def debate(self, debate: LiveDebate, note_max: int) -> str:
+        names = " vs ".join(p.name for p in debate.personas)
+        return self._render(
+            "debate.html.j2",
+            lang=debate.row.status.language,
+            title=debate.row.status.id,
+            names=names,
+            note_max=note_max,
+            **self._debate_context(debate),
+        )
+
+    def debate_live(self, debate: LiveDebate) -> str:
+        return self._render("_debate_live.html.j2", **self._debate_context(debate))
