@@ -24,7 +24,8 @@ find_python() {
     exit 2
 }
 
-# $1: extras to install ("local" or "local,dev"); reinstalls when pyproject.toml or the extras change.
+# $1: extras to install ("local,serve" or "local,dev,serve"); reinstalls when pyproject.toml or the
+# extras change. `serve` (starlette, uvicorn, sse-starlette) is small and `argue serve` needs it.
 ensure_venv() {
     local extras="$1"
     local stamp="$VENV/.argue-installed"
@@ -36,7 +37,8 @@ ensure_venv() {
         return
     fi
     # A stamp for a superset of extras also satisfies the request.
-    if [[ -x "$PY" && -f "$stamp" && "$extras" == "local" ]] && grep -qxF "${want% *} [local,dev]" "$stamp"; then
+    if [[ -x "$PY" && -f "$stamp" && "$extras" == "local,serve" ]] &&
+        grep -qxF "${want% *} [local,dev,serve]" "$stamp"; then
         return
     fi
     if [[ ! -x "$PY" ]]; then
@@ -57,7 +59,7 @@ ensure_venv() {
 
 if [[ "${1:-}" == "test" ]]; then
     shift
-    ensure_venv "local,dev"
+    ensure_venv "local,dev,serve"
     cd "$ROOT"
     # More than 2 cores: one worker per core (pytest-xdist), a test module's tests on one worker
     # (its fixtures, such as the llama.cpp server, start once). On 2 cores the suite is CPU-bound
@@ -71,7 +73,7 @@ if [[ "${1:-}" == "test" ]]; then
     exec "$PY" -m pytest -n "$workers" --dist loadscope "$@"
 fi
 
-ensure_venv "local"
+ensure_venv "local,serve"
 # Debates from a clone live in its own debates/ folder, whatever the current folder is.
 export ARGUE_DEBATES_DIR="${ARGUE_DEBATES_DIR:-$ROOT/debates}"
 export ARGUE_LAUNCHER="${ARGUE_LAUNCHER:-./run.sh}"  # hints name the command the user ran
