@@ -333,6 +333,27 @@ def judged_comparison(
     }
 
 
+EXACT_CAPTION = (
+    "accuracy: every item counts, an unreadable answer is wrong; paper: Du et al.'s scoring "
+    "(last float-like token; unparsed answers dropped), of the items it scored; calls, tokens "
+    "and cost: mean per item; time: first start to last finish"
+)
+
+
+def table_caption(report: dict[str, Any]) -> str:
+    """The terminal table's caption: what its columns mean for this report's answer type (an
+    exact-answer report's is the face's caption of before, word for word)."""
+    if report.get("answer_type") != "judged":
+        return EXACT_CAPTION
+    return (
+        f"accuracy: {report['scoring']['label']}, the mean fraction of reference facts found "
+        "consistent per item (an unanswered item scores 0); 95 % CI: mean ± 1.96 standard "
+        "errors; paper: Du et al.'s pooled consistent / (consistent + inconsistent), of the "
+        "fact verdicts it counted; calls, tokens and cost: mean per item, the judge's calls "
+        "included; time: first start to last finish"
+    )
+
+
 def judged_lines(report: dict[str, Any]) -> list[str]:
     """What a judged report's table needs said beside it (none for an exact-answer report):
     the model-judged label with the judge's name, what the columns mean, and the facts left

@@ -471,3 +471,30 @@ def test_a_judged_eval_runs_reports_and_resumes_with_no_call(tmp_path, scripted_
     again = run_eval(prepare_eval(request, workspace))
     assert len(model.requests) == calls  # resumed: nothing asked again
     assert again.report["arms"] == report["arms"]  # the same records, the same figures
+
+
+def test_the_cli_runs_a_judged_eval_and_its_json_says_model_judged(
+    tmp_path, monkeypatch, scripted_provider
+):
+    scripted_provider(ScriptedModel(JudgedScript(answer=lambda prompt: BIOGRAPHY)))
+    monkeypatch.setenv("ARGUE_PROVIDER", "scripted")
+    monkeypatch.setenv("COLUMNS", "200")
+    path = write(tmp_path, [judged_row(id="ada", question=ITEM.question, facts=FACTS)])
+    args = ["eval", str(path), "--arms", "single,society", "--debates-dir", str(tmp_path / "d")]
+    shown = CliRunner().invoke(app, args)
+    assert shown.exit_code == 0, shown.output
+    assert "66.7%" in shown.stdout  # the table's accuracy cell: 2 of 3 facts consistent
+    report = json.loads(CliRunner().invoke(app, [*args, "--json"]).stdout)
+    assert report["answer_type"] == "judged"
+    assert report["scoring"]["label"] == "model-judged (judge: scripted/scripted-1)"
+    assert report["arms"]["society"]["label"] == MODEL_JUDGED
+    assert report["arms"]["single"]["paper"]["accuracy"] == pytest.approx(2 / 3)
+
+
+def test_the_table_caption_names_the_judge_and_keeps_the_exact_one():
+    from argue.eval.report import table_caption
+
+    judged = build_report([judged_record("a", "single", 1.0, [C])], [])
+    assert table_caption(judged).startswith("accuracy: model-judged (judge: p/judge-1), the mean")
+    exact = build_report([], [])
+    assert table_caption(exact).startswith("accuracy: every item counts, an unreadable answer")
