@@ -2,7 +2,7 @@
 # argue launcher: bootstraps .venv on first use (or when pyproject.toml changes), then runs argue.
 #   ./run.sh argue "question" ...   run a debate (any argue sub-command works the same way)
 #   ./run.sh test [pytest args]     install dev deps if needed and run the whole test suite
-#                                   (over 2 cores: one worker per core; ARGUE_TEST_WORKERS=N)
+#                                   (one worker per core; ARGUE_TEST_WORKERS=N)
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -61,12 +61,13 @@ if [[ "${1:-}" == "test" ]]; then
     shift
     ensure_venv "local,dev,serve"
     cd "$ROOT"
-    # More than 2 cores: one worker per core (pytest-xdist), a test module's tests on one worker
-    # (its fixtures, such as the llama.cpp server, start once). On 2 cores the suite is CPU-bound
-    # (the llama.cpp server test keeps both busy) and 2 workers were slower than one (716 s
-    # against 640 s here), so it runs serially. ARGUE_TEST_WORKERS=N sets the workers (0: none).
+    # Two cores or more: one worker per core (pytest-xdist), a test module's tests on one worker
+    # (its fixtures, such as the llama.cpp server, start once; the longest modules are handed
+    # out first, tests/conftest.py). Under xdist the llama.cpp server runs one inference thread
+    # per spare core (tests/e2e/test_llama_server.py says why). One core: serial.
+    # ARGUE_TEST_WORKERS=N sets the workers (0: none).
     cores="$(nproc 2>/dev/null || echo 1)"
-    workers="${ARGUE_TEST_WORKERS:-$([[ "$cores" -gt 2 ]] && echo auto || echo 0)}"
+    workers="${ARGUE_TEST_WORKERS:-$([[ "$cores" -ge 2 ]] && echo auto || echo 0)}"
     if [[ "$workers" == "0" ]]; then
         exec "$PY" -m pytest "$@"
     fi

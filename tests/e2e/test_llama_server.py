@@ -15,6 +15,7 @@ instead of leaving a refused connection to be read as a wrong request (issue 19)
 from __future__ import annotations
 
 import json
+import os
 import signal
 import socket
 import subprocess
@@ -43,6 +44,18 @@ pytestmark = [
 ]
 MODEL_NAME = "gemma-3-270m"
 STARTUP_DEADLINE_S = 180.0
+
+
+def server_threads() -> int:
+    """Two inference threads when the suite runs serially; one under pytest-xdist, where
+    another worker keeps the second core busy: llama.cpp's threads wait for each other every
+    token, and a thread that loses its core stalls the other (3 busy threads on 2 cores made
+    the whole suite slower than serial)."""
+    cores = os.cpu_count() or 1
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
+        return max(1, cores - (workers - 1))
+    return max(1, min(2, cores))
 
 
 def free_port() -> int:
@@ -89,7 +102,7 @@ class LlamaServer:
                 "--chat_format",
                 "gemma",
                 "--n_threads",
-                "2",
+                str(server_threads()),
                 # One seed for every request: the same prompts get the same answers, so the
                 # small model's output (and this test) does not vary from run to run.
                 "--seed",
