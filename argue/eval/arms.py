@@ -309,6 +309,8 @@ def society_followup(item: EvalItem, others: list[ShortAnswer]) -> str:
     from argue.engine.prompts import data
 
     ask = _ask_for(item)
+    if not others and item.judged:  # the paper's biography wording for an agent alone
+        return f"Closely examine your answer and give an updated answer. {ask}"
     if not others:
         return f"Can you verify that your answer is correct? Reiterate your answer. {ask}"
     shown = []

@@ -498,3 +498,11 @@ def test_the_table_caption_names_the_judge_and_keeps_the_exact_one():
     assert table_caption(judged).startswith("accuracy: model-judged (judge: p/judge-1), the mean")
     exact = build_report([], [])
     assert table_caption(exact).startswith("accuracy: every item counts, an unreadable answer")
+
+
+def test_a_lone_judged_agent_is_asked_to_examine_its_answer(tmp_path):
+    model = ScriptedModel(JudgedScript(answer=lambda prompt: BIOGRAPHY))
+    result = asyncio.run(run_society(settings(model, tmp_path, agents=1, rounds=2), ITEM))
+    asked = [r.messages[-1].content for r in model.requests if r.output is FreeTextAnswer]
+    assert asked[1].startswith("Closely examine your answer and give an updated answer.")
+    assert result.judge_calls == 3 and result.score == pytest.approx(2 / 3)
