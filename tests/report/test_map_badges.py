@@ -15,13 +15,13 @@ import pytest
 from argue.domain import Claim
 from argue.report.argument_map import ArgumentMap, Box, ClaimNode, render_map_svg
 from argue.report.argument_map.layout import (
-    BADGE_ROW_H,
-    HEADER_ASCENT,
+    LINE_H,
     MIN_COLUMN,
     NODE_H,
     _layout,
     node_badges,
     node_header,
+    text_top,
 )
 from argue.report.svg import num
 
@@ -72,12 +72,12 @@ def test_the_node_grows_to_hold_its_badge_rows(lang: str, columns: int) -> None:
     m.nodes = {"A12.c10": node, "A12.c11": plain}
     _layout(m, lang)
     header = node_header(node, node.box, lang)
-    lowest = max(b.box.y + b.box.h for b in header.badges)
-    text_top = node.box.y + 34 + header.rows * BADGE_ROW_H - HEADER_ASCENT
-    assert text_top >= lowest
-    assert text_top + HEADER_ASCENT + 15 + 4 <= node.box.y + node.box.h  # both text lines fit
+    lowest = max(b.y + b.h for b in [*(b.box for b in header.badges), header.score_box])
+    first_line = text_top(node.box, header.rows)
+    assert first_line >= lowest
+    assert first_line + len(node.lines) * LINE_H <= node.box.y + node.box.h  # every line fits
     assert plain.box.y >= node.box.y + node.box.h
-    assert plain.box.h == NODE_H
+    assert plain.box.h == NODE_H - (2 - len(plain.lines)) * LINE_H  # no badge row
 
 
 class _Badges(HTMLParser):
@@ -109,7 +109,7 @@ def test_the_drawn_map_shows_every_badge_where_the_header_puts_it(lang: str) -> 
     parser = _Badges()
     parser.feed(svg)
     words = [w for w, _ in node_badges(node, lang)]
-    assert parser.words[-2:] == words  # after the legend's two: the node's two
+    assert parser.words == [*words, *words]  # the legend's two, then the node's two
     header = node_header(node, node.box, lang)
     for badge in header.badges:
         assert f'<rect x="{num(badge.box.x)}" y="{num(badge.box.y)}"' in svg

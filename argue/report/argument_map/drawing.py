@@ -1,5 +1,15 @@
 """The argument map drawn as SVG: the legend, the persona columns and round bands, the claim,
-rebuttal and "no such claim" nodes, and the edges between them, each with its tooltip."""
+rebuttal and "no such claim" nodes, and the edges between them, each with its tooltip.
+
+Drawing order is reading order: frame, claim and "no such claim" nodes, then each rebuttal
+with its edges, so an edge is never hidden behind a box (the layout routes edges around boxes
+anyway). Everything that can be followed carries classes naming both its ends: a claim node
+``n3``, a rebuttal ``r2``, a persona ``p1``; an edge ``from-r2 to-n3 src-p1 dst-p0``. The
+report's stylesheet (map.css.j2) uses them to show one claim's, one rebuttal's or one
+persona's arrows on hover, keyboard focus or as the page's target (a tap on a column head or
+a rebuttal, a claim id followed from the text) — without script.
+Colours come from the stylesheet's variables (classes here), so the dark theme reaches the map.
+"""
 
 from __future__ import annotations
 
@@ -8,51 +18,106 @@ from markupsafe import Markup
 from argue.records.labels import label
 from argue.render.inline import fold_lookalikes
 from argue.report.argument_map.layout import (
-    BADGE_GAP,
     BADGE_H,
-    BADGE_ROW_H,
-    CHAR_W,
-    EDGE_KINDS,
-    HEADER_ASCENT,
+    HEADER_BASELINE,
+    HEADER_TOP,
     LEFT,
-    TOP,
+    LINE_H,
     ArgumentMap,
     Badge,
     Box,
     ClaimNode,
     Edge,
     GhostNode,
+    LegendItem,
     RebuttalNode,
-    badge_width,
     node_header,
+    text_top,
 )
-from argue.report.svg import clip, el, num, persona_color, svg, text, title, wrap
+from argue.report.argument_map.metrics import (
+    BADGE,
+    CLAIM_ID,
+    CLAIM_TEXT,
+    COLUMN_HEAD,
+    EMPTY,
+    GHOST,
+    LEGEND,
+    REBUTTAL,
+    ROUND_LABEL,
+    SCORE,
+    Font,
+    clip_to_width,
+)
+from argue.report.argument_map.routing import rounded_path
+from argue.report.svg import clip, el, num, persona_color, text, title
 from argue.report.text import claim_anchor, node_anchor
 
-_EDGE_STYLE: dict[str, dict[str, object]] = {
-    "refute": {"stroke": "#b3261e", "stroke_dasharray": None},
-    "undercut": {"stroke": "#b35c00", "stroke_dasharray": "7 4"},
-    "question": {"stroke": "#1f5fa8", "stroke_dasharray": "2 4"},
-    "concede_full": {"stroke": "#1e7b3c", "stroke_dasharray": None},
-    "concede_partial": {"stroke": "#1e7b3c", "stroke_dasharray": "9 3 2 3"},
-    "not_counted": {"stroke": "#8a8a8a", "stroke_dasharray": "3 3"},
+# Dashes tell the kinds apart without colour (grey print, colour-vision deficiencies); the
+# colour is the stylesheet's (.edge-refute …), from the page's variables.
+_EDGE_DASH: dict[str, str | None] = {
+    "refute": None,
+    "undercut": "7 4",
+    "question": "2 4",
+    "concede_full": None,
+    "concede_partial": "9 3 2 3",
+    "not_counted": "3 3",
 }
+ARROW = 8.0  # arrowhead length and width, px
 
 
 def edge_words(kind: str, lang: str) -> str:
     return label(f"edge_{kind}", lang)
 
 
+def persona_anchor(index: int) -> str:
+    """The id of a persona's column head on the map (a link to itself: its arrows stay shown)."""
+    return f"map-p{index}"
+
+
+def rebuttal_anchor(rebuttal: RebuttalNode) -> str:
+    return f"rebuttal-{rebuttal.key}"
+
+
+def font_attrs(font: Font) -> dict[str, object]:
+    """Size and weight as presentation attributes: the layout measured with these numbers."""
+    return {"font_size": f"{font.size:g}", "font_weight": font.weight}
+
+
 def render_map_svg(m: ArgumentMap, lang: str) -> Markup:
     parts: list[Markup] = [_defs()]
     parts += _frame(m, lang)
-    parts += [_edge(m, edge, i, lang) for i, edge in enumerate(m.edges)]
     parts += [_claim_node(m, node, lang) for node in m.nodes.values()]
-    parts += [_rebuttal_node(m, r, lang) for r in m.rebuttals]
     parts += [_ghost_node(g, lang) for g in m.ghosts]
+    parts += [_rebuttal(m, r, lang) for r in m.rebuttals]
     if not m.nodes:
-        parts.append(text(LEFT, TOP + 30, label("nothing_yet", lang), class_="muted"))
-    return svg(m.width, m.height, label("argument_map", lang), *parts, class_="argmap")
+        parts.append(
+            text(
+                LEFT,
+                m.head_y + 60,
+                label("nothing_yet", lang),
+                class_="muted",
+                **font_attrs(EMPTY),
+            )
+        )
+    name = label("argument_map", lang)
+    # Its natural width in px (the stylesheet shows it at that size, in a scroll box when wider
+    # than the page); role="group", not "img": the map holds links and titles a screen reader
+    # should reach.
+    return el(
+        "svg",
+        {
+            "xmlns": "http://www.w3.org/2000/svg",
+            "viewBox": f"0 0 {num(m.width)} {num(m.height)}",
+            "width": num(m.width),
+            "height": num(m.height),
+            "role": "group",
+            "aria-label": name,
+            "preserveAspectRatio": "xMinYMin meet",
+            "class": "argmap",
+        },
+        title(name),
+        *parts,
+    )
 
 
 def _defs() -> Markup:
@@ -62,64 +127,78 @@ def _defs() -> Markup:
             {
                 "id": f"arrow-{kind}",
                 "viewBox": "0 0 10 10",
-                "refX": "9",
+                "refX": "10",
                 "refY": "5",
-                "markerWidth": "7",
-                "markerHeight": "7",
+                "markerUnits": "userSpaceOnUse",
+                "markerWidth": f"{ARROW:g}",
+                "markerHeight": f"{ARROW:g}",
                 "orient": "auto-start-reverse",
             },
-            el("path", {"d": "M0,0 L10,5 L0,10 z", "fill": str(style["stroke"])}),
+            el("path", {"d": "M0,0 L10,5 L0,10 z", "class": f"head head-{kind}"}),
         )
-        for kind, style in _EDGE_STYLE.items()
+        for kind in _EDGE_DASH
     ]
     return el("defs", None, *markers)
 
 
 def _frame(m: ArgumentMap, lang: str) -> list[Markup]:
-    parts: list[Markup] = [_legend(lang)]
+    parts: list[Markup] = [_legend(m.legend)]
     for i, letter in enumerate(m.letters):
         x = m.column_x(letter)
-        parts.append(
+        words = clip_to_width(f"{m.names[letter]} ({letter})", m.column_width - 12, COLUMN_HEAD)
+        head = el(
+            "a",
+            {"href": f"#{persona_anchor(i)}"},
             el(
                 "rect",
                 {
                     "x": x,
-                    "y": 30.0,
+                    "y": m.head_y,
                     "width": m.column_width,
                     "height": 22.0,
                     "rx": "3",
                     "fill": persona_color(i),
                 },
-            )
-        )
-        parts.append(
+            ),
             text(
                 x + m.column_width / 2,
-                45.5,
-                f"{m.names[letter]} ({letter})",
+                m.head_y + 15.5,
+                words,
                 class_="colhead",
                 text_anchor="middle",
+                **font_attrs(COLUMN_HEAD),
+            ),
+        )
+        name = m.names.get(letter, letter)
+        parts.append(
+            el(
+                "g",
+                {"id": persona_anchor(i), "class": f"colhead-group p{i}"},
+                title(f"{name} ({letter})"),
+                head,
             )
         )
     for round_no, (top, _bottom) in m.bands.items():
         parts.append(
-            el(
-                "line",
-                {"x1": 4.0, "x2": m.width - 4, "y1": top, "y2": top, "class": "band"},
+            el("line", {"x1": 4.0, "x2": m.width - 4, "y1": top, "y2": top, "class": "band"})
+        )
+        parts.append(
+            text(
+                8,
+                top + 20,
+                f"{label('round', lang)[:1]}{round_no}",
+                class_="bandlabel",
+                **font_attrs(ROUND_LABEL),
             )
         )
-        parts.append(text(8, top + 20, f"{label('round', lang)[:1]}{round_no}", class_="bandlabel"))
     return parts
-
-
-def _persona_index(m: ArgumentMap, letter: str) -> int:
-    return m.letters.index(letter) if letter in m.letters else 0
 
 
 def _claim_node(m: ArgumentMap, node: ClaimNode, lang: str) -> Markup:
     claim, box = node.claim, node.box
-    color = persona_color(_persona_index(m, claim.persona))
-    classes = ["node", f"persona-{claim.persona}"]
+    index = m.column_of(claim.persona)
+    color = persona_color(index)
+    classes = ["node", f"persona-{claim.persona}", f"p{index}", node.key]
     if node.conceded_by:
         classes.append("conceded")
     if node.unverified:
@@ -130,7 +209,7 @@ def _claim_node(m: ArgumentMap, node: ClaimNode, lang: str) -> Markup:
     if node.unverified:
         tooltip += f" — {label('unverified', lang)}: {fold_lookalikes(', '.join(node.unverified))}"
     header = node_header(node, box, lang)
-    header_y = header.id_box.y + HEADER_ASCENT
+    header_y = box.y + HEADER_BASELINE
     inner: list[Markup] = [
         el(
             "rect",
@@ -145,43 +224,58 @@ def _claim_node(m: ArgumentMap, node: ClaimNode, lang: str) -> Markup:
             },
         ),
         el("rect", {"x": box.x, "y": box.y, "width": 5.0, "height": box.h, "fill": color}),
-        text(header.id_box.x, header_y, claim.id, class_="nid"),
+        text(header.id_box.x, header_y, header.id_text, class_="nid", **font_attrs(CLAIM_ID)),
     ]
     inner += [_badge(badge) for badge in header.badges]
+    score_y = header.score_box.y + HEADER_BASELINE - HEADER_TOP  # its row's baseline
     inner.append(
-        text(box.x + box.w - 8, header_y, header.score_text, class_="nscore", text_anchor="end")
+        text(
+            header.score_box.x + header.score_box.w,
+            score_y,
+            header.score_text,
+            class_="nscore",
+            text_anchor="end",
+            **font_attrs(SCORE),
+        )
     )
-    chars = max(12, int((box.w - 22) / CHAR_W))
-    lines = wrap(claim_text, chars, 2)
-    text_y = box.y + 34 + header.rows * BADGE_ROW_H
+    first = text_top(box, header.rows) + CLAIM_TEXT.ascent
     tspans = [
-        el("tspan", {"x": box.x + 12, "y": text_y + 15 * i}, line) for i, line in enumerate(lines)
+        el("tspan", {"x": box.x + 12, "y": first + LINE_H * i}, line)
+        for i, line in enumerate(node.lines)
     ]
     if tspans:
-        inner.append(el("text", {"class": "ntext"}, *tspans))
+        inner.append(el("text", {"class": "ntext", **font_attrs(CLAIM_TEXT)}, *tspans))
     link = el("a", {"href": f"#{claim_anchor(claim.id)}"}, *inner)
     return el("g", {"id": node_anchor(claim.id), "class": " ".join(classes)}, title(tooltip), link)
 
 
 def _badge(badge: Badge) -> Markup:
     box = badge.box
+    baseline = box.y + (BADGE_H + BADGE.ascent - BADGE.descent) / 2
     return el(
         "g",
         {"class": f"badge {badge.css}"},
-        el("rect", {"x": box.x, "y": box.y, "width": box.w, "height": box.h, "rx": "7"}),
-        text(box.x + box.w / 2, box.y + HEADER_ASCENT, badge.word, text_anchor="middle"),
+        el("rect", {"x": box.x, "y": box.y, "width": box.w, "height": box.h, "rx": "8"}),
+        text(
+            box.x + box.w / 2,
+            baseline,
+            badge.word,
+            text_anchor="middle",
+            **font_attrs(BADGE),
+        ),
     )
 
 
-def _rebuttal_node(m: ArgumentMap, r: RebuttalNode, lang: str) -> Markup:
+def _rebuttal(m: ArgumentMap, r: RebuttalNode, lang: str) -> Markup:
+    """A rebuttal's node and, drawn above every box, the edges that leave it."""
     box = r.box
-    color = persona_color(_persona_index(m, r.letter))
+    index = m.column_of(r.letter)
+    color = persona_color(index)
     name = m.names.get(r.letter, r.letter)
     words = f"{name} · {label('rebuttal', lang).lower()} {label('round', lang)[:1]}{r.round}"
-    return el(
-        "g",
-        {"id": f"rebuttal-{r.key}", "class": f"rebuttal persona-{r.letter}"},
-        title(words),
+    pill = el(
+        "a",
+        {"href": f"#{rebuttal_anchor(r)}"},
         el(
             "rect",
             {
@@ -197,10 +291,22 @@ def _rebuttal_node(m: ArgumentMap, r: RebuttalNode, lang: str) -> Markup:
         text(
             box.x + box.w / 2,
             box.y + 16,
-            clip(words, int(box.w / CHAR_W)),
+            clip_to_width(words, box.w - 16, REBUTTAL),
             class_="rtext",
             text_anchor="middle",
+            **font_attrs(REBUTTAL),
         ),
+    )
+    edges = [_edge(m, edge, lang) for edge in m.edges if edge.source is r]
+    return el(
+        "g",
+        {
+            "id": rebuttal_anchor(r),
+            "class": f"rebuttal persona-{r.letter} p{index} {r.css_key}",
+        },
+        title(words),
+        pill,
+        *edges,
     )
 
 
@@ -211,61 +317,42 @@ def _ghost_node(g: GhostNode, lang: str) -> Markup:
         "g",
         {"class": "ghost"},
         title(words),
-        el(
-            "rect",
-            {"x": box.x, "y": box.y, "width": box.w, "height": box.h, "rx": "3"},
-        ),
+        el("rect", {"x": box.x, "y": box.y, "width": box.w, "height": box.h, "rx": "3"}),
         text(
             box.x + box.w / 2,
-            box.y + 16,
-            clip(words, int(box.w / CHAR_W)),
+            box.y + 15,
+            clip_to_width(words, box.w - 12, GHOST),
             text_anchor="middle",
+            **font_attrs(GHOST),
         ),
     )
 
 
-def _edge(m: ArgumentMap, edge: Edge, index: int, lang: str) -> Markup:
-    src, dst = edge.source.box, edge.target.box
+def _edge(m: ArgumentMap, edge: Edge, lang: str) -> Markup:
     style_key = edge.kind if edge.counted else "not_counted"
-    style = _EDGE_STYLE[style_key]
-    # Spread the edges that arrive at one target so they do not overlap exactly.
-    arriving = [e for e in m.edges if e.target is edge.target]
-    k = arriving.index(edge)
-    spread = (k - (len(arriving) - 1) / 2) * min(8.0, (dst.h - 10) / max(1, len(arriving)))
-    ty = dst.cy + spread
-    if isinstance(edge.target, GhostNode):
-        # Straight down from the rebuttal to its unknown target, beside the column.
-        sx, sy = src.x + 14, src.y + src.h
-        tx, ty = dst.x + 14, dst.y
-        d = f"M{num(sx)},{num(sy)} L{num(tx)},{num(ty)}"
-    else:
-        if dst.x + dst.w / 2 < src.x + src.w / 2 - 1:
-            sx, tx, out = src.x, dst.x + dst.w, -1
-        elif dst.x + dst.w / 2 > src.x + src.w / 2 + 1:
-            sx, tx, out = src.x + src.w, dst.x, 1
-        else:  # the same column (a persona's own claim): loop out to the right
-            sx, tx, out = src.x + src.w, dst.x + dst.w, 0
-        sy = src.cy
-        if out == 0:
-            bulge = 36 + 6 * (k % 4)
-            c1x, c2x = sx + bulge, tx + bulge
-        else:
-            dx = max(40.0, abs(tx - sx) / 2)
-            c1x, c2x = sx + out * dx, tx - out * dx
-        d = f"M{num(sx)},{num(sy)} C{num(c1x)},{num(sy)} {num(c2x)},{num(ty)} {num(tx)},{num(ty)}"
     name = m.names.get(edge.source.letter, edge.source.letter)
-    target_id = edge.target.claim.id if isinstance(edge.target, ClaimNode) else edge.target.target
+    target = edge.target
+    target_id = target.claim.id if isinstance(target, ClaimNode) else target.target
     tooltip = f"{name} ({label('round', lang)} {edge.source.round}) {edge_words(edge.kind, lang)} "
     tooltip += f"{target_id}: {clip(fold_lookalikes(edge.text), 240)}"
     if not edge.counted:
         tooltip += f" — {label('edge_not_counted', lang)}"
         if edge.note:
             tooltip += f" ({clip(edge.note, 160)})"
-    classes = f"edge edge-{edge.kind}" + ("" if edge.counted else " not-counted")
+    classes = [
+        "edge",
+        f"edge-{edge.kind}",
+        f"from-{edge.source.css_key}",
+        f"src-p{m.column_of(edge.source.letter)}",
+    ]
+    if isinstance(target, ClaimNode):
+        classes += [f"to-{target.key}", f"dst-p{m.column_of(target.claim.persona)}"]
+    if not edge.counted:
+        classes.append("not-counted")
     return el(
         "g",
         {
-            "class": classes,
+            "class": " ".join(classes),
             "data-kind": edge.kind,
             "data-from": edge.source.key,
             "data-target": target_id,
@@ -274,46 +361,40 @@ def _edge(m: ArgumentMap, edge: Edge, index: int, lang: str) -> Markup:
         el(
             "path",
             {
-                "d": d,
+                "d": rounded_path(edge.points),
                 "fill": "none",
-                "stroke": style["stroke"],
+                "class": f"line line-{style_key}",
                 "stroke-width": "2.2" if edge.kind.startswith("concede") else "1.6",
-                "stroke_dasharray": style["stroke_dasharray"],
+                "stroke_dasharray": _EDGE_DASH[style_key],
                 "marker-end": f"url(#arrow-{style_key})",
             },
         ),
     )
 
 
-def _legend(lang: str) -> Markup:
-    """One row above the map: each edge kind's line, then the two node markers."""
+def _legend(items: list[LegendItem]) -> Markup:
+    """The row(s) above the map: each edge kind's line, then the two node badges."""
     parts: list[Markup] = []
-    x = float(LEFT)
-    for kind in (*EDGE_KINDS, "not_counted"):
-        style = _EDGE_STYLE[kind]
+    for item in items:
+        if item.kind.startswith("b-"):
+            box = Box(item.x, item.y - BADGE_H / 2, item.width, BADGE_H)
+            parts.append(_badge(Badge(item.word, item.kind, box)))
+            continue
         parts.append(
             el(
                 "line",
                 {
-                    "x1": x,
-                    "x2": x + 34,
-                    "y1": 12.0,
-                    "y2": 12.0,
-                    "stroke": style["stroke"],
+                    "x1": item.x,
+                    "x2": item.x + 34,
+                    "y1": item.y,
+                    "y2": item.y,
+                    "class": f"line line-{item.kind}",
                     "stroke-width": "2.2",
-                    "stroke_dasharray": style["stroke_dasharray"],
-                    "marker-end": f"url(#arrow-{kind})",
+                    "stroke_dasharray": _EDGE_DASH[item.kind],
+                    "marker-end": f"url(#arrow-{item.kind})",
                 },
             )
         )
-        words = edge_words(kind, lang)
-        parts.append(text(x + 40, 16, words, class_="lgd"))
-        x += 40 + len(words) * 6.6 + 18
-    for word, css in (
-        (label("conceded_badge", lang), "b-conceded"),
-        (label("unverified", lang), "b-unverified"),
-    ):
-        w = badge_width(word)
-        parts.append(_badge(Badge(word, css, Box(x, 16 - HEADER_ASCENT, w, BADGE_H))))
-        x += w + BADGE_GAP
-    return el("g", {"class": "legend"}, *parts)
+        baseline = item.y + (LEGEND.ascent - LEGEND.descent) / 2
+        parts.append(text(item.x + 40, baseline, item.word, class_="lgd", **font_attrs(LEGEND)))
+    return el("g", {"class": "map-legend"}, *parts)
