@@ -129,6 +129,12 @@ class Usage(BaseModel):
         "still have computed and billed them, at a cost nobody can read; cost_usd then is a "
         "lower bound. Such a row has no tokens.",
     )
+    batch_calls: int = Field(
+        default=0,
+        exclude_if=lambda v: not v,
+        description="calls answered through a provider's batch engine (argue eval --batch), "
+        "billed at its batch price",
+    )
     purpose: str | None = Field(default=None, description="e.g. 'A/R2/argument'")
     repairs: list[str] = Field(
         default_factory=list,
@@ -152,6 +158,7 @@ class Usage(BaseModel):
             calls=self.calls + other.calls,
             unpriced_calls=self.unpriced_calls + other.unpriced_calls,
             possibly_billed_calls=self.possibly_billed_calls + other.possibly_billed_calls,
+            batch_calls=self.batch_calls + other.batch_calls,
         )
 
 

@@ -21,9 +21,11 @@ from argue.app._workspace import Reporter, Workspace, quiet
 
 if TYPE_CHECKING:
     from argue.domain import Mode, Persona
+    from argue.eval.batching import BatchPolling
     from argue.eval.datasets import Dataset, EvalItem
     from argue.eval.folder import EvalFolder
     from argue.llm import ChatModel
+    from argue.llm._batch import BatchClient
 
 DEFAULT_PERSONAS = ("embry", "horus", "brandon")
 DEFAULT_ARMS = ("debate", "single", "vote")
@@ -50,6 +52,9 @@ class EvalRequest(Request):
     model: str | None = None
     budget_usd: float | None = Field(default=None, ge=0.0, allow_inf_nan=False)
     max_tokens: int | None = Field(default=None, ge=1)
+    # Independent calls through the provider's batch engine (argue.eval.batching); direct
+    # calls, said so, for a provider without one.
+    batch: bool = False
 
     @classmethod
     def build(cls, **fields: Any) -> EvalRequest:
@@ -81,6 +86,14 @@ class EvalPlan:
     chat_model: ChatModel
     concurrency: int
     folder: EvalFolder
+    # --batch: the provider's batch engine, or the line saying why direct calls are used.
+    batch_client: BatchClient | None = None
+    batch_note: str | None = None
+    batch_polling: BatchPolling | None = None
+
+
+# How often a batch is first asked after, in seconds (then less and less often).
+BATCH_POLL_ENV = "ARGUE_BATCH_POLL_S"
 
 
 def prepare_eval(request: EvalRequest, workspace: Workspace | None = None) -> EvalPlan:
@@ -90,6 +103,7 @@ def prepare_eval(request: EvalRequest, workspace: Workspace | None = None) -> Ev
     from argue.eval.datasets import DatasetError, parse_shard
     from argue.eval.datasets import shard as take_shard
     from argue.eval.folder import EvalFolder
+    from argue.llm._batch import batch_client_for
     from argue.llm._resolve import DEFAULT_MAX_CONCURRENCY
 
     workspace = workspace or Workspace()
@@ -130,6 +144,18 @@ def prepare_eval(request: EvalRequest, workspace: Workspace | None = None) -> Ev
         f"_shard{shard_of[0]}of{shard_of[1]}" if shard_of else ""
     )
     folder = EvalFolder(workspace.root / "evals" / name)
+    batch_client: BatchClient | None = None
+    batch_note: str | None = None
+    polling: BatchPolling | None = None
+    if request.batch:
+        polling = _batch_polling(workspace.env)
+        engine = batch_client_for(chat_model, workspace.env)
+        if isinstance(engine, str):
+            batch_note = f"--batch: {engine}"
+        else:
+            batch_client = engine
+            # A wave's calls across all items make one batch: every (item, arm) at once.
+            limit = max(limit, len(items) * len(chosen))
     return EvalPlan(
         request=request,
         data=data,
@@ -141,7 +167,25 @@ def prepare_eval(request: EvalRequest, workspace: Workspace | None = None) -> Ev
         chat_model=chat_model,
         concurrency=limit,
         folder=folder,
+        batch_client=batch_client,
+        batch_note=batch_note,
+        batch_polling=polling,
     )
+
+
+def _batch_polling(env: Any) -> BatchPolling:
+    from argue.eval.batching import BatchPolling
+
+    raw = (env.get(BATCH_POLL_ENV) or "").strip()
+    if not raw:
+        return BatchPolling()
+    try:
+        first = float(raw)
+    except ValueError:
+        first = -1.0
+    if not 0 < first <= 3600:
+        raise UsageError(f"{BATCH_POLL_ENV}={raw!r}: give seconds between 0 and 3600, e.g. 5")
+    return BatchPolling.starting_at(first)
 
 
 def run_eval(
@@ -199,15 +243,32 @@ def _run_eval(
     _check_society(manifest, request, folder.root)
     manifest["shard"] = list(plan.shard) if plan.shard else None
     folder.save_manifest(manifest)
+    at_once = (
+        f"every item at once, calls sent through the {plan.batch_client.engine} a wave at a time"
+        if plan.batch_client is not None
+        else f"{plan.concurrency} item(s) at a time"
+    )
     reporter(
         f"Eval folder: {folder.root} — {len(plan.items)} item(s) × {', '.join(plan.arms)}; "
-        f"{plan.concurrency} item(s) at a time"
+        f"{at_once}"
     )
+    if plan.batch_note is not None:
+        reporter(plan.batch_note)
     control = EvalControl(EvalBudget(request.budget_usd, request.max_tokens), report=reporter)
-    results, seconds = _run(plan, control, reporter, on_result, command)
+    batching = None
+    if plan.batch_client is not None:
+        from argue.eval.batching import BatchCollector
+
+        batching = BatchCollector(
+            plan.batch_client, folder, report=reporter, polling=plan.batch_polling
+        )
+    results, seconds = _run(plan, control, reporter, on_result, command, batching)
     missing = [(i.id, a) for a in plan.arms for i in plan.items if (i.id, a) not in results]
     status = (control.stopped or "interrupted") if missing else "completed"
     run = _run_fields(status, missing, control)
+    batch = _batch_fields(plan, batching)
+    if batch is not None:
+        run["batch"] = batch
     report = eval_report(results.values(), [folder.manifest()], seconds, str(folder.root), run)
     return EvalOutcome(report=report, status=status, exit_code=EXIT_BY_STATUS[status])
 
@@ -383,6 +444,7 @@ def _run(
     reporter: Reporter,
     on_result: Callable[[Any], None] | None,
     command: str,
+    batching: Any = None,
 ) -> tuple[dict[Any, Any], float | None]:
     """The results for these items and arms, and the wall time (None when cancelled)."""
     import asyncio
@@ -415,11 +477,19 @@ def _run(
             presses += 1
             if presses == 1:
                 control.request_stop()
-                reporter(
-                    f"Ctrl-C: no new item starts; the {control.in_flight} in flight finish and "
-                    "are saved, then the eval stops (Ctrl-C again: at once). Re-run the same "
-                    "command to resume."
-                )
+                if batching is not None:
+                    reporter(
+                        f"Ctrl-C: no new item starts; the {control.in_flight} in flight wait "
+                        "for their batches (Ctrl-C again: stop at once; the batches submitted "
+                        "are recorded in batches.jsonl and the same command re-attaches to "
+                        "them)."
+                    )
+                else:
+                    reporter(
+                        f"Ctrl-C: no new item starts; the {control.in_flight} in flight "
+                        "finish and are saved, then the eval stops (Ctrl-C again: at once). "
+                        "Re-run the same command to resume."
+                    )
             elif current is not None:
                 current.cancel()
 
@@ -436,6 +506,7 @@ def _run(
                 # None (the library default) is no callable: run_items always calls on_done
                 on_done=on_result if on_result is not None else (lambda _: None),
                 control=control,
+                batching=batching,
             )
         finally:
             if in_main_thread:
@@ -459,6 +530,17 @@ def _run(
         done = folder.results()
         return {k: r for k, r in done.items() if k[0] in wanted and k[1] in plan.arms}, None
     return results, time.monotonic() - started
+
+
+def _batch_fields(plan: EvalPlan, batching: Any) -> dict[str, Any] | None:
+    """What ``--batch`` did: the engine, its price, every batch of the eval (ids, requests,
+    how they ended) and this run's share; or the line saying direct calls were used."""
+    if not plan.request.batch:
+        return None
+    if batching is None:
+        return {"engine": None, "note": plan.batch_note}
+    fields: dict[str, Any] = batching.summary()
+    return fields
 
 
 def _run_fields(status: str, missing: list[tuple[str, str]], control: Any) -> dict[str, Any]:

@@ -129,6 +129,14 @@ def eval_command(
         help="For the whole eval: no new item starts once the calls have used this many tokens "
         "(input + output); the ones in flight finish.",
     ),
+    batch: bool = typer.Option(
+        False,
+        "--batch",
+        help="Send the calls through the provider's batch engine (OpenAI's Batch API, "
+        "Anthropic's Message Batches): every item at once, one batch per wave, at the batch "
+        "price (half); slower (up to 24 h). Batch ids are kept in the eval folder: re-running "
+        "re-attaches. Other providers: direct calls, said so.",
+    ),
     json_output: bool = typer.Option(False, "--json", help="Print one JSON report on stdout."),
 ) -> None:
     """Run the arms over the dataset; re-running the same command resumes.
@@ -158,6 +166,7 @@ def eval_command(
             model=model,
             budget_usd=budget_usd,
             max_tokens=max_tokens,
+            batch=batch,
         )
         plan = app.prepare_eval(request, workspace(debates_dir))
         with _progress(len(plan.items) * len(plan.arms)) as advance:
@@ -273,3 +282,22 @@ def print_report(report: dict[str, Any]) -> None:
         stdout_console.print(comparison["verdict"], markup=False)
     for line in run_lines(report):
         stdout_console.print(line, markup=False, highlight=False)
+    line = batch_line(report.get("batch"))
+    if line:
+        stdout_console.print(line, markup=False, highlight=False)
+
+
+def batch_line(batch: dict[str, Any] | None) -> str | None:
+    """What --batch did, in one line: the batches, the calls they answered, the price."""
+    if not batch:
+        return None
+    if batch.get("engine") is None:
+        return str(batch.get("note") or "--batch: direct calls were used")
+    run = batch.get("this_run") or {}
+    batches = batch.get("batches") or []
+    return (
+        f"batch: {len(batches)} batch(es) on the {batch['engine']} ({batch['requests']} "
+        f"requests, {batch['answered']} answered), priced at {batch['price']}; this run "
+        f"submitted {len(run.get('created') or [])} and re-attached to "
+        f"{len(run.get('reattached') or [])}"
+    )

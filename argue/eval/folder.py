@@ -1,7 +1,10 @@
 """The eval folder, ``<debates>/evals/<name>/``: ``eval.json`` (what was asked, and the vote
 matching once fixed), ``items.jsonl`` (one line per finished item and arm, fsynced as it
 lands), ``usage.jsonl`` (every single/vote call) and ``debates/<item>/`` (the debate arm's
-debates, ordinary debate folders). Re-running the same command finds it and resumes.
+debates, ordinary debate folders); with ``--batch``, ``batches.jsonl`` (each provider batch the
+eval created, written the moment it exists, then its end: so that a killed run that runs again
+re-attaches to the same batches instead of submitting them again). Re-running the same command
+finds it and resumes.
 
 It is a boundary with the debate folder's rules (``argue.store._safe.guard``): no symbolic
 link is followed (the folder itself, ``debates/`` or any file in it), only regular files are
@@ -21,7 +24,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
+from pydantic import BaseModel, Field, ValidationError
 
 from argue.domain import Usage
 from argue.eval.arms import ItemResult
@@ -32,8 +35,24 @@ from argue.store._safe import MAX_LOG_BYTES, StoreError, guard, read_text
 MANIFEST = "eval.json"
 RESULTS = "items.jsonl"
 USAGE = "usage.jsonl"
+BATCHES = "batches.jsonl"
 LOCK = ".lock"
 WHAT = "eval folder"
+
+
+class BatchRecord(BaseModel):
+    """One line of batches.jsonl: a provider batch when created (``status`` "submitted",
+    ``calls`` set), or later news of it (its end: ``status`` the provider's word, ``counts``).
+    ``calls`` maps each request's custom_id to the call it stands for (item/arm/purpose)."""
+
+    provider: str
+    engine: str
+    batch_id: str = Field(min_length=1, max_length=200)
+    status: str
+    submitted_at: float | None = None
+    calls: dict[str, str] = Field(default_factory=dict)
+    counts: dict[str, int] = Field(default_factory=dict)
+    at: float = Field(description="Unix time of this line")
 
 
 class EvalFolderError(ValueError):
@@ -176,6 +195,32 @@ class EvalFolder:
         from argue.redact import redact
 
         self._append(RESULTS, redact(result.model_dump_json()))
+
+    def batches(self) -> dict[str, BatchRecord]:
+        """Every batch recorded, by id: its creation line (its calls) with the latest status
+        and counts of later lines; a torn or foreign line is skipped."""
+        found: dict[str, BatchRecord] = {}
+        for line in self._lines(BATCHES):
+            try:
+                record = BatchRecord.model_validate_json(line)
+            except (ValidationError, ValueError):
+                continue
+            known = found.get(record.batch_id)
+            if known is None:
+                found[record.batch_id] = record
+            else:
+                found[record.batch_id] = known.model_copy(
+                    update={
+                        "status": record.status,
+                        "counts": record.counts or known.counts,
+                        "calls": known.calls or record.calls,
+                        "at": record.at,
+                    }
+                )
+        return found
+
+    def append_batch(self, record: BatchRecord) -> None:
+        self._append(BATCHES, record.model_dump_json())
 
     def append_usage(self, usage: Usage) -> None:
         self._append(USAGE, usage.model_dump_json())

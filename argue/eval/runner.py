@@ -10,13 +10,20 @@ actually spent per item. A finished (item, arm) is never run again.
 wave: once the whole eval's budget is reached or a stop was requested (Ctrl-C), nothing new
 starts; the (item, arm) runs in flight finish and are written to ``items.jsonl``. The vote wave
 does not start after such a stop (its K is fixed only from a complete debate wave).
+
+``batching`` (a ``BatchCollector``, ``argue eval --batch``): each (item, arm) runs in a lane of
+its own, its calls gathered with the other lanes' into provider batches (``argue.eval.batching``);
+the caller then sets ``concurrency`` to every (item, arm) of a wave, so that a wave's calls
+across all items form one batch.
 """
 
 from __future__ import annotations
 
 import asyncio
 import dataclasses
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import AbstractAsyncContextManager, asynccontextmanager, nullcontext
+from typing import TYPE_CHECKING
 
 from argue.eval.arms import (
     ArmSettings,
@@ -29,6 +36,10 @@ from argue.eval.arms import (
 from argue.eval.budget import EvalControl, TalliedModel
 from argue.eval.datasets import EvalItem
 from argue.eval.folder import EvalFolder
+from argue.llm.base import ChatModel
+
+if TYPE_CHECKING:
+    from argue.eval.batching import BatchCollector
 
 RUNNERS = {
     "debate": run_debate,
@@ -67,10 +78,43 @@ async def run_eval(
     samples: int | None = None,
     on_done: Callable[[ItemResult | None], None] = lambda _: None,
     control: EvalControl | None = None,
+    batching: BatchCollector | None = None,
 ) -> dict[tuple[str, str], ItemResult]:
     """Every (item, arm) not on disk yet; returns all results for these items and arms.
     ``on_done`` is called once per (item, arm), finished now (the result) or earlier (None);
     an (item, arm) not started because of ``control`` gets no call."""
+    collecting: AbstractAsyncContextManager[object] = (
+        batching.collecting() if batching is not None else nullcontext()
+    )
+    async with collecting:
+        return await _run_waves(
+            items, arms, settings, folder, concurrency, samples, on_done, control, batching
+        )
+
+
+@asynccontextmanager
+async def _lane_model(
+    batching: BatchCollector | None, key: tuple[str, str], model: ChatModel
+) -> AsyncIterator[ChatModel]:
+    """``model`` itself, or with ``--batch`` the lane whose calls go into batches."""
+    if batching is None:
+        yield model
+        return
+    async with batching.lane(key, model) as laned:
+        yield laned
+
+
+async def _run_waves(
+    items: Sequence[EvalItem],
+    arms: Sequence[str],
+    settings: ArmSettings,
+    folder: EvalFolder,
+    concurrency: int,
+    samples: int | None,
+    on_done: Callable[[ItemResult | None], None],
+    control: EvalControl | None,
+    batching: BatchCollector | None,
+) -> dict[tuple[str, str], ItemResult]:
     done = folder.results()
     gate = asyncio.Semaphore(concurrency)
     control = control or EvalControl()
@@ -81,12 +125,11 @@ async def run_eval(
         async with gate:
             if not control.may_start():
                 return
-            tallied = TalliedModel(
-                settings.model, lambda usage: control.budget.add_call(key, usage)
-            )
             control.in_flight += 1
             try:
-                result = await RUNNERS[arm](dataclasses.replace(settings, model=tallied), item)
+                async with _lane_model(batching, key, settings.model) as model:
+                    tallied = TalliedModel(model, lambda usage: control.budget.add_call(key, usage))
+                    result = await RUNNERS[arm](dataclasses.replace(settings, model=tallied), item)
             finally:
                 control.in_flight -= 1
         folder.append_result(result)

@@ -26,6 +26,7 @@ from urllib.parse import urlsplit
 from pydantic import BaseModel
 
 from argue.domain import Usage
+from argue.llm._batch import batch_route
 from argue.llm._limits import provider_slots
 from argue.llm._retry import (
     CRASH_WORDS,
@@ -255,7 +256,16 @@ class SDKAdapter(Adapter, Generic[ConnectionT, ClientT, ResponseT]):
         it). A caller puts those before its answer's Usage (``with_unanswered``); when the call
         fails they are billed to the error.
 
-        Each attempt carries its own ``timeout`` (the policy's, cut to the call's budget left)."""
+        Each attempt carries its own ``timeout`` (the policy's, cut to the call's budget left).
+
+        Inside a batch route (``argue.llm._batch``: ``argue eval --batch``) the same request
+        goes into the provider's batch engine instead, and its answer comes back as the same
+        response object: building the request and reading the reply stay the adapter's own."""
+        route = batch_route()
+        if route is not None:
+            started = self._clock()
+            response = await route.send(self, request)
+            return response, self._clock() - started, []
         client = self._client_for_running_loop()
         unreadable: list[TransportFailure] = []
         last: list[TransportFailure] = []
@@ -349,6 +359,11 @@ class SDKAdapter(Adapter, Generic[ConnectionT, ClientT, ResponseT]):
     async def _attempt(self, client: ClientT, request: dict[str, Any]) -> ResponseT:
         """One SDK call, its errors translated by ``_sdk_failures``; a 2xx body that is not the
         expected response is a ``TransportFailure("unreadable")`` too."""
+
+    def _checked_response(self, response: object) -> ResponseT:
+        """``response`` when it is the API's reply, else ``TransportFailure("unreadable")``;
+        an adapter with a batch engine (``argue.llm._batch``) reads its batch answers so."""
+        raise TransportFailure("unreadable", detail=f"{self.provider} has no batch engine")
 
     @contextlib.contextmanager
     def _sdk_failures(self, sdk: ModuleType, timeout_s: float) -> Iterator[None]:

@@ -47,6 +47,7 @@ from argue.llm._adapter import (
     unreadable_body,
     with_unanswered,
 )
+from argue.llm._batch import in_batch
 from argue.llm._providers import AnthropicProvider
 from argue.llm._retry import RetryPolicy, Sleep
 from argue.llm._secrets import masked_error
@@ -205,6 +206,7 @@ class AnthropicModel(SDKAdapter[AnthropicProvider, "AsyncAnthropic", "AnthropicM
             cache_read_tokens=getattr(reported, "cache_read_input_tokens", None) or 0,
             cache_write_tokens=getattr(reported, "cache_creation_input_tokens", None) or 0,
             latency_s=latency_s,
+            batch_calls=1 if in_batch() else 0,
         )
         usage = self._prices.price(usage, tokens_known=reported is not None)
         tool_name = tool_name_for(output) if output is not None and mode == "tool" else None
@@ -228,6 +230,13 @@ class AnthropicModel(SDKAdapter[AnthropicProvider, "AsyncAnthropic", "AnthropicM
 
         with self._sdk_failures(anthropic, request["timeout"]):
             response: object = await client.messages.create(**request)
+        return self._checked_response(response)
+
+    def _checked_response(self, response: object) -> AnthropicMessage:
+        """``response`` when it is a Messages API reply (sent directly or read from a batch's
+        results), else the retry layer's "unreadable" failure."""
+        import anthropic
+
         if (
             isinstance(response, anthropic.types.Message)
             and not (response.model_extra or {}).get("error")

@@ -54,6 +54,7 @@ from argue.llm._adapter import (
     with_text_last,
     with_unanswered,
 )
+from argue.llm._batch import in_batch
 from argue.llm._dialects import (
     DIALECT_WORDS,
     Dialect,
@@ -373,10 +374,16 @@ class OpenAICompatModel(SDKAdapter[OpenAICompatProvider, "AsyncOpenAI", "ChatCom
 
     async def _attempt(self, client: AsyncOpenAI, request: dict[str, Any]) -> ChatCompletion:
         import openai
-        from openai.types.chat import ChatCompletion, ChatCompletionMessage
 
         with self._sdk_failures(openai, request["timeout"]):
             response: object = await client.chat.completions.create(**request)
+        return self._checked_response(response)
+
+    def _checked_response(self, response: object) -> ChatCompletion:
+        """``response`` when it is a chat completion with a message (sent directly or read from
+        a batch's output file), else the retry layer's "unreadable" failure."""
+        from openai.types.chat import ChatCompletion, ChatCompletionMessage
+
         missing = "no choices"
         if isinstance(response, ChatCompletion) and not (response.model_extra or {}).get("error"):
             choices = response.choices
@@ -411,6 +418,7 @@ class OpenAICompatModel(SDKAdapter[OpenAICompatProvider, "AsyncOpenAI", "ChatCom
             output_tokens=getattr(reported, "completion_tokens", None) or 0,
             cache_read_tokens=cached,
             latency_s=latency_s,
+            batch_calls=1 if in_batch() else 0,
         )
         return self._prices.price(usage, tokens_known=reported is not None)
 

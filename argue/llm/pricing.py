@@ -10,6 +10,10 @@ lazily. Any other model (Ollama, an unknown one) has no known price: its calls a
 *unpriced* (``Usage.unpriced_calls``) and shown as "unknown", never as $0. ``price_source``
 says where each price came from (``--dry-run`` shows it).
 
+A call answered through a provider's batch engine (``Usage.batch_calls``: OpenAI's Batch API,
+Anthropic's Message Batches) costs ``BATCH_PRICE_FACTOR`` of the list price, tokens and cache
+alike: both providers bill batches at 50 % (genai-prices' batch variants say the same).
+
 Token semantics follow Usage: ``input_tokens`` are input tokens neither read from nor written
 to the prompt cache; cache reads and writes are counted (and priced) separately.
 """
@@ -95,6 +99,8 @@ DEFAULT_PRICES: dict[str, dict[str, ModelPrice]] = {
         "sonar-reasoning-pro": _price(2.0, 8.0, 0.0, request=0.006),
     },
 }
+# What a batched call costs, as a share of the list price (OpenAI and Anthropic: half).
+BATCH_PRICE_FACTOR = 0.5
 # Providers that bill nothing, whatever the model: in-process llama.cpp runs on this machine.
 FREE_PROVIDERS = frozenset({"local"})
 _FREE = ModelPrice(input=0.0, output=0.0)
@@ -183,16 +189,19 @@ class PriceTable:
         return usage.model_copy(update={"cost_usd": self.cost(usage), "unpriced_calls": 0})
 
     def cost(self, usage: Usage) -> float:
-        """USD for one Usage record; 0.0 when the model is not in the table (see ``price``)."""
+        """USD for one Usage record; 0.0 when the model is not in the table (see ``price``).
+        A record whose calls were all batched (``batch_calls``) costs the batch price."""
         price = self.lookup(usage.provider, usage.model)
         if price is None:
             return 0.0
-        return (
+        list_price = (
             usage.input_tokens * price.input
             + usage.output_tokens * price.output
             + usage.cache_read_tokens * price.cache_read
             + usage.cache_write_tokens * price.cache_write
         ) / PER_MILLION + usage.calls * price.request
+        batched = usage.calls > 0 and usage.batch_calls >= usage.calls
+        return list_price * BATCH_PRICE_FACTOR if batched else list_price
 
 
 @cache

@@ -1,0 +1,233 @@
+"""The providers' batch engines, as the adapters see them: a route for one call, and the clients.
+
+``argue eval --batch`` sends independent calls through OpenAI's Batch API
+(``_batch_openai``) and Anthropic's Message Batches (``_batch_anthropic``). The adapters keep
+building every request and reading every reply themselves: ``SDKAdapter._call`` hands the
+request it would have sent to the *batch route* of the running call (a context variable the
+eval sets around each call, ``BATCH_ROUTE``), which returns the answer read from the batch as
+the same response object the SDK would have returned (``SDKAdapter._checked_response``). So
+re-asks, resends after a cut-off answer, refusals and usage are the adapters' own, and a
+batched call differs from a direct one only in how it travelled (``Usage.batch_calls``, priced
+at the batch price).
+
+A batch client creates a batch from ``(custom_id, body)`` pairs, says how far it got, and reads
+its answers (``BatchAnswer``: succeeded, errored, expired, canceled). ``answer_response`` turns
+one answer into the adapter's response or into that call's ``ModelError``, in plain words
+("failed inside batch <id>: …"). ``batch_client_for`` says which engine a model has, or, in
+one line, why it has none (the eval then makes direct calls and says so).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable, Mapping
+from contextvars import ContextVar
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar
+
+from argue.llm._retry import TransportFailure, call_with_retries
+from argue.llm._secrets import masked_error
+from argue.llm.base import (
+    ChatModel,
+    ModelAuthError,
+    ModelError,
+    ModelRequestError,
+    ModelUnavailableError,
+)
+
+if TYPE_CHECKING:
+    from argue.llm._adapter import SDKAdapter
+
+R = TypeVar("R")
+
+# Set by the eval around one call (``argue.eval.batching``): that call's requests go there.
+BATCH_ROUTE: ContextVar[BatchRoute | None] = ContextVar("argue_batch_route", default=None)
+# The variable that says an OpenAI-compatible server other than api.openai.com (a gateway)
+# implements the Batch API (/v1/files and /v1/batches).
+BATCH_AT_BASE_URL_ENV = "ARGUE_BATCH_AT_BASE_URL"
+# Anthropic's custom_id: 1 to 64 characters of [a-zA-Z0-9_-] (OpenAI takes those too).
+MAX_CUSTOM_ID = 64
+
+AnswerKind = Literal["succeeded", "errored", "expired", "canceled", "missing"]
+
+
+class BatchRoute(Protocol):
+    """Where one call's requests go instead of the provider's chat endpoint."""
+
+    async def send(self, adapter: SDKAdapter[Any, Any, Any], request: dict[str, Any]) -> Any:
+        """The adapter's response object for ``request``, answered inside a batch."""
+        ...
+
+
+def batch_route() -> BatchRoute | None:
+    return BATCH_ROUTE.get()
+
+
+def in_batch() -> bool:
+    """Whether the running call goes through a batch (its answers are priced so)."""
+    return BATCH_ROUTE.get() is not None
+
+
+def wire_body(request: dict[str, Any]) -> dict[str, Any]:
+    """The JSON body an SDK would send for ``request`` (an adapter's keyword arguments): the
+    client-side ``timeout`` left out, ``extra_body`` merged in, as the SDKs do."""
+    body = {k: v for k, v in request.items() if k not in ("timeout", "extra_body")}
+    body.update(request.get("extra_body") or {})
+    decoded: dict[str, Any] = json.loads(json.dumps(body))  # plain JSON, nothing SDK-typed
+    return decoded
+
+
+@dataclass(frozen=True)
+class BatchAnswer:
+    """One request's outcome in an ended batch: ``reply`` (the SDK response object) when it
+    succeeded, else ``kind`` and, for an error, the provider's words and HTTP status."""
+
+    custom_id: str
+    kind: AnswerKind
+    reply: object | None = None
+    status_code: int | None = None
+    error: str = ""
+
+
+@dataclass(frozen=True)
+class BatchProgress:
+    """How far a batch got: ``ended`` once its answers can be read (completed, expired or
+    cancelled alike); ``problem`` when the whole batch failed (nothing in it ran)."""
+
+    status: str
+    ended: bool
+    done: int
+    total: int
+    failed: int = 0
+    problem: str | None = None
+
+
+class BatchClient(Protocol):
+    """One provider's batch engine."""
+
+    provider: str
+    engine: str  # "OpenAI Batch API", "Anthropic Message Batches"
+
+    async def create(self, requests: list[tuple[str, dict[str, Any]]]) -> str:
+        """Submit ``(custom_id, body)`` pairs as one batch; its id."""
+        ...
+
+    async def progress(self, batch_id: str) -> BatchProgress: ...
+
+    async def results(self, batch_id: str) -> dict[str, BatchAnswer]:
+        """Every answer of an ended batch, by custom_id."""
+        ...
+
+    async def aclose(self) -> None: ...
+
+
+def answer_response(
+    adapter: SDKAdapter[Any, Any, Any], batch_id: str, answer: BatchAnswer | None
+) -> Any:
+    """The adapter's response for one answer read from batch ``batch_id``, or that call's
+    ModelError: a request rejected inside the batch (4xx) is a rejection, with its status, so
+    the adapter adapts to it as to a direct one (another dialect, no temperature); an expired,
+    cancelled or missing answer is unavailable (nothing happened: it was not billed)."""
+    where = f"failed inside batch {batch_id}"
+    secrets = adapter._secrets()
+    provider = adapter.provider
+    if answer is None:
+        answer = BatchAnswer(custom_id="", kind="missing")
+    if answer.kind == "succeeded":
+        try:
+            return adapter._checked_response(answer.reply)
+        except TransportFailure as failure:
+            raise masked_error(
+                ModelUnavailableError,
+                provider,
+                f"{where}: unreadable answer ({failure.detail})",
+                secrets=secrets,
+            ) from None
+    if answer.kind == "errored":
+        status = answer.status_code
+        said = f"HTTP {status}: {answer.error}" if status else answer.error or "no reason given"
+        kind: type[ModelError] = (
+            ModelRequestError
+            if status is not None and 400 <= status < 500 and status != 429
+            else ModelUnavailableError
+        )
+        raise masked_error(kind, provider, f"{where}: {said}", status_code=status, secrets=secrets)
+    why = {
+        "expired": "the batch expired (its 24-hour window ended) before this request was answered",
+        "canceled": "the batch was cancelled before this request was answered",
+        "missing": "the batch ended without an answer for this request",
+    }[answer.kind]
+    raise masked_error(
+        ModelUnavailableError, provider, f"{where}: {why} (not billed)", secrets=secrets
+    )
+
+
+def batch_client_for(model: ChatModel, env: Mapping[str, str]) -> BatchClient | str:
+    """The batch engine of ``model``'s provider, or the one line saying why there is none."""
+    from argue.llm._anthropic import AnthropicModel
+    from argue.llm._openai_compat import OpenAICompatModel
+
+    if isinstance(model, AnthropicModel):
+        from argue.llm._batch_anthropic import AnthropicBatchClient
+
+        return AnthropicBatchClient(model)
+    if isinstance(model, OpenAICompatModel):
+        connection = model._connection
+        trusted = (env.get(BATCH_AT_BASE_URL_ENV) or "").strip().lower() in ("1", "true", "yes")
+        if connection.official_openai or (connection.name == "openai" and trusted):
+            from argue.llm._batch_openai import OpenAIBatchClient
+
+            return OpenAIBatchClient(model)
+        return (
+            f"the batch engine is not available for provider {model.provider} (an "
+            f"OpenAI-compatible server at {connection.base_url}, not api.openai.com; set "
+            f"{BATCH_AT_BASE_URL_ENV}=1 if it implements the Batch API): direct calls are used"
+        )
+    return (
+        f"the batch engine is not available for provider {model.provider} (only OpenAI's "
+        "Batch API and Anthropic's Message Batches are): direct calls are used"
+    )
+
+
+async def retried(
+    adapter: SDKAdapter[Any, Any, Any],
+    sdk: Any,
+    what: str,
+    call: Callable[[float], Awaitable[R]],
+) -> R:
+    """One batch API call (``call(timeout_s)``) with the adapter's retry policy and its SDK
+    errors translated as a chat call's are; a ModelError names ``what`` was being done."""
+    policy = adapter._retry
+
+    async def attempt(timeout_s: float) -> R:
+        with adapter._sdk_failures(sdk, timeout_s):
+            return await call(timeout_s)
+
+    try:
+        return await call_with_retries(
+            attempt,
+            provider=adapter.provider,
+            endpoint=adapter._connection.base_url,
+            policy=policy,
+            sleep=adapter._sleep,
+            clock=adapter._clock,
+            auth_hint=adapter._connection.key_env,
+            secrets=adapter._secrets(),
+        )
+    except ModelAuthError:
+        raise
+    except ModelError as error:
+        said = str(error).removeprefix(f"{adapter.provider}: ")
+        raise masked_error(
+            type(error),
+            adapter.provider,
+            f"{what}: {said}",
+            status_code=error.status_code,
+            secrets=adapter._secrets(),
+        ) from None
+
+
+def custom_id_ok(custom_id: str) -> bool:
+    return 0 < len(custom_id) <= MAX_CUSTOM_ID and all(
+        c.isascii() and (c.isalnum() or c in "_-") for c in custom_id
+    )
