@@ -858,6 +858,19 @@ _LABELS: dict[str, tuple[str, str]] = {
     "plural_counter_many": ("{n} counters", "{n} contre-arguments"),
     "plural_concession_one": ("{n} concession", "{n} concession"),
     "plural_concession_many": ("{n} concessions", "{n} concessions"),
+    # report (HTML): summary first, charts that say their units, the map in words
+    "summary": ("Summary", "En résumé"),
+    "confidence_out_of_1": ("confidence (0 to 1)", "confiance (de 0 à 1)"),
+    "score_out_of": ("score (out of {max})", "score (sur {max})"),
+    "confidence_values": ("The values", "Les valeurs"),
+    "persona": ("Persona", "Persona"),
+    "map_in_words": ("The map in words", "La carte en mots"),
+    "map_in_words_note": (
+        "Round by round: each persona's claims, then what its rebuttal did to which claim.",
+        "Round par round : les affirmations de chaque persona, puis ce que sa réfutation a "
+        "fait à quelle affirmation.",
+    ),
+    "map_claims": ("claims", "affirme"),
 }
 
 _FRENCH_WORDS = frozenset(

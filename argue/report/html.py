@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import math
 from functools import lru_cache
 from typing import Any
 
@@ -23,9 +24,18 @@ from argue.records.history import DebateHistory
 from argue.records.labels import Labels, label
 from argue.records.prose import SynthesisDraft
 from argue.render import synthesis_context
-from argue.report.argument_map import build_map, render_map_svg
-from argue.report.charts import Series, component_words, confidence_svg, score_components_svg
-from argue.report.svg import UNSAFE, persona_color, safe_text
+from argue.report.argument_map import ArgumentMap, ClaimNode, build_map, render_map_svg
+from argue.report.charts import (
+    COMPONENT_COLORS,
+    FONT_PX,
+    SPARE_COMPONENT_COLORS,
+    Series,
+    component_words,
+    confidence_svg,
+    score_components_svg,
+    seat_class,
+)
+from argue.report.svg import PERSONA_COLORS, UNSAFE, persona_color, safe_text
 from argue.report.text import (
     claim_anchor,
     document_link,
@@ -49,6 +59,18 @@ def _environment() -> Environment:
     env.filters["csp_hash"] = csp_hash
     env.filters["attribute"] = safe_text
     return env
+
+
+READABLE_PX = 10.0
+"""The smallest text a chart may show, in CSS px: below it a chart stops shrinking with the page
+and scrolls sideways in its own box instead. (The map is drawn at its natural size by its own
+stylesheet, map.css.j2, in a scroll box too.)"""
+
+
+def readable_min_width(width: float, smallest_text_px: float) -> int:
+    """The CSS width below which a figure ``width`` units wide would draw its smallest text
+    (``smallest_text_px`` units) under READABLE_PX."""
+    return math.ceil(width * min(1.0, READABLE_PX / smallest_text_px))
 
 
 def csp_hash(css: str) -> str:
@@ -136,7 +158,11 @@ def report_context(
         Series(letter, names[letter], i, history.confidences(letter))
         for i, letter in enumerate(letters)
     ]
+    round_numbers = [r.round for r in rounds]
+    confidence_chart = confidence_svg(series, round_numbers, lang)
     scored = [(r.round, r.score.personas) for r in history.committed_rounds() if r.score]
+    scores_chart = score_components_svg(scored, letters, names, lang)
+    chart_px = min(FONT_PX.values())
     from argue.llm import UsageLedger
     from argue.llm.pricing import describe_cost
 
@@ -153,10 +179,29 @@ def report_context(
         "title": title,
         "is_partial": bool(ctx["partial_reasons"]),
         "colors": {letter: persona_color(i) for i, letter in enumerate(letters)},
+        "seat_colors": [(seat_class(i), color) for i, color in enumerate(PERSONA_COLORS)],
+        "component_colors": [
+            *((f"seg-{name}", light, dark) for name, (light, dark) in COMPONENT_COLORS.items()),
+            *(
+                (f"seg-spare-{i}", light, dark)
+                for i, (light, dark) in enumerate(SPARE_COMPONENT_COLORS)
+            ),
+        ],
+        "chart_fonts": FONT_PX,
+        "min_widths": {
+            "confidence": readable_min_width(confidence_chart.width, chart_px),
+            "scores": readable_min_width(scores_chart.width, chart_px),
+        },
+        "chart_widths": {"confidence": confidence_chart.width, "scores": scores_chart.width},
         "argument_map": render_map_svg(argument_map, lang),
         "map_nodes": argument_map.nodes,
-        "confidence_svg": confidence_svg(series, [r.round for r in rounds], lang),
-        "scores_svg": score_components_svg(scored, letters, names, lang),
+        "map_in_words": map_in_words(argument_map),
+        "confidence_svg": confidence_chart,
+        "confidence_rows": [
+            {"letter": s.letter, "name": s.name, "values": dict(s.points)} for s in series
+        ],
+        "chart_rounds": round_numbers,
+        "scores_svg": scores_chart,
         "scored_rounds": scored,
         "component_words": lambda name: component_words(name, lang),
         "claim_rounds": _claim_rounds(history),
@@ -194,3 +239,39 @@ def _claim_rounds(history: DebateHistory) -> list[dict[str, Any]]:
             )
         out.append({"round": record.round, "cells": cells, "committed": record.committed})
     return out
+
+
+def map_in_words(argument_map: ArgumentMap) -> list[dict[str, Any]]:
+    """The argument map as text, from the same nodes and edges it is drawn from: per round and
+    persona, the claims made, then what that persona's rebuttal did (kind, target, counted)."""
+    rounds: dict[int, dict[str, dict[str, Any]]] = {}
+
+    def cell(round_no: int, letter: str) -> dict[str, Any]:
+        by_letter = rounds.setdefault(round_no, {})
+        return by_letter.setdefault(letter, {"letter": letter, "claims": [], "moves": []})
+
+    for node in argument_map.nodes.values():
+        cell(node.claim.round, node.claim.persona)["claims"].append(node)
+    for edge in argument_map.edges:
+        source = edge.source
+        target = edge.target
+        exists = isinstance(target, ClaimNode)
+        cell(source.round, source.letter)["moves"].append(
+            {
+                "kind": edge.kind,
+                "target": target.claim.id if isinstance(target, ClaimNode) else target.target,
+                "target_persona": target.claim.persona if isinstance(target, ClaimNode) else None,
+                "exists": exists,
+                "counted": edge.counted,
+                "note": edge.note,
+                "text": edge.text,
+            }
+        )
+    order = {letter: i for i, letter in enumerate(argument_map.letters)}
+    return [
+        {
+            "round": round_no,
+            "cells": sorted(by_letter.values(), key=lambda c: order.get(c["letter"], len(order))),
+        }
+        for round_no, by_letter in sorted(rounds.items())
+    ]

@@ -9,6 +9,7 @@ reorder or hide what a tooltip or an ``aria-label`` says.
 
 from __future__ import annotations
 
+import math
 import re
 
 from markupsafe import Markup, escape
@@ -25,21 +26,37 @@ def safe_text(value: object) -> str:
     return Markup(line) if isinstance(value, Markup) else line
 
 
-# Persona colours, distinguishable for common colour-vision deficiencies (Okabe–Ito, darkened
-# for contrast on white); every figure also tells personas apart by text or marker shape.
+# Persona colours: Okabe–Ito hues brought to one luminance (WCAG 0.17), so that each one has a
+# contrast of at least 3:1 as a graphic on the light page (white, #f5f7f9) and on the dark one
+# (#0f1216 to #1e242a), and white text on it 4.5:1 (the map's column headers). The same colours
+# serve both themes: the map draws them as attributes. Figures never tell personas apart by colour
+# alone: markers (``MARKERS``), dashes and names do it too. tests/report/test_charts_palette.py
+# computes the ratios.
 PERSONA_COLORS = (
-    "#0b5fa5",
-    "#c05a00",
-    "#2b7a4b",
-    "#a23b72",
-    "#6a5acd",
-    "#8a6d00",
-    "#117f8c",
-    "#7f3f00",
-    "#4d4d4d",
-    "#b8252f",
+    "#0078bb",
+    "#bc5300",
+    "#00835f",
+    "#ba4887",
+    "#6f5bec",
+    "#946b09",
+    "#127e8f",
+    "#b300ff",
+    "#727272",
+    "#de212e",
 )
-MARKERS = ("circle", "square", "triangle", "diamond")
+# One marker shape per seat, as many as there are colours: seat i and seat j never share both.
+MARKERS = (
+    "circle",
+    "square",
+    "triangle",
+    "diamond",
+    "triangle-down",
+    "plus",
+    "cross",
+    "star",
+    "hexagon",
+    "bar",
+)
 
 
 def persona_color(index: int) -> str:
@@ -80,36 +97,107 @@ def title(content: str) -> Markup:
     return el("title", None, content)
 
 
-def svg(width: float, height: float, label: str, *children: Markup, **attrs: object) -> Markup:
-    """A figure: scales to its container (viewBox), an accessible name, no external reference."""
+def svg(
+    width: float,
+    height: float,
+    label: str,
+    *children: Markup,
+    role: str = "group",
+    **attrs: object,
+) -> Markup:
+    """A figure: scales to its container (viewBox), an accessible name, no external reference.
+
+    ``role="group"`` (the default) keeps what is inside reachable by a screen reader: the map's
+    claim titles and texts. A chart whose numbers are also given as a table passes
+    ``role="img"``: its name and the table say it, not a stream of tick labels.
+    """
     return el(
         "svg",
         {
             "xmlns": "http://www.w3.org/2000/svg",
             "viewBox": f"0 0 {num(width)} {num(height)}",
             "width": "100%",
-            "role": "img",
+            "role": role,
             "aria-label": label,
             "preserveAspectRatio": "xMidYMin meet",
             **attrs,
         },
         title(label),
+        # The figure's own background: a browser that darkens pages by itself (Chrome's forced
+        # dark) darkens the page behind an SVG but not the SVG's text; on this backdrop the text
+        # stays readable. In the page's own dark theme the backdrop is dark too (--bg).
+        el(
+            "rect",
+            {
+                "class": "backdrop",
+                "x": 0.0,
+                "y": 0.0,
+                "width": float(width),
+                "height": float(height),
+            },
+        ),
         *children,
     )
 
 
+def _polygon(points: list[tuple[float, float]], **attrs: object) -> Markup:
+    return el("polygon", {"points": " ".join(f"{num(x)},{num(y)}" for x, y in points), **attrs})
+
+
 def marker_shape(shape: str, x: float, y: float, r: float, **attrs: object) -> Markup:
-    """A data point drawn as a circle, square, triangle or diamond (told apart in grey print)."""
+    """A data point drawn as one of ``MARKERS`` (told apart without colour, in grey print too);
+    about ``2r`` across, centred on (x, y)."""
     if shape == "square":
         return el("rect", {"x": x - r, "y": y - r, "width": 2 * r, "height": 2 * r, **attrs})
     if shape == "triangle":
-        points = f"{num(x)},{num(y - r * 1.2)} {num(x - r * 1.1)},{num(y + r * 0.8)} "
-        points += f"{num(x + r * 1.1)},{num(y + r * 0.8)}"
-        return el("polygon", {"points": points, **attrs})
+        return _polygon(
+            [(x, y - r * 1.2), (x - r * 1.1, y + r * 0.8), (x + r * 1.1, y + r * 0.8)], **attrs
+        )
+    if shape == "triangle-down":
+        return _polygon(
+            [(x, y + r * 1.2), (x - r * 1.1, y - r * 0.8), (x + r * 1.1, y - r * 0.8)], **attrs
+        )
     if shape == "diamond":
-        points = f"{num(x)},{num(y - r * 1.3)} {num(x + r * 1.3)},{num(y)} "
-        points += f"{num(x)},{num(y + r * 1.3)} {num(x - r * 1.3)},{num(y)}"
-        return el("polygon", {"points": points, **attrs})
+        return _polygon(
+            [(x, y - r * 1.3), (x + r * 1.3, y), (x, y + r * 1.3), (x - r * 1.3, y)], **attrs
+        )
+    if shape in ("plus", "cross"):
+        a, b = r * 1.25, r * 0.42  # arm length, half thickness
+        arms = [
+            (-b, -a),
+            (b, -a),
+            (b, -b),
+            (a, -b),
+            (a, b),
+            (b, b),
+            (b, a),
+            (-b, a),
+            (-b, b),
+            (-a, b),
+            (-a, -b),
+            (-b, -b),
+        ]
+        if shape == "cross":  # the plus turned 45 degrees
+            c = math.sqrt(0.5)
+            arms = [((u - v) * c, (u + v) * c) for u, v in arms]
+        return _polygon([(x + u, y + v) for u, v in arms], **attrs)
+    if shape == "star":
+        points = []
+        for k in range(10):
+            radius = r * 1.35 if k % 2 == 0 else r * 0.6
+            angle = math.pi * k / 5 - math.pi / 2
+            points.append((x + radius * math.cos(angle), y + radius * math.sin(angle)))
+        return _polygon(points, **attrs)
+    if shape == "hexagon":
+        hexagon = [(math.pi * k / 3 + math.pi / 6) for k in range(6)]
+        return _polygon(
+            [(x + r * 1.15 * math.cos(a), y + r * 1.15 * math.sin(a)) for a in hexagon], **attrs
+        )
+    if shape == "bar":  # a wide, flat rectangle
+        return el(
+            "rect",
+            {"x": x - r * 1.3, "y": y - r * 0.55, "width": 2.6 * r, "height": 1.1 * r, **attrs},
+        )
     return el("circle", {"cx": float(x), "cy": float(y), "r": float(r), **attrs})
 
 
