@@ -89,7 +89,10 @@ def stress_map(personas: int, rounds: int = 2, lang: str = "en") -> ArgumentMap:
                 edges.append(Edge(kinds[(i + k) % len(kinds)], rebuttal, target, counted, "x", ""))
     m = ArgumentMap(
         letters,
-        {k: f"Persona {k}" for k in letters},
+        {
+            k: f"Persona {k}" + (" Wolfeschlegelsteinhausen-Bergerdorff" if i % 2 else "")
+            for i, k in enumerate(letters)
+        },  # a name longer than its column head
         list(range(1, rounds + 1)),
         nodes,
         rebuttals,
