@@ -38,9 +38,9 @@ COMPONENT_COLORS: dict[str, tuple[str, str]] = {
 }
 # A component the scorer adds later, by its order of appearance (``seg-spare-N``).
 SPARE_COMPONENT_COLORS: tuple[tuple[str, str], ...] = (
-    ("#4a4a4a", "#b8b8b8"),
-    ("#7a5c00", "#d9b54a"),
-    ("#00607a", "#5fc4e0"),
+    ("#333333", "#d0d0d0"),
+    ("#3e2723", "#f0e68c"),
+    ("#004d40", "#80deea"),
 )
 DASHES = ("", "7 3", "2 3", "9 3 2 3", "4 4")
 
