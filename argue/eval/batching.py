@@ -63,6 +63,7 @@ T = TypeVar("T", bound=BaseModel)
 # calls that ``asyncio.gather`` started together have all been queued by then.
 SETTLE_TURNS = 5
 MAX_SETTLE_TURNS = 10_000
+# A custom_id is this and 40 hex digits: within Anthropic's 1-64 characters of [a-zA-Z0-9_-].
 CUSTOM_ID_PREFIX = "argue-"
 ANSWER_KINDS = ("succeeded", "errored", "expired", "canceled")
 

@@ -45,8 +45,6 @@ BATCH_ROUTE: ContextVar[BatchRoute | None] = ContextVar("argue_batch_route", def
 # The variable that says an OpenAI-compatible server other than api.openai.com (a gateway)
 # implements the Batch API (/v1/files and /v1/batches).
 BATCH_AT_BASE_URL_ENV = "ARGUE_BATCH_AT_BASE_URL"
-# Anthropic's custom_id: 1 to 64 characters of [a-zA-Z0-9_-] (OpenAI takes those too).
-MAX_CUSTOM_ID = 64
 
 AnswerKind = Literal["succeeded", "errored", "expired", "canceled", "missing"]
 
@@ -225,9 +223,3 @@ async def retried(
             status_code=error.status_code,
             secrets=adapter._secrets(),
         ) from None
-
-
-def custom_id_ok(custom_id: str) -> bool:
-    return 0 < len(custom_id) <= MAX_CUSTOM_ID and all(
-        c.isascii() and (c.isalnum() or c in "_-") for c in custom_id
-    )

@@ -5,12 +5,11 @@ eval folder, a killed run re-attaches to its batch without resubmitting, a reque
 inside a batch is that item's failure, an expired batch fails only what it left unanswered,
 calls cost half the list price, and a provider without batches runs direct calls, said so.
 
-Teeth checks (done once each): in argue/eval/batching.py make ``_everyone_waiting`` return
-False and set ``quiet_s`` to 0 in ``BatchPolling.starting_at``: every wave splits into several
-batches and ``test_a_whole_eval_goes_one_batch_per_wave`` fails on the count. Drop the
-``self._known.get(...)`` lookup in ``_submit_queue`` (always submit): the kill test fails with
-a second creation of the first wave. Remove ``* BATCH_PRICE_FACTOR`` in pricing.py: the cost
-assertion fails.
+Teeth checks (done once each): in argue/eval/batching.py make ``_submit_queue`` ignore the
+recorded batches (``groups.setdefault(None, [])``, always submit): the kill test fails (the
+first wave is created a second time). Remove ``* BATCH_PRICE_FACTOR`` in argue/llm/pricing.py:
+the cost test fails. (That a wave waits for every lane, and no longer than the quiet window,
+has its teeth in test_batch_collector.py.)
 """
 
 from __future__ import annotations
