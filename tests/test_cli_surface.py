@@ -18,7 +18,7 @@ def test_importing_the_cli_loads_no_sdk():
     code = (
         "import sys, argue.cli; "
         "heavy = {'anthropic', 'openai', 'llama_cpp', 'httpx', 'jinja2', 'pypdf', "
-        "'genai_prices', 'httpx2'}; "
+        "'genai_prices', 'httpx2', 'starlette', 'uvicorn', 'sse_starlette'}; "
         "heavy &= set(sys.modules); "
         "print(sorted(heavy)); sys.exit(1 if heavy else 0)"
     )
@@ -38,6 +38,7 @@ def test_help_lists_every_command():
         "synthesize",
         "report",
         "watch",
+        "serve",
         "interject",
         "doctor",
         "personas",

@@ -36,7 +36,7 @@ import importlib.util  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 ARGUE = Path(__file__).resolve().parent.parent / "argue"
-FACES = ("argue.commands", "argue.mcp", "argue.cli")
+FACES = ("argue.commands", "argue.mcp", "argue.web", "argue.cli")
 BELOW_THE_FACES = (
     "argue.engine",
     "argue.llm",

@@ -8,6 +8,8 @@ polling fallback, stop and interject).
 
 from __future__ import annotations
 
+import base64
+import hashlib
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from importlib.resources import files
@@ -37,6 +39,14 @@ def _environment() -> Environment:
         trim_blocks=True,
         lstrip_blocks=True,
     )
+
+
+def csp_hash(text: str) -> str:
+    """``sha256-<base64>`` of an inline script's or stylesheet's exact text, the source a
+    Content-Security-Policy allows it by (as ``argue.report.html.csp_hash`` does for the
+    report; not imported from there, so the live pages do not load the whole report)."""
+    digest = hashlib.sha256(text.encode("utf-8")).digest()
+    return "sha256-" + base64.b64encode(digest).decode("ascii")
 
 
 def _asset(name: str) -> str:
@@ -116,8 +126,6 @@ class Pages:
     @cached_property
     def csp(self) -> str:
         """Only this page's stylesheet and script (by hash), requests to this server only."""
-        from argue.report.html import csp_hash
-
         return (
             f"default-src 'none'; script-src '{csp_hash(self.script)}'; "
             f"style-src '{csp_hash(self.css)}'; connect-src 'self'; img-src 'self'; "

@@ -1,0 +1,85 @@
+"""A real ``argue serve`` app on 127.0.0.1 in a thread (uvicorn), over scripted debates."""
+
+from __future__ import annotations
+
+import secrets
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+import pytest
+
+from argue.app import Workspace
+from tests.engine.conftest import new_store, personas, run_debate
+
+__all__ = ["LiveServer", "live_server", "new_store", "personas", "run_debate", "serve_folder"]
+
+POLL_S = 0.1
+
+
+@dataclass
+class LiveServer:
+    base: str
+    token: str
+    debates_dir: Path
+
+    def url(self, path: str) -> str:
+        joiner = "&" if "?" in path else "?"
+        return f"{self.base}{path}{joiner}token={self.token}"
+
+    def client(self) -> httpx.Client:
+        return httpx.Client(base_url=self.base, timeout=10.0)
+
+
+def _serve(debates_dir: Path, poll_s: float = POLL_S) -> Iterator[LiveServer]:
+    import uvicorn
+
+    from argue.web import create_app
+
+    token = secrets.token_urlsafe(32)
+    app = create_app(Workspace(debates_dir), token, poll_interval=poll_s)
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(64)
+    port = sock.getsockname()[1]
+    config = uvicorn.Config(
+        app, log_level="warning", access_log=False, lifespan="off", timeout_graceful_shutdown=1
+    )
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not server.started:
+        assert time.monotonic() < deadline, "the server did not start"
+        time.sleep(0.02)
+    try:
+        yield LiveServer(f"http://127.0.0.1:{port}", token, debates_dir)
+    finally:
+        server.should_exit = True
+        thread.join(10)
+        sock.close()
+
+
+@pytest.fixture
+def serve_folder():
+    """``serve_folder(path)`` starts a server on that debates folder (stopped after the test)."""
+    started: list[Iterator[LiveServer]] = []
+
+    def _start(debates_dir: Path) -> LiveServer:
+        generator = _serve(debates_dir)
+        started.append(generator)
+        return next(generator)
+
+    yield _start
+    for generator in started:
+        next(generator, None)
+
+
+@pytest.fixture
+def live_server(serve_folder, tmp_path: Path) -> LiveServer:
+    (tmp_path / "debates").mkdir(exist_ok=True)
+    return serve_folder(tmp_path / "debates")
