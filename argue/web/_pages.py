@@ -68,7 +68,7 @@ def cost_words(usage: UsageSummary | None) -> str:
 
 
 def calls_words(usage: UsageSummary | None) -> str:
-    if usage is None:
+    if usage is None or usage.calls == 0:
         return ""
     return f"{usage.calls} model call{'' if usage.calls == 1 else 's'}"
 
