@@ -114,3 +114,62 @@ def test_the_index_page_in_a_browser_lists_a_debate_that_starts(live_server, new
         _keep(browser.screenshot(tmp_path / "index_375.png"))
     finally:
         browser.close()
+
+
+@pytest.mark.timeout(300)
+def test_the_live_page_follows_a_scripted_debate_from_round_one_to_its_synthesis(
+    live_server, new_store, tmp_path
+):
+    """A real runner (scripted model) in a thread; round 2 waits until the browser shows
+    round 1's score, so what the page shows next can only have arrived live."""
+    import asyncio
+    import re
+    import threading
+
+    from argue.engine import DebateRunner
+    from argue.llm import ScriptedModel
+    from tests.engine.script import DebateScript, ScriptedToolkit
+
+    store = new_store("debates", rounds=2)
+    script = DebateScript(names={"Embry": "A", "Horus": "B"})
+    round_one_seen = threading.Event()
+
+    async def gated(messages, output):
+        user = next(m.content for m in messages if m.role == "user")
+        if re.search(r"Round 2\b", user):
+            await asyncio.to_thread(round_one_seen.wait, 60)
+        return script(messages, output)
+
+    runner = DebateRunner(store, ScriptedModel(gated), ScriptedToolkit())
+    browser = Browser(tmp_path / "profile")
+    thread = threading.Thread(target=lambda: asyncio.run(runner.run()))
+    try:
+        browser.goto(live_server.url(f"/debates/{store.debate_id}"))
+        browser.wait_for("document.body.dataset.stream === 'open'")
+        browser.evaluate("window.argueMark = 'same document'")
+        thread.start()
+        browser.wait_for(f"{LIVE}.textContent.includes('Round 1 scored: Embry')", within_s=60)
+        text = browser.evaluate(f"{LIVE}.textContent")
+        # Teeth: a page that never updates stays at 'Nothing published yet' and times out above.
+        assert "A1.c1" in text and "B1.c1" in text and "Round 2 scored" not in text
+        _keep(browser.screenshot(tmp_path / "live_scripted_round1.png"))
+        round_one_seen.set()
+        browser.wait_for(f"{LIVE}.dataset.status === 'completed'", within_s=90)
+        text = browser.evaluate(f"{LIVE}.textContent")
+        assert "Round 2 scored: Embry" in text and "A2.c1" in text
+        assert "Termination: completed (max_rounds)" in text
+        assert browser.evaluate("window.argueMark") == "same document"  # never reloaded
+        _keep(browser.screenshot(tmp_path / "live_scripted_done.png"))
+        # A dark theme through prefers-color-scheme: dark background, light text.
+        dark = [{"name": "prefers-color-scheme", "value": "dark"}]
+        browser.page("Emulation.setEmulatedMedia", features=dark)
+        assert browser.evaluate("getComputedStyle(document.body).backgroundColor") == (
+            "rgb(13, 17, 23)"
+        )
+        assert browser.evaluate("getComputedStyle(document.body).color") == "rgb(230, 237, 243)"
+        _keep(browser.screenshot(tmp_path / "live_scripted_done_dark.png"))
+    finally:
+        round_one_seen.set()
+        if thread.is_alive() or thread.ident is not None:
+            thread.join(120)
+        browser.close()
