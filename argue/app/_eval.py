@@ -103,7 +103,7 @@ def prepare_eval(request: EvalRequest, workspace: Workspace | None = None) -> Ev
     from argue.eval.datasets import DatasetError, parse_shard
     from argue.eval.datasets import shard as take_shard
     from argue.eval.folder import EvalFolder
-    from argue.llm._batch import batch_client_for
+    from argue.llm._batch_engines import batch_client_for
     from argue.llm._resolve import DEFAULT_MAX_CONCURRENCY
 
     workspace = workspace or Workspace()

@@ -26,7 +26,7 @@ from urllib.parse import urlsplit
 from pydantic import BaseModel
 
 from argue.domain import Usage
-from argue.llm._batch import batch_route
+from argue.llm._batch_route import batch_route
 from argue.llm._limits import provider_slots
 from argue.llm._retry import (
     CRASH_WORDS,

@@ -47,7 +47,7 @@ from argue.llm._adapter import (
     unreadable_body,
     with_unanswered,
 )
-from argue.llm._batch import in_batch
+from argue.llm._batch_route import in_batch
 from argue.llm._providers import AnthropicProvider
 from argue.llm._retry import RetryPolicy, Sleep
 from argue.llm._secrets import masked_error

@@ -1,34 +1,34 @@
-"""The providers' batch engines, as the adapters see them: a route for one call, and the clients.
+"""The providers' batch engines, shared parts: what a batch client does, one request's answer,
+and that answer turned into the adapter's response or the call's error.
 
-``argue eval --batch`` sends independent calls through OpenAI's Batch API
-(``_batch_openai``) and Anthropic's Message Batches (``_batch_anthropic``). The adapters keep
-building every request and reading every reply themselves: ``SDKAdapter._call`` hands the
-request it would have sent to the *batch route* of the running call (a context variable the
-eval sets around each call, ``BATCH_ROUTE``), which returns the answer read from the batch as
-the same response object the SDK would have returned (``SDKAdapter._checked_response``). So
-re-asks, resends after a cut-off answer, refusals and usage are the adapters' own, and a
-batched call differs from a direct one only in how it travelled (``Usage.batch_calls``, priced
-at the batch price).
+``argue eval --batch`` sends independent calls through OpenAI's Batch API (``_batch_openai``)
+and Anthropic's Message Batches (``_batch_anthropic``). The adapters keep building every
+request and reading every reply themselves: ``SDKAdapter._call`` hands the request it would
+have sent to the batch route of the running call (``argue.llm._batch_route``), which returns
+the answer read from the batch as the same response object the SDK would have returned
+(``SDKAdapter._checked_response``). So re-asks, resends after a cut-off answer, refusals and
+usage are the adapters' own, and a batched call differs from a direct one only in how it
+travelled (``Usage.batch_calls``, priced at the batch price).
 
 A batch client creates a batch from ``(custom_id, body)`` pairs, says how far it got, and reads
 its answers (``BatchAnswer``: succeeded, errored, expired, canceled). ``answer_response`` turns
 one answer into the adapter's response or into that call's ``ModelError``, in plain words
-("failed inside batch <id>: …"). ``batch_client_for`` says which engine a model has, or, in
-one line, why it has none (the eval then makes direct calls and says so).
+("failed inside batch <id>: …"). ``argue.llm._batch_engines.batch_client_for`` says which
+engine a model has, or, in one line, why it has none (the eval then makes direct calls and says
+so).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Awaitable, Callable, Mapping
-from contextvars import ContextVar
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar
 
+from argue.llm._batch_route import BATCH_ROUTE, BatchRoute, batch_route, in_batch
 from argue.llm._retry import TransportFailure, call_with_retries
 from argue.llm._secrets import masked_error
 from argue.llm.base import (
-    ChatModel,
     ModelAuthError,
     ModelError,
     ModelRequestError,
@@ -40,30 +40,21 @@ if TYPE_CHECKING:
 
 R = TypeVar("R")
 
-# Set by the eval around one call (``argue.eval.batching``): that call's requests go there.
-BATCH_ROUTE: ContextVar[BatchRoute | None] = ContextVar("argue_batch_route", default=None)
-# The variable that says an OpenAI-compatible server other than api.openai.com (a gateway)
-# implements the Batch API (/v1/files and /v1/batches).
-BATCH_AT_BASE_URL_ENV = "ARGUE_BATCH_AT_BASE_URL"
+__all__ = [
+    "BATCH_ROUTE",
+    "BatchAnswer",
+    "BatchClient",
+    "BatchProgress",
+    "BatchRoute",
+    "answer_response",
+    "batch_route",
+    "in_batch",
+    "retried",
+    "wire_body",
+]
+
 
 AnswerKind = Literal["succeeded", "errored", "expired", "canceled", "missing"]
-
-
-class BatchRoute(Protocol):
-    """Where one call's requests go instead of the provider's chat endpoint."""
-
-    async def send(self, adapter: SDKAdapter[Any, Any, Any], request: dict[str, Any]) -> Any:
-        """The adapter's response object for ``request``, answered inside a batch."""
-        ...
-
-
-def batch_route() -> BatchRoute | None:
-    return BATCH_ROUTE.get()
-
-
-def in_batch() -> bool:
-    """Whether the running call goes through a batch (its answers are priced so)."""
-    return BATCH_ROUTE.get() is not None
 
 
 def wire_body(request: dict[str, Any]) -> dict[str, Any]:
@@ -157,33 +148,6 @@ def answer_response(
     }[answer.kind]
     raise masked_error(
         ModelUnavailableError, provider, f"{where}: {why} (not billed)", secrets=secrets
-    )
-
-
-def batch_client_for(model: ChatModel, env: Mapping[str, str]) -> BatchClient | str:
-    """The batch engine of ``model``'s provider, or the one line saying why there is none."""
-    from argue.llm._anthropic import AnthropicModel
-    from argue.llm._openai_compat import OpenAICompatModel
-
-    if isinstance(model, AnthropicModel):
-        from argue.llm._batch_anthropic import AnthropicBatchClient
-
-        return AnthropicBatchClient(model)
-    if isinstance(model, OpenAICompatModel):
-        connection = model._connection
-        trusted = (env.get(BATCH_AT_BASE_URL_ENV) or "").strip().lower() in ("1", "true", "yes")
-        if connection.official_openai or (connection.name == "openai" and trusted):
-            from argue.llm._batch_openai import OpenAIBatchClient
-
-            return OpenAIBatchClient(model)
-        return (
-            f"the batch engine is not available for provider {model.provider} (an "
-            f"OpenAI-compatible server at {connection.base_url}, not api.openai.com; set "
-            f"{BATCH_AT_BASE_URL_ENV}=1 if it implements the Batch API): direct calls are used"
-        )
-    return (
-        f"the batch engine is not available for provider {model.provider} (only OpenAI's "
-        "Batch API and Anthropic's Message Batches are): direct calls are used"
     )
 
 

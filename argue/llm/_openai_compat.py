@@ -54,7 +54,7 @@ from argue.llm._adapter import (
     with_text_last,
     with_unanswered,
 )
-from argue.llm._batch import in_batch
+from argue.llm._batch_route import in_batch
 from argue.llm._dialects import (
     DIALECT_WORDS,
     Dialect,

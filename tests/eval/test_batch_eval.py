@@ -271,7 +271,7 @@ def test_a_provider_without_batches_runs_direct_calls_and_says_so(tmp_path, scri
 
 
 def test_an_openai_compatible_server_is_not_taken_for_the_batch_api(tmp_path):
-    from argue.llm._batch import batch_client_for
+    from argue.llm._batch_engines import batch_client_for
 
     workspace = Workspace(
         debates_dir=tmp_path / "debates",
