@@ -35,7 +35,7 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 
 from argue.eval.folder import BatchRecord, EvalFolder
 from argue.llm import WrappedModel
@@ -203,6 +203,7 @@ class BatchCollector:
         self._known = {
             custom_id: batch_id
             for batch_id, record in self._folder.batches().items()
+            if record.provider == self.client.provider
             for custom_id in record.calls
         }
         collector = asyncio.create_task(self._collect())
@@ -381,9 +382,8 @@ class BatchCollector:
     async def _create(self, members: list[_Queued]) -> str:
         batch_id = await self.client.create([(m.custom_id, m.body) for m in members])
         at = self._now()
-        # Recorded before anything else happens: a run killed from here on re-attaches.
-        self._folder.append_batch(
-            BatchRecord(
+        try:
+            record = BatchRecord(
                 provider=self.client.provider,
                 engine=self.client.engine,
                 batch_id=batch_id,
@@ -392,7 +392,15 @@ class BatchCollector:
                 calls={m.custom_id: m.call for m in members},
                 at=at,
             )
-        )
+        except ValidationError:
+            raise ModelUnavailableError(
+                self.client.provider,
+                f"the {self.client.engine} answered a batch id argue cannot record "
+                f"({batch_id[:80]!r}): the batch may run and be billed; look for it in the "
+                "provider's console",
+            ) from None
+        # Recorded before anything else happens: a run killed from here on re-attaches.
+        self._folder.append_batch(record)
         self._known.update({m.custom_id: batch_id for m in members})
         self.this_run.created.append(batch_id)
         self.this_run.submitted += len(members)

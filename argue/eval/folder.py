@@ -47,7 +47,9 @@ class BatchRecord(BaseModel):
 
     provider: str
     engine: str
-    batch_id: str = Field(min_length=1, max_length=200)
+    # Both providers' ids are letters, digits, _ and -; anything else in a shared or edited
+    # folder is not sent to the provider's URL (the line is skipped).
+    batch_id: str = Field(pattern=r"^[A-Za-z0-9_-]{1,200}$")
     status: str
     submitted_at: float | None = None
     calls: dict[str, str] = Field(default_factory=dict)

@@ -13,6 +13,7 @@ quiet window (``continue`` on timeout instead of submitting):
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Iterator
 from typing import Any
 
@@ -259,3 +260,36 @@ def test_a_batch_that_cannot_be_created_fails_its_calls_with_the_reason(tmp_path
     assert said.startswith("ModelRequestError: anthropic: creating the message batch: HTTP 400")
     assert "batches are not enabled" in said
     assert not (tmp_path / "e" / "batches.jsonl").exists()  # nothing was created
+
+
+@pytest.mark.parametrize(
+    "tampered",
+    [
+        {"batch_id": "../../v1/files"},  # not an id: never put into the provider's URL
+        {"batch_id": "[link=https://example.org]msgbatch_1[/link]"},
+        {"provider": "openai"},  # another provider's batch
+    ],
+)
+def test_a_tampered_batch_record_is_not_re_attached(tmp_path, tampered):
+    folder = EvalFolder(tmp_path / "e")
+    first = AnthropicBatchFake()
+    try:
+        adapter = adapter_at("anthropic", first.url)
+        asyncio.run(
+            _lanes(collector_for("anthropic", adapter, folder, polling=FAST), adapter, {"a": 0})
+        )
+    finally:
+        first.stop()
+    path = folder.root / "batches.jsonl"
+    created = json.loads(path.read_text().splitlines()[0])
+    path.write_text(json.dumps({**created, **tampered}) + "\n")
+    again = AnthropicBatchFake()
+    try:
+        adapter = adapter_at("anthropic", again.url)
+        lines: list[str] = []
+        collector = collector_for("anthropic", adapter, folder, polling=FAST, report=lines.append)
+        assert asyncio.run(_lanes(collector, adapter, {"a": 0})) == ["a=2"]
+    finally:
+        again.stop()
+    assert again.creates == 1 and not any("re-attached" in line for line in lines)
+    assert not any(r.path.startswith("/v1/files") for r in again.server.requests)
