@@ -293,3 +293,21 @@ def test_a_tampered_batch_record_is_not_re_attached(tmp_path, tampered):
         again.stop()
     assert again.creates == 1 and not any("re-attached" in line for line in lines)
     assert not any(r.path.startswith("/v1/files") for r in again.server.requests)
+
+
+def test_an_unreadable_answer_inside_a_batch_is_unavailable():
+    from openai.types.chat import ChatCompletion
+
+    from argue.llm._batch import BatchAnswer, answer_response
+    from argue.llm.base import ModelUnavailableError
+
+    adapter = adapter_at("openai", "http://127.0.0.1:9")
+    empty = ChatCompletion.construct(id="x", object="chat.completion", choices=[])
+    with pytest.raises(ModelUnavailableError) as raised:
+        answer_response(adapter, "batch_7", BatchAnswer("argue-1", "succeeded", reply=empty))
+    assert str(raised.value) == (
+        "openai: failed inside batch batch_7: unreadable answer (HTTP 200, not a chat "
+        "completion (no choices))"
+    )
+    with pytest.raises(ModelUnavailableError, match="the batch ended without an answer"):
+        answer_response(adapter, "batch_7", None)

@@ -323,3 +323,27 @@ def test_the_batch_flag_through_the_cli(tmp_path, monkeypatch):
         ) in " ".join(again.stdout.split())
     finally:
         fake.stop()
+
+
+def test_a_re_ask_joins_the_next_wave(provider, fake, tmp_path):
+    reply = fake.answer
+
+    def invalid_first(body: dict[str, Any]) -> dict[str, Any]:
+        answered = reply(body)
+        if not any(m["role"] == "assistant" for m in body["messages"]):  # not the re-ask
+            text = json.dumps({"reasoning": "I forgot the answer."})
+            if provider == "openai":
+                answered["choices"][0]["message"]["content"] = text
+            else:
+                answered["content"][0]["text"] = text
+        return answered
+
+    fake.answer = invalid_first
+    outcome, _, root = run(provider, fake, tmp_path, arms=["single"], n=2)
+    assert outcome.exit_code == 0
+    assert outcome.report["arms"]["single"]["accuracy"] == 1.0
+    # The first answers (invalid) in one batch, the two re-asks in the next.
+    assert [len(b.requests) for b in fake.batches.values()] == [2, 2]
+    usage = [Usage.model_validate_json(x) for x in (root / "usage.jsonl").read_text().splitlines()]
+    assert len(usage) == 4 and all(u.batch_calls == 1 for u in usage)
+    assert chat_calls(fake) == 0
