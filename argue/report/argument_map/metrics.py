@@ -96,22 +96,35 @@ def _char_em(char: str, bold: bool) -> float:
     return table.get(base, OTHER_EM)
 
 
+def char_width(char: str, font: Font) -> float:
+    if font.mono:
+        return 0.0 if unicodedata.combining(char) else MONO_EM * font.size
+    return _char_em(char, font.bold) * font.size
+
+
 @lru_cache(maxsize=4096)
 def text_width(value: str, font: Font) -> float:
     """The estimated advance width of ``value`` (one line) in ``font``, in px."""
-    if font.mono:
-        return sum(0.0 if unicodedata.combining(c) else 1.0 for c in value) * MONO_EM * font.size
-    return sum(_char_em(c, font.bold) for c in value) * font.size
+    return sum(char_width(c, font) for c in value)
+
+
+def fitting(value: str, width: float, font: Font) -> int:
+    """How many of ``value``'s first characters fit in ``width`` (one pass: a megabyte-long
+    token costs a megabyte, not its square)."""
+    total = 0.0
+    for i, char in enumerate(value):
+        total += char_width(char, font)
+        if total > width:
+            return i
+    return len(value)
 
 
 def clip_to_width(value: str, width: float, font: Font) -> str:
     """One line that fits ``width``, with an ellipsis when cut."""
     line = " ".join(value.split())
-    if text_width(line, font) <= width:
+    if fitting(line, width, font) == len(line):
         return line
-    cut = len(line)
-    while cut > 0 and text_width(line[:cut].rstrip() + "…", font) > width:
-        cut -= 1
+    cut = fitting(line, width - char_width("…", font), font)
     return line[:cut].rstrip() + "…" if cut else ""
 
 
@@ -128,12 +141,9 @@ def wrap_to_width(value: str, width: float, font: Font, max_lines: int) -> tuple
             continue
         if current:
             lines.append(current)
-        while text_width(word, font) > width and len(word) > 1:
-            cut = len(word) - 1
-            while cut > 1 and text_width(word[:cut], font) > width:
-                cut -= 1
-            lines.append(word[:cut])
-            word = word[cut:]
+        while len(lines) <= max_lines and (cut := fitting(word, width, font)) < len(word):
+            lines.append(word[: max(1, cut)])
+            word = word[max(1, cut) :]
         current = word
         if len(lines) > max_lines:
             break
