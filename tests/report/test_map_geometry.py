@@ -80,7 +80,7 @@ def stress_map(personas: int, rounds: int = 2, lang: str = "en") -> ArgumentMap:
             targets.append(own)  # its own claim (not counted)
             if r > 1:
                 targets.append(nodes[ids[(i * 2 + 1) % len(ids)]])  # an earlier round's
-            for g in range(1 + (i % 2)):
+            for g in range(1 + (i % 2) + (5 if i == 2 else 0)):  # up to 7 unknown targets
                 ghost = GhostNode(f"Q{g}.c9", letter, r)
                 ghosts.append(ghost)
                 targets.append(ghost)

@@ -619,14 +619,24 @@ def _route(
                 (arr_x, ty),
                 (tx, ty),
             ]
-    ghosts_of: dict[str, int] = {}
+    # An edge to an unknown target runs down the left of the "no such claim" nodes, each on
+    # its own line (closer together when a rebuttal has many), into its node's left side.
+    count: dict[str, int] = {}
+    for edge in m.edges:
+        if isinstance(edge.target, GhostNode):
+            count[edge.source.key] = count.get(edge.source.key, 0) + 1
+    seen: dict[str, int] = {}
     for edge in m.edges:
         if isinstance(edge.target, GhostNode):
             src, dst = edge.source.box, edge.target.box
-            k = ghosts_of.get(edge.source.key, 0)
-            ghosts_of[edge.source.key] = k + 1
-            x = dst.x - 8 - 5 * min(k, 2)
-            edge.points = [(x, src.bottom), (x, dst.cy), (dst.x, dst.cy)]
+            k = seen.get(edge.source.key, 0)
+            seen[edge.source.key] = k + 1
+            step = min(5.0, 24.0 / max(1, count[edge.source.key] - 1))
+            x = dst.x - 8 - k * step
+            radius = src.h / 2
+            off = max(0.0, src.x + radius - x)  # under the rebuttal's rounded end
+            y = src.cy + (max(0.0, radius**2 - off**2)) ** 0.5
+            edge.points = [(x, y), (x, dst.cy), (dst.x, dst.cy)]
 
 
 def _stub_order(
