@@ -33,6 +33,7 @@ from argue.eval.runner import run_eval as run_items
 from argue.llm import ScriptedModel
 from argue.llm.pricing import PriceTable
 from tests.llm.batch_fakes import AnthropicBatchFake, BatchFake, OpenAIBatchFake
+from tests.loopback import Reply
 
 PROGRESS = re.compile(r"^batch (\S+): (\d+)/(\d+) done, \d+ s \(")
 MODELS = {"openai": "gpt-4o-mini", "anthropic": "claude-haiku-4-5"}
@@ -347,3 +348,25 @@ def test_a_re_ask_joins_the_next_wave(provider, fake, tmp_path):
     usage = [Usage.model_validate_json(x) for x in (root / "usage.jsonl").read_text().splitlines()]
     assert len(usage) == 4 and all(u.batch_calls == 1 for u in usage)
     assert chat_calls(fake) == 0
+
+
+def test_a_rejected_key_stops_the_eval_with_the_reason(tmp_path, loopback):
+    from argue.app import OperationError
+
+    loopback.handler = lambda request: Reply(
+        401, json={"type": "error", "error": {"type": "authentication_error", "message": "bad key"}}
+    )
+    env = {
+        "ARGUE_HOME": str(tmp_path),
+        "ANTHROPIC_API_KEY": "sk-ant-test-rejected-000000000",
+        "ANTHROPIC_BASE_URL": loopback.url,
+    }
+    plan = prepare_eval(
+        request_for("anthropic", arms=["single"]), Workspace(debates_dir=tmp_path / "d", env=env)
+    )
+    with pytest.raises(OperationError, match="credentials rejected") as raised:
+        run_eval(plan)
+    assert str(raised.value).endswith(
+        "credentials rejected (check ANTHROPIC_API_KEY): bad key — check the provider's API key"
+    )
+    assert [r.path for r in loopback.requests] == ["/v1/messages/batches"]  # once: not retried
