@@ -490,23 +490,23 @@ def _layout(m: ArgumentMap, lang: str = "en") -> None:
     m.height = max(y, m.head_y + HEAD_H + 40) + 6
 
     # Vertical runs: in which gutter, over which heights; then a track each.
-    runs: dict[int, list[tuple[int, str, tuple[float, float]]]] = {}
+    runs: dict[int, list[tuple[int, tuple[float, float]]]] = {}  # gutter -> (edge, span)
     for i, (dep, arr) in gutters.items():
         edge, target = m.edges[i], m.edges[i].target
         assert isinstance(target, ClaimNode)
         src, dst = edge.source.box, target.box
         if dep == arr:
             span = (min(src.y, dst.y), max(src.bottom, dst.bottom))
-            runs.setdefault(dep, []).append((i, "both", span))
+            runs.setdefault(dep, []).append((i, span))
         else:
             lane = lane_y[i]
-            runs.setdefault(dep, []).append((i, "dep", (min(src.y, lane), max(src.bottom, lane))))
-            runs.setdefault(arr, []).append((i, "arr", (min(dst.y, lane), max(dst.bottom, lane))))
+            runs.setdefault(dep, []).append((i, (min(src.y, lane), max(src.bottom, lane))))
+            runs.setdefault(arr, []).append((i, (min(dst.y, lane), max(dst.bottom, lane))))
     track_of: dict[tuple[int, int], int] = {}  # (gutter, edge) -> track
     counts = [0] * (n + 1)
     for gutter, items in runs.items():
-        tracks = assign_tracks([span for _, _, span in items], TRACK_CLEARANCE)
-        for (i, _, _), track in zip(items, tracks, strict=True):
+        tracks = assign_tracks([span for _, span in items], TRACK_CLEARANCE)
+        for (i, _), track in zip(items, tracks, strict=True):
             track_of[(gutter, i)] = track
         counts[gutter] = max(tracks) + 1 if tracks else 0
 
@@ -621,17 +621,17 @@ def _route(
             ]
     # An edge to an unknown target runs down the left of the "no such claim" nodes, each on
     # its own line (closer together when a rebuttal has many), into its node's left side.
-    count: dict[str, int] = {}
+    unknown: dict[str, int] = {}  # rebuttal -> how many unknown targets
     for edge in m.edges:
         if isinstance(edge.target, GhostNode):
-            count[edge.source.key] = count.get(edge.source.key, 0) + 1
+            unknown[edge.source.key] = unknown.get(edge.source.key, 0) + 1
     seen: dict[str, int] = {}
     for edge in m.edges:
         if isinstance(edge.target, GhostNode):
             src, dst = edge.source.box, edge.target.box
             k = seen.get(edge.source.key, 0)
             seen[edge.source.key] = k + 1
-            step = min(5.0, 24.0 / max(1, count[edge.source.key] - 1))
+            step = min(5.0, 24.0 / max(1, unknown[edge.source.key] - 1))
             x = dst.x - 8 - k * step
             radius = src.h / 2
             off = max(0.0, src.x + radius - x)  # under the rebuttal's rounded end
