@@ -370,3 +370,16 @@ def test_a_rejected_key_stops_the_eval_with_the_reason(tmp_path, loopback):
         "credentials rejected (check ANTHROPIC_API_KEY): bad key — check the provider's API key"
     )
     assert [r.path for r in loopback.requests] == ["/v1/messages/batches"]  # once: not retried
+
+
+def test_a_hundred_items_make_one_batch_per_wave(tmp_path):
+    fake = AnthropicBatchFake()
+    try:
+        outcome, _, _ = run("anthropic", fake, tmp_path, n=100, samples=1)
+    finally:
+        fake.stop()
+    assert outcome.exit_code == 0
+    # single + society round 1, society round 2, the vote: three batches, nothing direct.
+    assert [len(b.requests) for b in fake.batches.values()] == [100 + 300, 300, 100]
+    assert chat_calls(fake) == 0
+    assert all(s["accuracy"] == 1.0 for s in outcome.report["arms"].values())
