@@ -25,7 +25,7 @@ find_python() {
 }
 
 # $1: extras to install ("local,serve" or "local,dev,serve"); reinstalls when pyproject.toml or the
-# extras change. `serve` (starlette, uvicorn, sse-starlette) is small and `argue serve` needs it.
+# extras change. `serve` (starlette, uvicorn) is small and `argue serve` needs it.
 ensure_venv() {
     local extras="$1"
     local stamp="$VENV/.argue-installed"

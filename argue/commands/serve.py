@@ -1,7 +1,7 @@
 """``argue serve``: a live view of the debates folder in the browser, on loopback.
 
 The server prints its URL once; the URL carries a fresh unguessable token and every route
-requires it. Starlette, uvicorn and sse-starlette are the optional ``serve`` extra, imported
+requires it. Starlette and uvicorn are the optional ``serve`` extra, imported
 here only when the command runs, so ``argue --help`` stays fast and works without them.
 """
 
@@ -17,7 +17,7 @@ from argue.commands._debate import DEBATES_DIR_HELP, _debates_dir, command_name,
 from argue.console import die, stderr_console, stdout_console
 
 MISSING_STACK = (
-    "argue serve needs starlette, uvicorn and sse-starlette (the serve extra): "
+    "argue serve needs starlette and uvicorn (the serve extra): "
     "pip install 'argue-debate[serve]' (in a clone, ./run.sh installs it)"
 )
 DEFAULT_PORT = 8765
@@ -82,7 +82,6 @@ def serve_command(
             2,
         )
     try:
-        import sse_starlette  # noqa: F401
         import starlette  # noqa: F401
         import uvicorn
     except ImportError:
@@ -102,7 +101,13 @@ def serve_command(
     except OSError as exc:
         die(f"cannot listen on {host}:{port}: {exc.strerror or exc} (try --port 0)", 2)
     token = secrets.token_urlsafe(32)
-    application = create_app(workspace(root), token, command=command_name())
+    servers: list[uvicorn.Server] = []
+    application = create_app(
+        workspace(root),
+        token,
+        command=command_name(),
+        stopping=lambda: bool(servers) and servers[0].should_exit,
+    )
     config = uvicorn.Config(
         application,
         log_level="warning",
@@ -117,8 +122,9 @@ def serve_command(
         markup=False,
         highlight=False,
     )
+    servers.append(uvicorn.Server(config))
     try:
-        uvicorn.Server(config).run(sockets=[sock])
+        servers[0].run(sockets=[sock])
     except KeyboardInterrupt:
         raise typer.Exit(130) from None
     finally:

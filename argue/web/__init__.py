@@ -1,9 +1,8 @@
 """The browser face: ``argue serve``'s live pages over starlette and uvicorn.
 
 A face like ``argue.commands`` and ``argue.mcp``: it reads and steers debates through the
-application layer only, and nothing below the faces imports it. Starlette, uvicorn and
-sse-starlette (the ``serve`` extra) are imported when the server is built, never at
-``argue --help``.
+application layer only, and nothing below the faces imports it. Starlette and uvicorn (the
+``serve`` extra) are imported when the server is built, never at ``argue --help``.
 """
 
 from __future__ import annotations

@@ -26,17 +26,26 @@ import anyio
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response
+from starlette.responses import (
+    HTMLResponse,
+    JSONResponse,
+    PlainTextResponse,
+    Response,
+    StreamingResponse,
+)
 from starlette.routing import Route
 
 from argue import app as argue_app
 from argue.app._limits import NOTE_MAX_CHARS
 from argue.web._feed import (
+    KEEPALIVE,
     POLL_INTERVAL_S,
     Fingerprint,
     changes,
     debate_fingerprint,
     index_fingerprint,
+    never,
+    sse_event,
 )
 from argue.web._pages import Pages
 
@@ -209,11 +218,18 @@ def create_app(
     *,
     command: str = "argue",
     poll_interval: float = POLL_INTERVAL_S,
+    stopping: Callable[[], bool] = never,
 ) -> ASGIApp:
-    """The whole server as an ASGI app: starlette routes behind :class:`TokenGate`."""
-    from sse_starlette import EventSourceResponse
+    """The whole server as an ASGI app: starlette routes behind :class:`TokenGate`.
 
+    ``stopping``: True once the server shuts down (uvicorn's ``should_exit``); the event
+    streams then end cleanly rather than being cut mid-response."""
     pages = Pages(token)
+
+    def event_stream(events: AsyncIterator[str]) -> StreamingResponse:
+        headers = {**SECURITY_HEADERS, "X-Accel-Buffering": "no"}
+        return StreamingResponse(events, media_type="text/event-stream", headers=headers)
+
     server = LiveServer(workspace, pages, command=command, poll_interval=poll_interval)
 
     async def index(request: Request) -> Response:
@@ -225,12 +241,18 @@ def create_app(
         return _html(pages.index_rows(rows, skipped), pages.csp)
 
     async def index_stream(request: Request) -> Response:
-        async def events() -> AsyncIterator[dict[str, str]]:
-            async for _ in changes(server.index_fingerprint, interval=server.poll_interval):
+        async def events() -> AsyncIterator[str]:
+            looks = changes(
+                server.index_fingerprint, interval=server.poll_interval, stopping=stopping
+            )
+            async for changed in looks:
+                if not changed:
+                    yield KEEPALIVE
+                    continue
                 rows, skipped = await anyio.to_thread.run_sync(server.index_rows)
-                yield {"event": "update", "data": pages.index_rows(rows, skipped)}
+                yield sse_event("update", pages.index_rows(rows, skipped))
 
-        return EventSourceResponse(events(), ping=15, headers=SECURITY_HEADERS)
+        return event_stream(events())
 
     async def debate_page(request: Request) -> Response:
         try:
@@ -253,19 +275,22 @@ def create_app(
         except argue_app.ArgueError as exc:
             return _text_error(exc)
 
-        async def events() -> AsyncIterator[dict[str, str]]:
+        async def events() -> AsyncIterator[str]:
             def look() -> Fingerprint:
                 return server.debate_fingerprint(debate_id)
 
-            async for _ in changes(look, interval=server.poll_interval):
+            async for changed in changes(look, interval=server.poll_interval, stopping=stopping):
+                if not changed:
+                    yield KEEPALIVE
+                    continue
                 try:
                     debate = await anyio.to_thread.run_sync(server.debate, debate_id)
                 except argue_app.ArgueError as exc:
-                    yield {"event": "trouble", "data": exc.message}
+                    yield sse_event("trouble", exc.message)
                     continue
-                yield {"event": "update", "data": pages.debate_live(debate)}
+                yield sse_event("update", pages.debate_live(debate))
 
-        return EventSourceResponse(events(), ping=15, headers=SECURITY_HEADERS)
+        return event_stream(events())
 
     async def debate_report(request: Request) -> Response:
         try:

@@ -90,18 +90,45 @@ def index_fingerprint(debates_dir: Path) -> IndexMark:
     return tuple(rows)
 
 
+def never() -> bool:
+    return False
+
+
+def sse_event(name: str, data: str) -> str:
+    """One server-sent event: ``event:`` then each line of ``data`` as a ``data:`` line (the
+    browser joins them with newlines), ended by a blank line."""
+    lines = data.splitlines() or [""]
+    return f"event: {name}\n" + "".join(f"data: {line}\n" for line in lines) + "\n"
+
+
+KEEPALIVE = ": still here\n\n"
+"""A comment line: keeps proxies and the browser from closing a quiet stream."""
+
+
 async def changes(
-    fingerprint: Callable[[], Fingerprint], *, interval: float = POLL_INTERVAL_S
-) -> AsyncIterator[None]:
-    """Yield once at once, then each time ``fingerprint()`` differs from the last look. The
+    fingerprint: Callable[[], Fingerprint],
+    *,
+    interval: float = POLL_INTERVAL_S,
+    stopping: Callable[[], bool] = never,
+    keepalive_every: int = 30,
+) -> AsyncIterator[bool]:
+    """Yield True at once, then each time ``fingerprint()`` differs from the last look, and
+    False after ``keepalive_every`` looks without a change; return once ``stopping()`` (the
+    server is shutting down: the stream then ends cleanly instead of being cut). The
     fingerprint is taken in a worker thread: the event loop never waits on the disk."""
     import anyio
 
     last = await anyio.to_thread.run_sync(fingerprint)
-    yield None
-    while True:
+    yield True
+    quiet_looks = 0
+    while not stopping():
         await anyio.sleep(interval)
+        if stopping():
+            return
         now = await anyio.to_thread.run_sync(fingerprint)
         if now != last:
-            last = now
-            yield None
+            last, quiet_looks = now, 0
+            yield True
+        elif (quiet_looks := quiet_looks + 1) >= keepalive_every:
+            quiet_looks = 0
+            yield False

@@ -9,6 +9,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -26,6 +27,7 @@ class LiveServer:
     base: str
     token: str
     debates_dir: Path
+    server: Any  # the uvicorn.Server: ``should_exit = True`` shuts it down as Ctrl-C does
 
     def url(self, path: str) -> str:
         joiner = "&" if "?" in path else "?"
@@ -41,7 +43,13 @@ def _serve(debates_dir: Path, poll_s: float = POLL_S) -> Iterator[LiveServer]:
     from argue.web import create_app
 
     token = secrets.token_urlsafe(32)
-    app = create_app(Workspace(debates_dir), token, poll_interval=poll_s)
+    servers: list[uvicorn.Server] = []
+    app = create_app(
+        Workspace(debates_dir),
+        token,
+        poll_interval=poll_s,
+        stopping=lambda: bool(servers) and servers[0].should_exit,
+    )
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.bind(("127.0.0.1", 0))
     sock.listen(64)
@@ -50,6 +58,7 @@ def _serve(debates_dir: Path, poll_s: float = POLL_S) -> Iterator[LiveServer]:
         app, log_level="warning", access_log=False, lifespan="off", timeout_graceful_shutdown=1
     )
     server = uvicorn.Server(config)
+    servers.append(server)
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
     deadline = time.monotonic() + 20
@@ -57,7 +66,7 @@ def _serve(debates_dir: Path, poll_s: float = POLL_S) -> Iterator[LiveServer]:
         assert time.monotonic() < deadline, "the server did not start"
         time.sleep(0.02)
     try:
-        yield LiveServer(f"http://127.0.0.1:{port}", token, debates_dir)
+        yield LiveServer(f"http://127.0.0.1:{port}", token, debates_dir, server)
     finally:
         server.should_exit = True
         thread.join(10)
