@@ -1,6 +1,7 @@
 """``argue eval --batch`` end to end against loopback fakes of OpenAI's Batch API and
 Anthropic's Message Batches (tests/llm/batch_fakes.py): a whole eval of single + vote + society
-goes one batch per wave with no direct model call, progress is reported, batch ids land in the
+goes one batch per wave with no direct model call (100 items too; the debate arm a phase per
+wave, across items), progress is reported, batch ids land in the
 eval folder, a killed run re-attaches to its batch without resubmitting, a request failed
 inside a batch is that item's failure, an expired batch fails only what it left unanswered,
 calls cost half the list price, and a provider without batches runs direct calls, said so.
@@ -383,3 +384,45 @@ def test_a_hundred_items_make_one_batch_per_wave(tmp_path):
     assert [len(b.requests) for b in fake.batches.values()] == [100 + 300, 300, 100]
     assert chat_calls(fake) == 0
     assert all(s["accuracy"] == 1.0 for s in outcome.report["arms"].values())
+
+
+@pytest.fixture
+def debating_fake(provider: str) -> Iterator[BatchFake]:
+    """A batch fake whose answers come from the e2e FakeLLM's script (debates included)."""
+    from argue.eval.arms import ShortAnswer
+    from argue.llm._structured import tool_name_for
+    from tests.e2e import fake_llm
+    from tests.e2e.fake_llm import FakeLLM
+    from tests.eval.script import EvalScript
+
+    name = tool_name_for(ShortAnswer)
+    fake_llm.SCHEMAS[name] = ShortAnswer
+    llm = FakeLLM(EvalScript(names={}))
+    server: BatchFake = (
+        OpenAIBatchFake(answer=lambda body: llm._openai(body).json)
+        if provider == "openai"
+        else AnthropicBatchFake(answer=lambda body: llm._anthropic(body).json)
+    )
+    try:
+        yield server
+    finally:
+        server.stop()
+        del fake_llm.SCHEMAS[name]
+
+
+def test_the_debate_arm_goes_a_phase_at_a_time_across_items(provider, debating_fake, tmp_path):
+    fake = debating_fake
+    outcome, _, root = run(
+        provider, fake, tmp_path, arms=["debate", "single"], n=2, rounds=1, samples=None
+    )
+    assert outcome.exit_code == 0
+    assert outcome.report["arms"]["debate"]["accuracy"] == 1.0
+    assert chat_calls(fake) == 0
+    # Every batch holds both items' calls of that wave (a debate phase, with the single calls
+    # in the first): the items go in lockstep, not one after the other.
+    ids = {json.loads(x)["item"] for x in (root / "items.jsonl").read_text().splitlines()}
+    for record in batch_lines(root):
+        if record["status"] == "submitted":
+            assert {name.split("/")[0] for name in record["calls"].values()} == ids
+    debate_calls = outcome.report["arms"]["debate"]["mean_calls"]
+    assert fake.requests_in == 2 * debate_calls + 2
