@@ -258,7 +258,7 @@ class SDKAdapter(Adapter, Generic[ConnectionT, ClientT, ResponseT]):
 
         Each attempt carries its own ``timeout`` (the policy's, cut to the call's budget left).
 
-        Inside a batch route (``argue.llm._batch``: ``argue eval --batch``) the same request
+        Inside a batch route (``argue.llm._batch_route``: ``argue eval --batch``) the same request
         goes into the provider's batch engine instead, and its answer comes back as the same
         response object: building the request and reading the reply stay the adapter's own."""
         route = batch_route()
