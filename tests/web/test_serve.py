@@ -132,8 +132,8 @@ def test_the_index_lists_each_debate_with_status_round_phase_and_cost(
     done = next(r for r in by_id if finished.debate_id in r)
     live = next(r for r in by_id if waiting.debate_id in r)
     assert "Is the Collatz conjecture decidable?" in done
-    assert ">completed<" in done and "<td>2/2</td>" in done and "$0.0000" in done
-    assert ">running<" in live and "1/2 · rebuttal" in live and "no model call yet" in live
+    assert ">completed<" in done and ">2/2</td>" in done and "$0.0000" in done
+    assert ">running<" in live and ">1/2 · rebuttal</td>" in live and "no model call yet" in live
     assert "partial" in live  # not finished: its record is partial, said so
     # Each id links to its own page, the token carried along.
     assert f'href="/debates/{finished.debate_id}?token={server.token}"' in done

@@ -41,7 +41,7 @@
         poller = null;
       }
       body.dataset.stream = "open";
-      say("Live: the page follows the debate as each phase lands.");
+      say("Live: this page updates as each phase lands.");
     });
     source.onerror = () => {
       source.close();
