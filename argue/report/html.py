@@ -35,7 +35,7 @@ from argue.report.charts import (
     score_components_svg,
     seat_class,
 )
-from argue.report.svg import PERSONA_COLORS, UNSAFE, persona_color, safe_text
+from argue.report.svg import PERSONA_COLORS, UNSAFE, clip, persona_color, safe_text
 from argue.report.text import (
     claim_anchor,
     document_link,
@@ -65,6 +65,11 @@ READABLE_PX = 10.0
 """The smallest text a chart may show, in CSS px: below it a chart stops shrinking with the page
 and scrolls sideways in its own box instead. (The map is drawn at its natural size by its own
 stylesheet, map.css.j2, in a scroll box too.)"""
+
+
+BRIEF_CHARS = 400
+"""The map in words gives each claim and counter in at most this many characters (the claim's
+full text is one link away, in the Claims section)."""
 
 
 def readable_min_width(width: float, smallest_text_px: float) -> int:
@@ -213,6 +218,7 @@ def report_context(
         "cid": cid,
         "eid": eid,
         "doclink": document_link,
+        "brief": lambda value: clip(str(value), BRIEF_CHARS),
         "claim_anchor": claim_anchor,
         "evidence_anchor": evidence_anchor,
         "edge_words": lambda kind: label(f"edge_{kind}", lang),
