@@ -37,19 +37,32 @@ class LiveServer:
         return httpx.Client(base_url=self.base, timeout=10.0)
 
 
-def _serve(debates_dir: Path, poll_s: float = POLL_S) -> Iterator[LiveServer]:
+def _serve(
+    debates_dir: Path, poll_s: float = POLL_S, streams_down: threading.Event | None = None
+) -> Iterator[LiveServer]:
+    """``streams_down``: while set, open event streams end and new ones get a 503 (the rest
+    of the server answers as usual): a stream that drops, for the polling fallback."""
     import uvicorn
+    from starlette.responses import PlainTextResponse
 
     from argue.web import create_app
 
     token = secrets.token_urlsafe(32)
     servers: list[uvicorn.Server] = []
-    app = create_app(
+    down = streams_down or threading.Event()
+    live = create_app(
         Workspace(debates_dir),
         token,
         poll_interval=poll_s,
-        stopping=lambda: bool(servers) and servers[0].should_exit,
+        stopping=lambda: down.is_set() or (bool(servers) and servers[0].should_exit),
     )
+
+    async def app(scope, receive, send) -> None:
+        if scope["type"] == "http" and down.is_set() and scope["path"].endswith("/stream"):
+            await PlainTextResponse("streams are down", status_code=503)(scope, receive, send)
+            return
+        await live(scope, receive, send)
+
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.bind(("127.0.0.1", 0))
     sock.listen(64)
@@ -78,8 +91,8 @@ def serve_folder():
     """``serve_folder(path)`` starts a server on that debates folder (stopped after the test)."""
     started: list[Iterator[LiveServer]] = []
 
-    def _start(debates_dir: Path) -> LiveServer:
-        generator = _serve(debates_dir)
+    def _start(debates_dir: Path, streams_down: threading.Event | None = None) -> LiveServer:
+        generator = _serve(debates_dir, streams_down=streams_down)
         started.append(generator)
         return next(generator)
 

@@ -173,3 +173,33 @@ def test_the_live_page_follows_a_scripted_debate_from_round_one_to_its_synthesis
         if thread.is_alive() or thread.ident is not None:
             thread.join(120)
         browser.close()
+
+
+@pytest.mark.timeout(240)
+def test_when_the_stream_drops_the_page_polls(serve_folder, new_store, tmp_path):
+    import threading
+
+    streams_down = threading.Event()
+    store = new_store("debates", rounds=2)
+    store.update_state(status="running", round=1, phase="research", pid=os.getpid())
+    store.acquire_lock()
+    server = serve_folder(tmp_path / "debates", streams_down=streams_down)
+    browser = Browser(tmp_path / "profile")
+    try:
+        browser.goto(server.url(f"/debates/{store.debate_id}"))
+        browser.wait_for("document.body.dataset.stream === 'open'")
+        streams_down.set()  # the open stream ends; reconnecting gets a 503
+        browser.wait_for("document.body.dataset.stream === 'lost'")
+        claim = Claim(id="A1.c1", persona="A", round=1, text="Polled, not streamed.")
+        runner = DebateStore(store.paths.root)
+        runner.save(
+            runner.paths.argument("A", 1),
+            ArgumentRecord(persona="A", round=1, position="Bounded.", claims=[claim]),
+        )
+        # Teeth: drop startPolling() from the script's onerror and this never shows.
+        browser.wait_for(f"{LIVE}.textContent.includes('Polled, not streamed.')")
+        assert browser.evaluate("document.body.dataset.stream") == "lost"
+        assert "checking every 2 s" in browser.evaluate("document.body.textContent")
+    finally:
+        browser.close()
+        store.release_lock()
