@@ -240,13 +240,11 @@ def print_report(report: dict[str, Any]) -> None:
     from rich.table import Table
 
     from argue.console import stdout_console
-    from argue.eval.report import run_lines
+    from argue.eval.report import judged_lines, run_lines, table_caption
 
     table = Table(
         title=f"argue eval — {report['dataset']} — {report['model']}",
-        caption="accuracy: every item counts, an unreadable answer is wrong; paper: Du et "
-        "al.'s scoring (last float-like token; unparsed answers dropped), of the items it "
-        "scored; calls, tokens and cost: mean per item; time: first start to last finish",
+        caption=table_caption(report),
     )
     columns = ("arm", "n", "accuracy", "95 % CI", "paper", "calls", "tokens", "cost", "time")
     for column in columns:
@@ -280,6 +278,8 @@ def print_report(report: dict[str, Any]) -> None:
         stdout_console.print(line, markup=False)
     for comparison in report["comparisons"]:
         stdout_console.print(comparison["verdict"], markup=False)
+    for line in judged_lines(report):
+        stdout_console.print(line, markup=False, highlight=False)
     for line in run_lines(report):
         stdout_console.print(line, markup=False, highlight=False)
     line = batch_line(report.get("batch"))

@@ -484,6 +484,9 @@ def test_the_cli_runs_a_judged_eval_and_its_json_says_model_judged(
     shown = CliRunner().invoke(app, args)
     assert shown.exit_code == 0, shown.output
     assert "66.7%" in shown.stdout  # the table's accuracy cell: 2 of 3 facts consistent
+    words = " ".join(shown.stdout.split())
+    assert "Accuracy is model-judged (judge: scripted/scripted-1)" in words  # the face's lines
+    assert "accuracy: model-judged (judge: scripted/scripted-1), the mean fraction" in words
     report = json.loads(CliRunner().invoke(app, [*args, "--json"]).stdout)
     assert report["answer_type"] == "judged"
     assert report["scoring"]["label"] == "model-judged (judge: scripted/scripted-1)"
