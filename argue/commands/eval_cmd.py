@@ -65,7 +65,8 @@ def eval_command(
     ignore_unknown_fields: bool = typer.Option(
         False,
         "--ignore-unknown-fields",
-        help="Ignore dataset fields other than id, question, answer, choices (default: "
+        help="Ignore dataset fields other than id, question, answer, choices, answer_type, "
+        "facts (default: "
         "refused, naming the line and field).",
     ),
     n: int = typer.Option(20, "--n", min=1, max=100_000, help="Built-in dataset: items."),
