@@ -50,7 +50,7 @@ from argue.web._feed import (
 from argue.web._pages import Pages
 
 if TYPE_CHECKING:
-    from argue.app import LiveRow, Workspace
+    from argue.app import LiveDebate, LiveRow, Workspace
 
 Scope = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
@@ -115,21 +115,14 @@ def _post_allowed(scope: Scope, token: bytes) -> bool:
 
 
 @dataclass
-class _RowCache:
-    """The index's rows, each read again only when its own folder's fingerprint changed."""
-
-    rows: dict[str, tuple[object, LiveRow]] = field(default_factory=dict)
-
-
-@dataclass
-class LiveServer:
-    """What the routes share: the folder, the token's pages, how often to look."""
+class LiveReads:
+    """What the routes read, through the application layer, and the fingerprints that say
+    when to read again. ``rows``: the index's rows by id, each with the fingerprint of its
+    folder when read (a row is read again only when its own folder changed)."""
 
     workspace: Workspace
-    pages: Pages
     command: str = "argue"
-    poll_interval: float = POLL_INTERVAL_S
-    cache: _RowCache = field(default_factory=_RowCache)
+    rows: dict[str, tuple[Fingerprint, LiveRow]] = field(default_factory=dict)
 
     # -- reads (in a worker thread: they touch the disk)
 
@@ -142,7 +135,7 @@ class LiveServer:
         for debate_id in ids:
             store = DebateStore(self.workspace.root / debate_id)
             mark = debate_fingerprint(store.paths.root, store.is_locked)
-            cached = self.cache.rows.get(debate_id)
+            cached = self.rows.get(debate_id)
             if cached is not None and cached[0] == mark:
                 rows.append(cached[1])
                 continue
@@ -151,10 +144,10 @@ class LiveServer:
             except argue_app.ArgueError as exc:
                 skipped.append(f"skipped {debate_id}: {exc.message}")
                 continue
-            self.cache.rows[debate_id] = (mark, row)
+            self.rows[debate_id] = (mark, row)
             rows.append(row)
-        for gone in set(self.cache.rows) - set(ids):
-            del self.cache.rows[gone]
+        for gone in set(self.rows) - set(ids):
+            self.rows.pop(gone, None)  # two streams may read at once: each drops it once
         rows.sort(key=lambda row: row.status.id, reverse=True)  # ids are timestamps: newest first
         return rows, skipped
 
@@ -170,7 +163,7 @@ class LiveServer:
         )
         return (folders, locks)
 
-    def debate(self, debate_id: str) -> Any:
+    def debate(self, debate_id: str) -> LiveDebate:
         return argue_app.live_debate(debate_id, workspace=self.workspace, command=self.command)
 
     def debate_fingerprint(self, debate_id: str) -> Fingerprint:
@@ -188,18 +181,24 @@ def _html(text: str, csp: str, status_code: int = 200) -> HTMLResponse:
     )
 
 
+def _http_status(exc: argue_app.ArgueError) -> int:
+    """No such debate: 404; a request that cannot be carried out: 400; failed work: 500."""
+    if isinstance(exc, argue_app.NotFoundError):
+        return 404
+    return 400 if isinstance(exc, argue_app.UsageError) else 500
+
+
 def _error(exc: argue_app.ArgueError) -> JSONResponse:
-    status = 404 if isinstance(exc, argue_app.NotFoundError) else 400
-    if not isinstance(exc, argue_app.UsageError):
-        status = 500
-    return JSONResponse({"error": exc.message}, status_code=status, headers=SECURITY_HEADERS)
+    """For the page's script (stop, interject): ``{"error": <the CLI's one line>}``."""
+    return JSONResponse(
+        {"error": exc.message}, status_code=_http_status(exc), headers=SECURITY_HEADERS
+    )
 
 
 def _text_error(exc: argue_app.ArgueError) -> PlainTextResponse:
-    status = 404 if isinstance(exc, argue_app.NotFoundError) else 400
-    if not isinstance(exc, argue_app.UsageError):
-        status = 500
-    return PlainTextResponse(exc.message + "\n", status_code=status, headers=SECURITY_HEADERS)
+    return PlainTextResponse(
+        exc.message + "\n", status_code=_http_status(exc), headers=SECURITY_HEADERS
+    )
 
 
 def _debate_id(request: Request) -> str:
@@ -230,40 +229,40 @@ def create_app(
         headers = {**SECURITY_HEADERS, "X-Accel-Buffering": "no"}
         return StreamingResponse(events, media_type="text/event-stream", headers=headers)
 
-    server = LiveServer(workspace, pages, command=command, poll_interval=poll_interval)
+    reads = LiveReads(workspace, command=command)
 
     async def index(request: Request) -> Response:
-        rows, skipped = await run_in_threadpool(server.index_rows)
+        rows, skipped = await run_in_threadpool(reads.index_rows)
         return _html(pages.index(rows, skipped, str(workspace.root)), pages.csp)
 
     async def index_rows(request: Request) -> Response:
-        rows, skipped = await run_in_threadpool(server.index_rows)
+        rows, skipped = await run_in_threadpool(reads.index_rows)
         return _html(pages.index_rows(rows, skipped), pages.csp)
 
     async def index_stream(request: Request) -> Response:
         async def events() -> AsyncIterator[str]:
-            looks = changes(
-                server.index_fingerprint, interval=server.poll_interval, stopping=stopping
-            )
+            looks = changes(reads.index_fingerprint, interval=poll_interval, stopping=stopping)
             async for changed in looks:
                 if not changed:
                     yield KEEPALIVE
                     continue
-                rows, skipped = await anyio.to_thread.run_sync(server.index_rows)
+                rows, skipped = await anyio.to_thread.run_sync(reads.index_rows)
                 yield sse_event("update", pages.index_rows(rows, skipped))
 
         return event_stream(events())
 
+    # -- one debate
+
     async def debate_page(request: Request) -> Response:
         try:
-            debate = await run_in_threadpool(server.debate, _debate_id(request))
+            debate = await run_in_threadpool(reads.debate, _debate_id(request))
         except argue_app.ArgueError as exc:
             return _text_error(exc)
         return _html(pages.debate(debate, NOTE_MAX_CHARS), pages.csp)
 
     async def debate_live(request: Request) -> Response:
         try:
-            debate = await run_in_threadpool(server.debate, _debate_id(request))
+            debate = await run_in_threadpool(reads.debate, _debate_id(request))
         except argue_app.ArgueError as exc:
             return _text_error(exc)
         return _html(pages.debate_live(debate), pages.csp)
@@ -277,14 +276,14 @@ def create_app(
 
         async def events() -> AsyncIterator[str]:
             def look() -> Fingerprint:
-                return server.debate_fingerprint(debate_id)
+                return reads.debate_fingerprint(debate_id)
 
-            async for changed in changes(look, interval=server.poll_interval, stopping=stopping):
+            async for changed in changes(look, interval=poll_interval, stopping=stopping):
                 if not changed:
                     yield KEEPALIVE
                     continue
                 try:
-                    debate = await anyio.to_thread.run_sync(server.debate, debate_id)
+                    debate = await anyio.to_thread.run_sync(reads.debate, debate_id)
                 except argue_app.ArgueError as exc:
                     yield sse_event("trouble", exc.message)
                     continue

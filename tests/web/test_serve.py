@@ -128,9 +128,9 @@ def test_the_index_lists_each_debate_with_status_round_phase_and_cost(
     body = page.split("<tbody>", 1)[1]
     rows = re.findall(r"<tr>.*?</tr>", body, re.S)
     assert len(rows) == 2
-    by_id = {row: row for row in rows}
-    done = next(r for r in by_id if finished.debate_id in r)
-    live = next(r for r in by_id if waiting.debate_id in r)
+    # By the link's text: both ids may share a timestamp ("…_054452" and "…_054452_2").
+    done = next(r for r in rows if f">{finished.debate_id}</a>" in r)
+    live = next(r for r in rows if f">{waiting.debate_id}</a>" in r)
     assert "Is the Collatz conjecture decidable?" in done
     assert ">completed<" in done and ">2/2</td>" in done and "$0.0000" in done
     assert ">running<" in live and ">1/2 · rebuttal</td>" in live and "no model call yet" in live
