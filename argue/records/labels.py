@@ -157,10 +157,12 @@ _LABELS: dict[str, tuple[str, str]] = {
     "argument_map": ("Argument map", "Carte des arguments"),
     "map_note": (
         "Each box is a claim (id, persona, round, score). Arrows start at a persona's rebuttal "
-        "and end at the claim it counters or concedes.",
+        "and end at the claim it counters or concedes. Tap or hover a column head, a rebuttal "
+        "or a box to follow only its arrows; a box leads to the claim's full text.",
         "Chaque boîte est une affirmation (identifiant, persona, round, score). Les flèches "
         "partent de la réfutation d'un persona et aboutissent à l'affirmation contestée ou "
-        "concédée.",
+        "concédée. Touchez ou survolez un en-tête de colonne, une réfutation ou une boîte pour "
+        "ne suivre que ses flèches ; une boîte mène au texte complet de l'affirmation.",
     ),
     "confidence_over_rounds": ("Confidence over rounds", "Confiance au fil des rounds"),
     "score_components": ("Score components per round", "Composantes du score par round"),
