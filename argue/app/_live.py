@@ -153,7 +153,7 @@ def live_debate(
 
 
 def _personas(history: DebateHistory) -> list[LivePersona]:
-    from argue.records.labels import label
+    from argue.records.terminal import rebuttal_line
 
     lang = history.config.language
     personas = []
@@ -165,17 +165,7 @@ def _personas(history: DebateHistory) -> list[LivePersona]:
             reflection = record.reflections.get(letter)
             if argument is None and rebuttal is None and reflection is None:
                 continue
-            rebuttal_line = None
-            if rebuttal is not None:
-                counted = sum(1 for c in rebuttal.counters if c.valid_target)
-                rebuttal_line = label(
-                    "w_rebuttal",
-                    lang,
-                    round=record.round,
-                    counters=_plural(len(rebuttal.counters), "counter", lang),
-                    counted=counted,
-                    concessions=_plural(len(rebuttal.concessions), "concession", lang),
-                )
+            rebuttal_words = rebuttal_line(rebuttal, lang) if rebuttal is not None else None
             turns.append(
                 LiveTurn(
                     round=record.round,
@@ -186,7 +176,7 @@ def _personas(history: DebateHistory) -> list[LivePersona]:
                         )
                         for c in (argument.claims if argument else [])
                     ],
-                    rebuttal=rebuttal_line,
+                    rebuttal=rebuttal_words,
                     confidence=reflection.confidence if reflection else None,
                 )
             )
@@ -208,12 +198,6 @@ def _scores(history: DebateHistory) -> list[str]:
             label("w_scored", history.config.language, n=record.round, scores=", ".join(parts))
         )
     return lines
-
-
-def _plural(n: int, noun: str, lang: str) -> str:
-    from argue.records.labels import label
-
-    return label(f"plural_{noun}_{'one' if n == 1 else 'many'}", lang, n=n)
 
 
 def _termination(

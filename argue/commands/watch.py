@@ -22,7 +22,7 @@ import typer
 from argue.commands._debate import DEBATES_DIR_HELP, _debates_dir, _open, command_name
 from argue.console import stdout_console
 from argue.records.labels import label
-from argue.records.terminal import detail_words, word
+from argue.records.terminal import detail_words, plural, rebuttal_line, word
 
 if TYPE_CHECKING:
     from argue.domain import DebateState
@@ -217,7 +217,7 @@ class _Tracker:
         from argue.llm.pricing import describe_cost
 
         total = UsageLedger(self.store.load_usage()).total()
-        calls = _plural(total.calls, "model_call", self.lang)
+        calls = plural(total.calls, "model_call", self.lang)
         return self._say("w_spending", calls=calls, cost=describe_cost(total, self.lang))
 
     # -- records
@@ -361,13 +361,6 @@ class _Tracker:
         return lines
 
 
-def _plural(n: int, noun: str, lang: str = "en") -> str:
-    """``1 call``, ``2 calls``; French ``2 appels`` (``noun``: model_call, call, item, claim,
-    counter, concession)."""
-    key = "model_calls" if noun == "call" else f"plural_{noun}"
-    return label(f"{key}_{'one' if n == 1 else 'many'}", lang, n=n)
-
-
 def _describe_research(record: object, lang: str = "en") -> str:
     from argue.domain import ResearchRecord
 
@@ -381,8 +374,8 @@ def _describe_research(record: object, lang: str = "en") -> str:
         "w_research",
         lang,
         round=record.round,
-        calls=_plural(len(record.calls), "call", lang),
-        items=_plural(len(record.evidence), "item", lang),
+        calls=plural(len(record.calls), "call", lang),
+        items=plural(len(record.evidence), "item", lang),
         documents=documents,
     )
     if statuses:
@@ -398,7 +391,7 @@ def _describe_argument(record: object, lang: str = "en") -> str:
 
     assert isinstance(record, ArgumentRecord)
     ids = ", ".join(c.id for c in record.claims)
-    claims = _plural(len(record.claims), "claim", lang)
+    claims = plural(len(record.claims), "claim", lang)
     return label("w_argument", lang, round=record.round, claims=claims) + (
         f" ({ids})" if ids else ""
     )
@@ -408,21 +401,7 @@ def _describe_rebuttal(record: object, lang: str = "en") -> str:
     from argue.domain import RebuttalRecord
 
     assert isinstance(record, RebuttalRecord)
-    counted = sum(1 for c in record.counters if c.valid_target)
-    conceded = [c.claim_id for c in record.concessions if c.valid_target]
-    line = label(
-        "w_rebuttal",
-        lang,
-        round=record.round,
-        counters=_plural(len(record.counters), "counter", lang),
-        counted=counted,
-        concessions=_plural(len(record.concessions), "concession", lang),
-    )
-    if conceded:
-        line += label("w_conceded", lang, ids=", ".join(conceded))
-    if record.declined_to_concede:
-        line += label("w_declined", lang)
-    return line
+    return rebuttal_line(record, lang)
 
 
 def _describe_reflection(record: object, lang: str = "en") -> str:

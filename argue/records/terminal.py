@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from argue.records.labels import _LABELS, label
 
 if TYPE_CHECKING:
-    from argue.domain import Persona
+    from argue.domain import Persona, RebuttalRecord
 
 
 def persona_label(persona: Persona, lang: str = "en") -> str:
@@ -98,3 +98,30 @@ def detail_words(detail: str, lang: str = "en") -> str:
             fields["reason"] = label("t_judge_ready", lang)
         return label(key, lang, **fields)
     return detail
+
+
+def plural(n: int, noun: str, lang: str = "en") -> str:
+    """``1 call``, ``2 calls``; French ``2 appels`` (``noun``: model_call, call, item, claim,
+    counter, concession)."""
+    key = "model_calls" if noun == "call" else f"plural_{noun}"
+    return label(f"{key}_{'one' if n == 1 else 'many'}", lang, n=n)
+
+
+def rebuttal_line(record: RebuttalRecord, lang: str = "en") -> str:
+    """What a rebuttal did, in one line: its counters (how many counted), its concessions and
+    the claims they concede, and a refusal to concede (``watch`` and the live page say it)."""
+    counted = sum(1 for c in record.counters if c.valid_target)
+    conceded = [c.claim_id for c in record.concessions if c.valid_target]
+    line = label(
+        "w_rebuttal",
+        lang,
+        round=record.round,
+        counters=plural(len(record.counters), "counter", lang),
+        counted=counted,
+        concessions=plural(len(record.concessions), "concession", lang),
+    )
+    if conceded:
+        line += label("w_conceded", lang, ids=", ".join(conceded))
+    if record.declined_to_concede:
+        line += label("w_declined", lang)
+    return line
