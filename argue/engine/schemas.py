@@ -24,10 +24,11 @@ from pydantic.json_schema import SkipJsonSchema
 
 Short = Annotated[str, Field(max_length=300)]
 Query = Annotated[str, Field(max_length=400)]
+Name = Annotated[str, Field(max_length=100)]  # a skill or persona name
 
 
 class PanelAngle(BaseModel):
-    persona: str = Field(description="Persona letter, e.g. A")
+    persona: str = Field(max_length=10, description="Persona letter, e.g. A")
     angle: str = Field(max_length=400, description="The angle that persona takes")
 
 
@@ -48,21 +49,21 @@ class PrivateViewDraft(BaseModel):
 
 
 class ResearchCallDraft(BaseModel):
-    skill: Literal["dogpile", "ask", "memory", "taxonomy", "library"] | str
+    skill: Literal["dogpile", "ask", "memory", "taxonomy", "library"] | Name
     query: str = Field(max_length=400)
-    colleague: str | None = Field(default=None, description="ask only: colleague persona name")
+    colleague: Name | None = Field(default=None, description="ask only: colleague persona name")
     sources: list[Short] = Field(
         default_factory=list, max_length=6, description="dogpile only: subset of sources"
     )
 
 
 class ColleagueQuestionDraft(BaseModel):
-    colleague: str = Field(description="The colleague you ask: one of those offered")
+    colleague: Name = Field(description="The colleague you ask: one of those offered")
     question: Query = Field(description="Your question for that colleague")
 
 
 class FreeCallDraft(BaseModel):
-    skill: str = Field(description="Any research tool offered")
+    skill: Name = Field(description="Any research tool offered")
     query: Query
     sources: list[Short] = Field(
         default_factory=list, max_length=6, description="dogpile only: subset of sources"

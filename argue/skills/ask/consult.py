@@ -27,7 +27,13 @@ MemoryRecall = Callable[[str, str], Awaitable[SkillResult]]
 
 
 class ColleagueAnswer(BaseModel):
-    answer: str = Field(min_length=1, description="The colleague's answer, in its own voice")
+    answer: str = Field(
+        min_length=1,
+        # Bounded, like every string argue asks for: a grammar-constrained local model otherwise
+        # writes until max_tokens (2,048 tokens of one answer in tests/e2e/test_llama_server.py).
+        max_length=1500,
+        description="The colleague's answer, in its own voice, in a short paragraph",
+    )
     confidence: float = Field(ge=0.0, le=1.0, description="How sure the colleague is, 0-1")
 
 

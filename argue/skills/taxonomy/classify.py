@@ -33,13 +33,15 @@ class TaxonomyResult(BaseModel):
 
 
 class BridgeTag(BaseModel):
-    tag: str = Field(description="One of: " + ", ".join(BRIDGES))
+    tag: str = Field(max_length=40, description="One of: " + ", ".join(BRIDGES))
     confidence: float = Field(ge=0.0, le=1.0, description="How clearly the tag applies, 0-1")
 
 
 class BridgeTags(BaseModel):
     tags: list[BridgeTag] = Field(
-        default_factory=list, description="Bridges that apply; empty if none does"
+        default_factory=list,
+        max_length=len(BRIDGES),
+        description="Bridges that apply; empty if none does",
     )
 
 
