@@ -233,6 +233,7 @@ def _run_eval(
         ),
         "dataset": data.name,
         "fingerprint": data.fingerprint,
+        "seed": dataset_seed(request),
         "items": len(data.items),
         "provider": plan.chat_model.provider,
         "model": plan.chat_model.model,
@@ -330,6 +331,18 @@ def eval_report(
 
 
 BUILTIN_DATASETS = ("du-arithmetic", "mixed-arithmetic")
+
+
+def dataset_seed(request: EvalRequest) -> int | None:
+    """The seed the items were drawn with: --seed for mixed-arithmetic, the paper's 0 for
+    du-arithmetic, None for a dataset file (its items are what they are)."""
+    from argue.eval.datasets import DU_SEED
+
+    if request.dataset == "du-arithmetic":
+        return DU_SEED
+    if request.dataset == "mixed-arithmetic":
+        return request.seed
+    return None
 
 
 def _dataset(

@@ -26,6 +26,7 @@ records, not used in the figures."""
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable, Sequence
 from fractions import Fraction
 from typing import Any
@@ -256,10 +257,11 @@ def build_report(
                     "verdict": result.verdict(),
                 }
             )
-    matching = sorted({m["vote_matching"] for m in manifests if m.get("vote_matching")})
     manifest = manifests[0] if manifests else {}
     return {
         "dataset": manifest.get("dataset"),
+        "fingerprint": manifest.get("fingerprint"),
+        "seed": manifest_seed(manifest),
         "model": f"{manifest.get('provider')}/{manifest.get('model')}" if manifest else None,
         "debate": {
             "personas": manifest.get("personas"),
@@ -279,9 +281,43 @@ def build_report(
             "paper": PAPER_CONVENTION,
         },
         "arms": arms,
-        "vote_matching": matching,
+        "vote_matching": vote_matching_lines(manifests),
         "comparisons": comparisons,
     }
+
+
+def manifest_seed(manifest: dict[str, Any]) -> int | None:
+    """The items' seed as recorded; a folder from before the field has it in its dataset name
+    (``arithmetic_s7``) or none (du-arithmetic: the paper's 0; a file: None)."""
+    if "seed" in manifest:
+        seed = manifest["seed"]
+        return seed if isinstance(seed, int) and not isinstance(seed, bool) else None
+    name = str(manifest.get("dataset") or "")
+    if name == "du-arithmetic":
+        return 0
+    match = re.fullmatch(r"arithmetic_s(-?\d{1,18})", name)
+    return int(match.group(1)) if match else None
+
+
+def vote_matching_lines(manifests: Sequence[dict[str, Any]]) -> list[str]:
+    """How the vote arm's samples were chosen, one line per folder. Shards match their vote to
+    their own debates, so a merged report says each shard's line (identical sentences too: a
+    line per shard is a count of shards), never one shard's choice for all."""
+    lines = [m["vote_matching"] for m in manifests if m.get("vote_matching")]
+    if len(manifests) < 2:
+        return lines
+    out = []
+    for m in manifests:
+        if not m.get("vote_matching"):
+            continue
+        shard = m.get("shard")
+        where = (
+            f"shard {shard[0]}/{shard[1]}"
+            if isinstance(shard, list) and len(shard) == 2
+            else m.get("name", "?")
+        )
+        out.append(f"{where}: {m['vote_matching']}")
+    return out if out else lines
 
 
 def _scoring(arms: dict[str, dict[str, Any]]) -> dict[str, Any]:

@@ -64,7 +64,8 @@ def vote_matching(done: dict[tuple[str, str], ItemResult], samples: int | None) 
     k = max(1, round(mean))
     return k, (
         f"vote: {k} samples per item, matched to the debate arm's mean of {mean:.1f} model "
-        f"calls per item (over {len(calls)} debates): the same number of calls, not of tokens"
+        f"calls per item (over {len(calls)} debate{'' if len(calls) == 1 else 's'}): the same "
+        "number of calls, not of tokens"
     )
 
 

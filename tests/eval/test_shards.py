@@ -80,3 +80,53 @@ def test_a_merge_into_a_folder_in_use_is_refused_at_once(tmp_path, scripted):
         )
     assert result.exit_code == 2, result.output
     assert not (target / "items.jsonl").exists()
+
+
+def test_the_json_report_carries_the_seed_and_the_dataset_fingerprint(tmp_path, scripted):
+    """Issue 25 item 5. Teeth: drop "seed" from the manifest in argue/app/_eval.py: the
+    mixed-arithmetic seed reads None (its legacy name fallback is for folders without it)."""
+    from argue.eval.datasets import du_arithmetic, mixed_arithmetic
+
+    base = ("eval", "--arms", "single", "--debates-dir", str(tmp_path), "--json")
+    mixed = invoke(*base, "--dataset", "mixed-arithmetic", "--n", "3", "--seed", "7")
+    assert (mixed["seed"], mixed["fingerprint"]) == (7, mixed_arithmetic(3, 7).fingerprint)
+    du = invoke(*base, "--dataset", "du-arithmetic", "--shard", "1/25")
+    assert (du["seed"], du["fingerprint"]) == (0, du_arithmetic().fingerprint)
+    path = tmp_path / "mine.jsonl"
+    path.write_text('{"question": "What is 2+2?", "answer": "4"}\n', encoding="utf-8")
+    own = invoke("eval", str(path), "--arms", "single", "--debates-dir", str(tmp_path), "--json")
+    assert own["seed"] is None and len(own["fingerprint"]) == 64
+    # the manifest keeps it: the merged report of shards says it too
+    one = invoke(
+        *base, "--dataset", "mixed-arithmetic", "--n", "4", "--seed", "3", "--shard", "1/2"
+    )
+    two = invoke(
+        *base, "--dataset", "mixed-arithmetic", "--n", "4", "--seed", "3", "--shard", "2/2"
+    )
+    merged = invoke("eval", "merge", one["folder"], two["folder"], "--json")
+    assert (merged["seed"], merged["fingerprint"]) == (3, mixed_arithmetic(4, 3).fingerprint)
+
+
+def test_a_merged_report_says_each_shards_vote_matching(tmp_path, scripted):
+    """Each shard matches its vote arm to its own debates; the merged report gives one line per
+    shard (it used to keep the distinct sentences only, unnamed). Teeth: return ``lines``
+    unprefixed in ``vote_matching_lines``: this fails."""
+    common = ("eval", "--dataset", "mixed-arithmetic", "--n", "3", "--arms", "single,vote,debate")
+    common += ("--rounds", "1", "--debates-dir", str(tmp_path), "--json")
+    one = invoke(*common, "--shard", "1/2")
+    two = invoke(*common, "--shard", "2/2")
+    (first,) = one["vote_matching"]
+    (second,) = two["vote_matching"]
+    assert "(over 2 debates)" in first and "(over 1 debate)" in second
+    merged = invoke("eval", "merge", one["folder"], two["folder"], "--json")
+    assert merged["vote_matching"] == [f"shard 1/2: {first}", f"shard 2/2: {second}"]
+
+
+def test_an_older_folder_without_a_seed_field_reads_it_from_its_dataset_name():
+    from argue.eval.report import manifest_seed
+
+    assert manifest_seed({"dataset": "arithmetic_s12"}) == 12
+    assert manifest_seed({"dataset": "du-arithmetic"}) == 0
+    assert manifest_seed({"dataset": "gsm8k_test"}) is None
+    assert manifest_seed({"dataset": "arithmetic_s12", "seed": None}) is None
+    assert manifest_seed({"seed": True}) is None
