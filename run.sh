@@ -63,15 +63,17 @@ if [[ "${1:-}" == "test" ]]; then
     cd "$ROOT"
     # Two cores or more: one worker per core (pytest-xdist), a test module's tests on one worker
     # (its fixtures, such as the llama.cpp server, start once; the longest modules are handed
-    # out first, tests/conftest.py). Under xdist the llama.cpp server runs one inference thread
-    # per spare core (tests/e2e/test_llama_server.py says why). One core: serial.
+    # out first, in tests/conftest.py's order: --no-loadscope-reorder, since xdist otherwise
+    # sorts modules by their number of tests and the 3-test llama.cpp module started last).
+    # Under xdist the llama.cpp server runs one inference thread per spare core
+    # (tests/e2e/test_llama_server.py says why). One core: serial.
     # ARGUE_TEST_WORKERS=N sets the workers (0: none).
     cores="$(nproc 2>/dev/null || echo 1)"
     workers="${ARGUE_TEST_WORKERS:-$([[ "$cores" -ge 2 ]] && echo auto || echo 0)}"
     if [[ "$workers" == "0" ]]; then
         exec "$PY" -m pytest "$@"
     fi
-    exec "$PY" -m pytest -n "$workers" --dist loadscope "$@"
+    exec "$PY" -m pytest -n "$workers" --dist loadscope --no-loadscope-reorder "$@"
 fi
 
 ensure_venv "local,serve"

@@ -114,8 +114,14 @@ def test_a_detached_debate_runs_to_its_synthesis(cli: Cli, fake: FakeLLM, backgr
     assert done["round"] == 2 and done["termination"]
     assert (folder / "synthesis.md").is_file()
     assert "## " in (folder / "synthesis.md").read_text(encoding="utf-8")
-    log = (folder / "run.log").read_text(encoding="utf-8")
-    assert "Round 1/2" in log and "Synthesis:" in log
+    # "completed" is on disk before the run's last line (it names the report written after it)
+    log = wait_for(
+        lambda: (text := (folder / "run.log").read_text(encoding="utf-8")) * ("Synthesis:" in text),
+        deadline_s=60,
+        what="the run's last line in run.log",
+    )
+    assert "Round 1/2" in log and " · report: " in log
+    assert (folder / "report.html").is_file()
     config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
     assert config["persona_models"] == {"B": {"provider": "openai", "model": HORUS_MODEL}}
     # usage.jsonl names both models: Horus's turns on its own, the rest on the debate's

@@ -101,6 +101,34 @@ def test_the_cli_runs_the_papers_100_items(tmp_path, scripted):
     assert report["arms"]["single"]["n"] == 100
 
 
+def test_the_four_arms_on_the_papers_items_print_both_conventions(tmp_path, scripted, monkeypatch):
+    """The issue's command, on a shard of the 100 (the whole set was run the same way by hand:
+    ``ARGUE_TEST_DU_SHARD=1/1``). Teeth: drop table_caption's 'paper' clause, or the 'paper'
+    column, and the table assertions fail."""
+    import os
+
+    shard = os.environ.get("ARGUE_TEST_DU_SHARD", "1/25")
+    monkeypatch.setenv("COLUMNS", "220")
+    args = ["eval", "--dataset", "du-arithmetic", "--arms", "single,vote,society,debate"]
+    args += ["--rounds", "1", "--shard", shard, "--debates-dir", str(tmp_path)]
+    shown = CliRunner().invoke(app, args)
+    assert shown.exit_code == 0, shown.output
+    header = next(
+        line for line in shown.stdout.splitlines() if "accuracy" in line and "arm" in line
+    )
+    assert "paper" in header and "95 % CI" in header
+    words = " ".join(shown.stdout.split())
+    assert "an unreadable answer is wrong; paper: Du et al.'s scoring" in words
+    report = json.loads(CliRunner().invoke(app, [*args, "--json"]).stdout)  # resumed: no call
+    expected = 100 // int(shard.split("/")[1])
+    assert set(report["arms"]) == {"single", "vote", "society", "debate"}
+    for arm, summary in report["arms"].items():
+        assert summary["n"] == expected, arm
+        assert summary["accuracy"] is not None and summary["paper"]["accuracy"] is not None, arm
+    assert report["scoring"]["accuracy"] and report["scoring"]["paper"]
+    assert (report["seed"], report["dataset"]) == (0, "du-arithmetic")
+
+
 @pytest.mark.parametrize("extra", [["--seed", "3"], ["--n", "10"]])
 def test_the_fixed_set_refuses_a_seed_or_size(tmp_path, scripted, extra):
     args = ["eval", "--dataset", "du-arithmetic", *extra, "--debates-dir", str(tmp_path)]
