@@ -29,8 +29,8 @@ import pytest
 
 from argue.app import write_report
 from argue.engine.schemas import ArgumentDraft
+from tests.chromium import CHROMIUM
 from tests.engine.script import DebateScript, names_of
-from tests.report.test_report_chromium import CHROMIUM
 
 pytestmark = pytest.mark.skipif(
     CHROMIUM is None,

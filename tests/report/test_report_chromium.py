@@ -13,16 +13,8 @@ anyway) and a throwaway profile.
 from __future__ import annotations
 
 import asyncio
-import base64
 import io
-import json
-import os
-import select
-import shutil
-import struct
 import subprocess
-import time
-import zlib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -34,60 +26,8 @@ from argue.engine import DebateRunner, create_debate
 from argue.llm import ScriptedModel
 from argue.personas import load_catalog
 from argue.report.svg import PERSONA_COLORS
+from tests.chromium import CHROMIUM, Chromium, needs_chromium, png_pixels
 from tests.engine.script import DebateScript, ScriptedToolkit, names_of
-
-CHROMIUM = next(
-    (p for p in map(shutil.which, ("chromium", "chromium-browser", "google-chrome")) if p), None
-)
-
-
-def png_pixels(data: bytes) -> tuple[int, int, list[bytes]]:
-    """Width, height and RGB(A) rows of an 8-bit, non-interlaced PNG (what Chromium writes)."""
-    assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
-    pos, idat, header = 8, b"", None
-    while pos < len(data):
-        (length,) = struct.unpack(">I", data[pos : pos + 4])
-        kind, body = data[pos + 4 : pos + 8], data[pos + 8 : pos + 8 + length]
-        if kind == b"IHDR":
-            header = struct.unpack(">IIBBBBB", body)
-        elif kind == b"IDAT":
-            idat += body
-        pos += 12 + length
-    assert header is not None
-    width, height, depth, color, _, _, interlace = header
-    assert depth == 8 and color in (2, 6) and interlace == 0, header
-    bpp = 3 if color == 2 else 4
-    raw = zlib.decompress(idat)
-    stride = width * bpp
-    rows, previous = [], bytearray(stride)
-    for y in range(height):
-        kind = raw[y * (stride + 1)]
-        line = bytearray(raw[y * (stride + 1) + 1 : (y + 1) * (stride + 1)])
-        for i in range(stride):
-            left = line[i - bpp] if i >= bpp else 0
-            up = previous[i]
-            corner = previous[i - bpp] if i >= bpp else 0
-            if kind == 1:
-                line[i] = (line[i] + left) & 0xFF
-            elif kind == 2:
-                line[i] = (line[i] + up) & 0xFF
-            elif kind == 3:
-                line[i] = (line[i] + (left + up) // 2) & 0xFF
-            elif kind == 4:
-                p = left + up - corner
-                pa, pb, pc = abs(p - left), abs(p - up), abs(p - corner)
-                pred = left if pa <= pb and pa <= pc else up if pb <= pc else corner
-                line[i] = (line[i] + pred) & 0xFF
-        rows.append(bytes(line))
-        previous = line
-    return width, height, rows
-
-
-needs_chromium = pytest.mark.skipif(
-    CHROMIUM is None,
-    reason="chromium is not on PATH; install it (apt-get install -y chromium) to render the "
-    "report headless and check the picture",
-)
 
 
 @needs_chromium
@@ -127,129 +67,6 @@ def test_headless_chromium_renders_the_report_at_1280_px(run_debate, tmp_path: P
     # The first persona's colour (the map's column header, the chart's marks) is on screen.
     first = tuple(int(PERSONA_COLORS[0][i : i + 2], 16) for i in (1, 3, 5))
     assert first in {tuple(px) for px in sampled}
-
-
-class DevTools:
-    """A headless Chromium driven over ``--remote-debugging-pipe`` (the DevTools protocol as
-    NUL-terminated JSON on file descriptors 3 and 4): open a page at a width, evaluate
-    JavaScript after layout, emulate ``prefers-color-scheme``, print to PDF."""
-
-    def __init__(self, executable: str, profile: Path, timeout: float = 60.0) -> None:
-        self.timeout = timeout
-        commands_read, self._commands = os.pipe()
-        self._replies, replies_write = os.pipe()
-
-        def on_fds_3_and_4() -> None:  # in the child, before exec
-            a, b = os.dup(commands_read), os.dup(replies_write)
-            os.dup2(a, 3)
-            os.dup2(b, 4)
-
-        self.process = subprocess.Popen(
-            [
-                executable,
-                "--headless",
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-background-networking",
-                "--hide-scrollbars",
-                "--remote-debugging-pipe",
-                f"--user-data-dir={profile}",
-                "about:blank",
-            ],
-            preexec_fn=on_fds_3_and_4,
-            close_fds=False,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        os.close(commands_read)
-        os.close(replies_write)
-        self._next = 0
-        self._buffer = b""
-        self._events: list[dict[str, Any]] = []
-
-    def send(self, method: str, session: str | None = None, **params: Any) -> dict[str, Any]:
-        self._next += 1
-        message: dict[str, Any] = {"id": self._next, "method": method, "params": params}
-        if session:
-            message["sessionId"] = session
-        os.write(self._commands, json.dumps(message).encode() + b"\0")
-        while True:
-            reply = self._read()
-            if reply.get("id") == self._next:
-                assert "error" not in reply, f"{method}: {reply['error']}"
-                return reply["result"]
-            self._events.append(reply)
-
-    def _read(self) -> dict[str, Any]:
-        deadline = time.monotonic() + self.timeout
-        while b"\0" not in self._buffer:
-            left = deadline - time.monotonic()
-            ready, _, _ = select.select([self._replies], [], [], max(0.0, left))
-            assert ready, f"chromium said nothing for {self.timeout:.0f} s"
-            chunk = os.read(self._replies, 1 << 20)
-            assert chunk, "chromium closed its DevTools pipe"
-            self._buffer += chunk
-        raw, self._buffer = self._buffer.split(b"\0", 1)
-        return json.loads(raw)
-
-    def _wait_for(self, method: str, session: str) -> None:
-        for i, event in enumerate(self._events):
-            if event.get("method") == method and event.get("sessionId") == session:
-                del self._events[i]
-                return
-        while True:
-            event = self._read()
-            if event.get("method") == method and event.get("sessionId") == session:
-                return
-            self._events.append(event)
-
-    def open(self, url: str, width: int, *, dark: bool = False, mobile: bool = False) -> Tab:
-        target = self.send("Target.createTarget", url="about:blank")["targetId"]
-        session = self.send("Target.attachToTarget", targetId=target, flatten=True)["sessionId"]
-        self.send("Page.enable", session)
-        self.send(
-            "Emulation.setDeviceMetricsOverride",
-            session,
-            width=width,
-            height=900,
-            deviceScaleFactor=1,
-            mobile=mobile,
-        )
-        scheme = "dark" if dark else "light"
-        features = [{"name": "prefers-color-scheme", "value": scheme}]
-        self.send("Emulation.setEmulatedMedia", session, features=features)
-        self.send("Page.navigate", session, url=url)
-        self._wait_for("Page.loadEventFired", session)
-        return Tab(self, session)
-
-    def close(self) -> None:
-        try:
-            self.send("Browser.close")
-        finally:
-            try:
-                self.process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
-            os.close(self._commands)
-            os.close(self._replies)
-
-
-class Tab:
-    def __init__(self, browser: DevTools, session: str) -> None:
-        self.browser, self.session = browser, session
-
-    def js(self, expression: str) -> Any:
-        result = self.browser.send(
-            "Runtime.evaluate", self.session, expression=expression, returnByValue=True
-        )
-        assert "exceptionDetails" not in result, result["exceptionDetails"]
-        return result["result"].get("value")
-
-    def pdf(self) -> bytes:
-        data = self.browser.send("Page.printToPDF", self.session, preferCSSPageSize=True)["data"]
-        return base64.b64decode(data)
 
 
 def scripted_report(root: Path, names: list[str], mode: str, rounds: int, **script: Any) -> Path:
@@ -294,9 +111,8 @@ def reports(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 
 
 @pytest.fixture(scope="module")
-def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DevTools]:
-    assert CHROMIUM is not None
-    devtools = DevTools(CHROMIUM, tmp_path_factory.mktemp("profile"))
+def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Chromium]:
+    devtools = Chromium(tmp_path_factory.mktemp("profile"))
     try:
         yield devtools
     finally:
@@ -322,7 +138,7 @@ CHART_TEXT_PX = """(() => [...document.querySelectorAll('svg.chart text')].map(t
 @needs_chromium
 @pytest.mark.parametrize("which", ["pair", "panel"])
 def test_at_375_px_nothing_scrolls_sideways_and_chart_text_stays_readable(
-    browser: DevTools, reports: dict[str, Path], which: str
+    browser: Chromium, reports: dict[str, Path], which: str
 ):
     tab = browser.open(reports[which].resolve().as_uri(), 375, mobile=True)
     # Teeth: the score table without its scroll box makes the 5-persona page 417 px wide.
@@ -382,7 +198,7 @@ COLOURS = """(() => {
 @needs_chromium
 @pytest.mark.parametrize("dark", [False, True], ids=["light", "dark"])
 def test_both_themes_colour_the_page_and_the_svg_with_enough_contrast(
-    browser: DevTools, reports: dict[str, Path], dark: bool
+    browser: Chromium, reports: dict[str, Path], dark: bool
 ):
     tab = browser.open(reports["panel"].resolve().as_uri(), 1440, dark=dark)
     seen = tab.js(COLOURS)
@@ -400,7 +216,7 @@ def test_both_themes_colour_the_page_and_the_svg_with_enough_contrast(
 
 @needs_chromium
 def test_the_printed_panel_starts_with_the_summary_and_has_no_blank_page(
-    browser: DevTools, reports: dict[str, Path]
+    browser: Chromium, reports: dict[str, Path]
 ):
     from pypdf import PdfReader
 
@@ -416,12 +232,12 @@ def test_the_printed_panel_starts_with_the_summary_and_has_no_blank_page(
 
 
 @needs_chromium
-def test_in_print_nothing_is_wider_than_the_paper(browser: DevTools, reports: dict[str, Path]):
+def test_in_print_nothing_is_wider_than_the_paper(browser: Chromium, reports: dict[str, Path]):
     """Content wider than the paper makes Chromium shrink every page to fit it (the text of the
     whole report printed small): at a Letter page's text width (8.5 in less 2 x 12 mm, 720 px)
     under print media, the page must not be wider."""
     tab = browser.open(reports["panel"].resolve().as_uri(), 720)
-    browser.send("Emulation.setEmulatedMedia", tab.session, media="print")
+    tab.media("print")
     # Teeth: the score table at its screen size is 770 px wide here (every page shrank to fit).
     assert tab.js("document.scrollingElement.scrollWidth") <= 720
     assert tab.js(OVERFLOWING.replace("!e.closest('.scroll')", "true")) == []

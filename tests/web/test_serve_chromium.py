@@ -17,14 +17,9 @@ import pytest
 
 from argue.domain import ArgumentRecord, Claim
 from argue.store import DebateStore
-from tests.report.test_report_chromium import png_pixels
-from tests.web.cdp import CHROMIUM, Browser
+from tests.chromium import Browser, needs_chromium, png_pixels
 
-pytestmark = pytest.mark.skipif(
-    CHROMIUM is None,
-    reason="chromium is not on PATH; install it (apt-get install -y chromium) to open the live "
-    "page in a headless browser",
-)
+pytestmark = needs_chromium
 
 LIVE = "document.querySelector('#live > div')"
 SHOTS = os.environ.get("ARGUE_SCREENSHOTS")  # a folder to keep the screenshots in, if set
@@ -161,8 +156,7 @@ def test_the_live_page_follows_a_scripted_debate_from_round_one_to_its_synthesis
         assert browser.evaluate("window.argueMark") == "same document"  # never reloaded
         _keep(browser.screenshot(tmp_path / "live_scripted_done.png"))
         # A dark theme through prefers-color-scheme: dark background, light text.
-        dark = [{"name": "prefers-color-scheme", "value": "dark"}]
-        browser.page("Emulation.setEmulatedMedia", features=dark)
+        browser.color_scheme("dark")
         assert browser.evaluate("getComputedStyle(document.body).backgroundColor") == (
             "rgb(13, 17, 23)"
         )
