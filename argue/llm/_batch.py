@@ -23,7 +23,7 @@ from __future__ import annotations
 import json
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Literal, Protocol, TypeVar
 
 from argue.llm._batch_route import BATCH_ROUTE, BatchRoute, batch_route, in_batch
 from argue.llm._retry import TransportFailure, call_with_retries
@@ -40,12 +40,20 @@ if TYPE_CHECKING:
 
 R = TypeVar("R")
 
+
+class _ClosableClient(Protocol):
+    async def close(self) -> None: ...
+
+
+ClientT = TypeVar("ClientT", bound=_ClosableClient)
+
 __all__ = [
     "BATCH_ROUTE",
     "BatchAnswer",
     "BatchClient",
     "BatchProgress",
     "BatchRoute",
+    "SDKBatchClient",
     "answer_response",
     "batch_route",
     "in_batch",
@@ -108,6 +116,28 @@ class BatchClient(Protocol):
         ...
 
     async def aclose(self) -> None: ...
+
+
+class SDKBatchClient(Generic[ClientT]):
+    """What both providers' batch clients share: the adapter's own connection (its key, base
+    URL and request timeout), its SDK client opened on first use and closed once."""
+
+    engine: str
+
+    def __init__(self, model: SDKAdapter[Any, ClientT, Any]) -> None:
+        self._model = model
+        self.provider = model.provider
+        self._client: ClientT | None = None
+
+    def _sdk(self) -> ClientT:
+        if self._client is None:
+            self._client = self._model._connection.client(self._model._retry.request_timeout_s)
+        return self._client
+
+    async def aclose(self) -> None:
+        if self._client is not None:
+            await self._client.close()
+            self._client = None
 
 
 def answer_response(

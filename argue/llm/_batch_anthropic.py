@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from argue.llm._batch import BatchAnswer, BatchProgress, retried
+from argue.llm._batch import BatchAnswer, BatchProgress, SDKBatchClient, retried
 
 if TYPE_CHECKING:
-    from anthropic import AsyncAnthropic
+    from anthropic import AsyncAnthropic  # noqa: F401 (the client type, named in a string)
 
     from argue.llm._anthropic import AnthropicModel
 
@@ -28,24 +28,11 @@ ERROR_STATUS = {
 }
 
 
-class AnthropicBatchClient:
+class AnthropicBatchClient(SDKBatchClient["AsyncAnthropic"]):
     engine = "Anthropic Message Batches"
 
     def __init__(self, model: AnthropicModel) -> None:
-        self._model = model
-        self.provider = model.provider
-        self._client: AsyncAnthropic | None = None
-
-    def _sdk(self) -> AsyncAnthropic:
-        if self._client is None:
-            connection = self._model._connection
-            self._client = connection.client(self._model._retry.request_timeout_s)
-        return self._client
-
-    async def aclose(self) -> None:
-        if self._client is not None:
-            await self._client.close()
-            self._client = None
+        super().__init__(model)
 
     async def create(self, requests: list[tuple[str, dict[str, Any]]]) -> str:
         import anthropic

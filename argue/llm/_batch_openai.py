@@ -10,7 +10,7 @@ import json
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Literal
 
-from argue.llm._batch import BatchAnswer, BatchProgress, retried
+from argue.llm._batch import BatchAnswer, BatchProgress, SDKBatchClient, retried
 
 if TYPE_CHECKING:
     from openai import AsyncOpenAI
@@ -23,24 +23,11 @@ RUNNING = frozenset({"validating", "in_progress", "finalizing", "cancelling"})
 MAX_LINES = 60_000
 
 
-class OpenAIBatchClient:
+class OpenAIBatchClient(SDKBatchClient["AsyncOpenAI"]):
     engine = "OpenAI Batch API"
 
     def __init__(self, model: OpenAICompatModel) -> None:
-        self._model = model
-        self.provider = model.provider
-        self._client: AsyncOpenAI | None = None
-
-    def _sdk(self) -> AsyncOpenAI:
-        if self._client is None:
-            connection = self._model._connection
-            self._client = connection.client(self._model._retry.request_timeout_s)
-        return self._client
-
-    async def aclose(self) -> None:
-        if self._client is not None:
-            await self._client.close()
-            self._client = None
+        super().__init__(model)
 
     async def create(self, requests: list[tuple[str, dict[str, Any]]]) -> str:
         import openai
