@@ -81,6 +81,20 @@ def test_watch_follows_a_debate_running_in_another_thread_to_its_termination_lin
     assert text.count("reflection R2") == 2
 
 
+def _default_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
+def _signal_masks(pid: int) -> str:
+    """The process's ignored/blocked/caught signal masks, as the kernel reports them."""
+    try:
+        lines = Path(f"/proc/{pid}/status").read_text().splitlines()
+    except OSError:
+        return "no /proc status"
+    return "; ".join(x for x in lines if x.startswith(("SigBlk", "SigIgn", "SigCgt")))
+
+
 def test_ctrl_c_stops_the_watcher_and_leaves_the_debate_alone(new_store):
     store = new_store("debates", rounds=2)
     store.update_state(status="running", round=1, phase="rebuttal", pid=os.getpid())
@@ -95,14 +109,21 @@ def test_ctrl_c_stops_the_watcher_and_leaves_the_debate_alone(new_store):
         stderr=subprocess.PIPE,
         text=True,
         env=env,
+        # A user's shell gives the watcher SIGINT as it should be; a pytest worker may not (a
+        # run under xdist once saw the watcher never get it): default disposition, unblocked.
+        preexec_fn=_default_sigint,
     )
     try:
         assert watcher.stdout is not None
         first = watcher.stdout.readline()
         assert "Following" in first, first + (watcher.stderr.read() if watcher.stderr else "")
         time.sleep(0.3)  # a few looks at the folder
+        signals = _signal_masks(watcher.pid)
         watcher.send_signal(signal.SIGINT)
-        out, err = watcher.communicate(timeout=30)
+        try:
+            out, err = watcher.communicate(timeout=30)
+        except subprocess.TimeoutExpired:
+            raise AssertionError(f"the watcher ignored SIGINT ({signals})") from None
     finally:
         if watcher.poll() is None:
             watcher.kill()
