@@ -81,9 +81,11 @@ def test_watch_follows_a_debate_running_in_another_thread_to_its_termination_lin
     assert text.count("reflection R2") == 2
 
 
-def _default_sigint() -> None:
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+DEFAULT_SIGINT_THEN_EXEC = (
+    "import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); "
+    "signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT}); "
+    "os.execv(sys.argv[1], sys.argv[1:])"
+)
 
 
 def _signal_masks(pid: int) -> str:
@@ -103,15 +105,16 @@ def test_ctrl_c_stops_the_watcher_and_leaves_the_debate_alone(new_store):
     files_before = sorted(p.name for p in store.paths.root.rglob("*"))
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
     command = [sys.executable, "-m", "argue", "watch", store.debate_id, "--interval", "0.05"]
+    folder = str(store.paths.root.parent)
     watcher = subprocess.Popen(
-        [*command, "--debates-dir", str(store.paths.root.parent)],
+        # A user's shell gives the watcher SIGINT as it should be; a pytest worker may not (a
+        # run under xdist once saw the watcher never get it): default disposition, unblocked,
+        # then exec (no preexec_fn: it is unsafe beside the threads a test process may have).
+        [sys.executable, "-c", DEFAULT_SIGINT_THEN_EXEC, *command, "--debates-dir", folder],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
         env=env,
-        # A user's shell gives the watcher SIGINT as it should be; a pytest worker may not (a
-        # run under xdist once saw the watcher never get it): default disposition, unblocked.
-        preexec_fn=_default_sigint,
     )
     try:
         assert watcher.stdout is not None
