@@ -1,7 +1,8 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -61,6 +62,25 @@ def isolated_env(tmp_path, monkeypatch) -> None:
     monkeypatch.setenv("OLLAMA_HOST", "127.0.0.1:9")
     # Loopback research servers are the test suite's own (argue refuses them otherwise).
     monkeypatch.setenv("ARGUE_ALLOW_PRIVATE_ADDRESSES", "1")
+
+
+@pytest.fixture
+def library_fake(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Any]:
+    """The e2e fake LLM (OpenAI protocol) on loopback, with the environment ``argue`` used as a
+    library reads: its key and URL, debates under ``tmp_path/debates``, research from the
+    local library only."""
+    from tests.e2e.fake_llm import FakeLLM
+    from tests.e2e.harness import API_KEY
+
+    server = FakeLLM().start()
+    monkeypatch.setenv("OPENAI_API_KEY", API_KEY)
+    monkeypatch.setenv("OPENAI_BASE_URL", f"{server.url}/v1")
+    monkeypatch.setenv("ARGUE_DEBATES_DIR", str(tmp_path / "debates"))
+    monkeypatch.setenv("ARGUE_RESEARCH_SOURCES", "library")
+    try:
+        yield server
+    finally:
+        server.stop()
 
 
 @pytest.fixture

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -20,22 +19,14 @@ from typer.testing import CliRunner
 import argue
 from argue.cli import app as cli_app
 from tests.e2e.fake_llm import FakeLLM
-from tests.e2e.harness import API_KEY, QUESTION
+from tests.e2e.harness import QUESTION
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture
-def fake(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[FakeLLM]:
-    server = FakeLLM().start()
-    monkeypatch.setenv("OPENAI_API_KEY", API_KEY)
-    monkeypatch.setenv("OPENAI_BASE_URL", f"{server.url}/v1")
-    monkeypatch.setenv("ARGUE_DEBATES_DIR", str(tmp_path / "debates"))
-    monkeypatch.setenv("ARGUE_RESEARCH_SOURCES", "library")
-    try:
-        yield server
-    finally:
-        server.stop()
+def fake(library_fake: FakeLLM) -> FakeLLM:
+    return library_fake
 
 
 def _readme_example() -> str:

@@ -8,7 +8,6 @@ Teeth (checked once each): drop the ``end_report`` call after a run in
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -19,20 +18,12 @@ import argue
 from argue.app import OperationError, RunOutcome, UsageSummary
 from argue.cli import app as cli_app
 from tests.e2e.fake_llm import FakeLLM
-from tests.e2e.harness import API_KEY, QUESTION
+from tests.e2e.harness import QUESTION
 
 
 @pytest.fixture
-def fake(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[FakeLLM]:
-    server = FakeLLM().start()
-    monkeypatch.setenv("OPENAI_API_KEY", API_KEY)
-    monkeypatch.setenv("OPENAI_BASE_URL", f"{server.url}/v1")
-    monkeypatch.setenv("ARGUE_DEBATES_DIR", str(tmp_path / "debates"))
-    monkeypatch.setenv("ARGUE_RESEARCH_SOURCES", "library")
-    try:
-        yield server
-    finally:
-        server.stop()
+def fake(library_fake: FakeLLM) -> FakeLLM:
+    return library_fake
 
 
 def test_a_finished_debate_has_its_report_and_its_last_line_names_it(fake: FakeLLM) -> None:
