@@ -210,7 +210,7 @@ def test_a_one_round_debate_completes_against_llama_cpp_python_server(
     assert llama_server.log().count("500 Internal Server Error") <= 2, llama_server.describe()
 
 
-def test_doctor_prints_the_capability_table_for_it(llama_server: LlamaServer, tmp_path: Path):
+def test_doctor_reports_the_dialects_it_serves(llama_server: LlamaServer, tmp_path: Path):
     cli = Cli(tmp_path)
     env = {
         "ARGUE_PROVIDER": "openai",
@@ -226,7 +226,6 @@ def test_doctor_prints_the_capability_table_for_it(llama_server: LlamaServer, tm
     assert dialects["json_schema"] == "rejected", llama_server.describe()
     assert dialects["json_object_schema"] == "ok", llama_server.describe()
     assert report["structured_output"].startswith("json_object_schema")
-
-    table = cli.run("doctor", "--no-sources", "--timeout", "120", timeout=600, **env)
-    assert table.returncode == 0, table.describe() + llama_server.describe()
-    assert "json_object_schema" in table.stdout and "ready" in table.stdout
+    # The table form of the same report is tested against a loopback server answering as this
+    # one does (tests/test_doctor.py::test_a_500_on_json_schema_steps_to_json_object_schema):
+    # a second probe of the real server here would only repeat its 37 s of generation.
