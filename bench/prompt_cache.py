@@ -14,10 +14,16 @@ system text: a persona, a colleague, the judge) is found; it counts as cacheable
 least 1,024 tokens long (tokens estimated as characters / 4, the usual rule of thumb for English
 text). Costs use the price table in ``argue/llm/pricing.py``:
 
-- Anthropic (claude-sonnet-4-6): without caching every input token at the input price; with it,
-  the shared prefix read at the cache-read price, the rest of the text up to the request's last
-  cache point written at the cache-write price, the tail at the input price.
-- OpenAI (gpt-5.4): the shared prefix, rounded down to 128-token steps, at the cached price.
+- Anthropic (claude-sonnet-4-6): the same debate sent by argue's Anthropic adapter (schemas in
+  the prompt, breakpoints and all) to the loopback fake, whose usage counts cache reads and
+  writes block by block as Anthropic's documentation describes them
+  (``tests/e2e/anthropic_cache.py``: a block that changed, or grew, is a new block). Reads at
+  the cache-read price, writes at the cache-write price, the rest at the input price; without
+  caching every input token at the input price. The share of input tokens read from the cache
+  is printed beside it.
+- OpenAI (gpt-5.4), an estimate: the shared character prefix of the messages as the engine
+  builds them (the scripted model's layout: no schema text, no phase guide), rounded down to
+  128-token steps, at the cached price.
 
 Output tokens are the scripted replies' length / 4, the same in both columns. Figures are counts
 and ratios from one run (no wall-clock claims).
@@ -44,6 +50,7 @@ from argue.skills.ask import ColleagueAnswer, consult_messages
 from argue.skills.base import SkillItem, SkillResult
 from tests.engine.script import DebateScript, names_of
 
+ANTHROPIC_MODEL = "claude-sonnet-4-6"
 MIN_CACHED_TOKENS = 1024
 CHARS_PER_TOKEN = 4
 FILLER = (
@@ -174,6 +181,72 @@ def run(personas: list[str], rounds: int, latency: float, folder: Path) -> Run:
     return measured
 
 
+def run_over_anthropic(personas: list[str], rounds: int, folder: Path) -> dict[str, float]:
+    """The same debate sent by argue's Anthropic adapter to the loopback fake, whose usage
+    counts cache reads and writes block by block, as Anthropic's cache does
+    (``tests/e2e/anthropic_cache.py``): what argue would be billed, schemas in the prompt and
+    all, with no character-prefix optimism. Costs in dollars, by kind."""
+    from argue.llm._anthropic import AnthropicModel
+    from argue.llm._providers import AnthropicProvider
+    from tests.e2e.anthropic_cache import AnthropicPromptCache
+    from tests.e2e.fake_llm import FakeLLM
+
+    catalog = load_catalog()
+    lineup = [catalog.get(name) for name in personas]
+    store = create_debate(
+        folder,
+        question="Is the Collatz conjecture decidable?",
+        mode="panel" if len(lineup) > 2 else "adversarial",
+        personas=lineup,
+        max_rounds=rounds,
+        provider="anthropic",
+        model=ANTHROPIC_MODEL,
+    )
+    script = DebateScript(names={}, confidence=lambda k, r: 0.3 + 0.5 * (r % 2))
+    fake = FakeLLM(script, anthropic_cache=AnthropicPromptCache()).start()
+    try:
+        model = AnthropicModel(
+            ANTHROPIC_MODEL, provider=AnthropicProvider(api_key="sk-ant-bench", base_url=fake.url)
+        )
+        toolkit = BenchToolkit()
+        toolkit.model = model  # type: ignore[assignment]
+        asyncio.run(DebateRunner(store, model, toolkit).run())
+    finally:
+        fake.stop()
+    assert not fake.errors, fake.errors
+    price = PriceTable().lookup("anthropic", ANTHROPIC_MODEL)
+    assert price is not None
+    usage = fake.anthropic_usage
+    tokens = {
+        kind: sum(u[field] for u in usage)
+        for kind, field in (
+            ("read", "cache_read_input_tokens"),
+            ("write", "cache_creation_input_tokens"),
+            ("plain", "input_tokens"),
+            ("output", "output_tokens"),
+        )
+    }
+    rate = {
+        "read": price.cache_read,
+        "write": price.cache_write,
+        "plain": price.input,
+        "output": price.output,
+    }
+    cost = {kind: tokens[kind] * rate[kind] / 1e6 for kind in tokens}
+    uncached = (
+        (tokens["read"] + tokens["write"] + tokens["plain"]) * price.input
+        + tokens["output"] * price.output
+    ) / 1e6
+    inputs = tokens["read"] + tokens["write"] + tokens["plain"]
+    return {
+        "requests": len(usage),
+        **cost,
+        "total": sum(cost.values()),
+        "uncached": uncached,
+        "read_share": tokens["read"] / inputs,
+    }
+
+
 def shared_prefix(a: str, b: str) -> int:
     n = min(len(a), len(b))
     low, high = 0, n
@@ -248,13 +321,18 @@ def main() -> None:
             figures = analyse(
                 run(personas, args.rounds, args.latency, Path(tmp) / str(index)), args.rounds
             )
+            wire = run_over_anthropic(personas, args.rounds, Path(tmp) / f"wire{index}")
             print(
                 f"{name:10} {figures['requests']:.0f} requests · cacheable "
                 f"{figures['cacheable_share']:.1%} of input characters · waves/round "
                 f"{figures['waves_per_round']:.2f}\n"
-                f"{'':10} Anthropic ${figures['anthropic']:.3f} → cached "
-                f"${figures['anthropic_cached']:.3f} "
-                f"({figures['anthropic_cached'] / figures['anthropic']:.2f}) · OpenAI "
+                f"{'':10} Anthropic, sent by its adapter, cache counted block by block: "
+                f"${wire['uncached']:.3f} uncached → ${wire['total']:.3f} cached "
+                f"({wire['total'] / wire['uncached']:.2f}; {wire['read_share']:.0%} of input "
+                f"tokens read from the cache): reads ${wire['read']:.3f}, writes "
+                f"${wire['write']:.3f}, uncached input ${wire['plain']:.3f}, output "
+                f"${wire['output']:.3f}\n"
+                f"{'':10} OpenAI (estimate: messages as the engine builds them, no schema) "
                 f"${figures['openai']:.3f} → cached ${figures['openai_cached']:.3f} "
                 f"({figures['openai_cached'] / figures['openai']:.2f})"
             )

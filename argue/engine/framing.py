@@ -14,7 +14,8 @@ from argue.engine.digest import clip
 from argue.engine.modes import role_hint, stances_for
 from argue.engine.phases import PersonaSeat
 from argue.engine.runner_state import DebateFailed, RunnerState
-from argue.engine.schemas import FramingDraft
+from argue.engine.schemas import PHASE_FORMS, FramingDraft
+from argue.llm import schema_instruction
 from argue.llm.base import ModelAuthError, ModelError
 from argue.records.history import DebateHistory
 
@@ -118,16 +119,22 @@ class DebateFraming(RunnerState):
         seats = {}
         for letter, persona in self.history.personas.items():
             stance = config.framing.stances.get(letter, "your own angle")
+            hint = role_hint(config.mode, list(config.personas).index(letter))
+            # The persona file's card: the same system text every round (a prompt cache's
+            # prefix), and trusted text only. Beliefs the reflections updated are model text:
+            # they go with each round's material, fenced (PersonaSeat.beliefs).
+            system = prompts.system_prompt(persona, self._card(persona), config, stance)
+            guided = self._reads_schemas_from_prompt(letter)
+            if guided:
+                system += "\n\n" + prompts.phase_guide(hint, phase_formats())
             seats[letter] = PersonaSeat(
                 letter=letter,
-                # The persona file's card: the same system text every round (a prompt cache's
-                # prefix), and trusted text only. Beliefs the reflections updated are model
-                # text: they go with each round's material, fenced (PersonaSeat.beliefs).
-                system=prompts.system_prompt(persona, self._card(persona), config, stance),
-                role_hint=role_hint(config.mode, list(config.personas).index(letter)),
+                system=system,
+                role_hint=hint,
                 brief=prompts.brief(config, stance),
                 beliefs=beliefs_now(persona, self.history, letter, round_no),
                 record_chars=self._record_chars(letter),
+                guided=guided,
             )
         return seats
 
@@ -135,18 +142,35 @@ class DebateFraming(RunnerState):
         """The record budget for the persona's model (its context window, when it says)."""
         from argue.engine.record import record_budget
 
-        model: object = self.model_for(letter)
-        window = None
-        while model is not None and window is None:
-            window = getattr(model, "context_window", None)
-            model = getattr(model, "inner", None)
+        window = self._model_says(letter, "context_window")
         return record_budget(window if isinstance(window, int) else None)
+
+    def _reads_schemas_from_prompt(self, letter: str) -> bool:
+        """Whether the persona's model puts schemas in the prompt of a request with a long
+        cached prefix (Anthropic's and OpenAI's APIs): its system text then carries every
+        phase's guide (:func:`prompts.phase_guide`)."""
+        return self._model_says(letter, "schema_in_prompt_when_cached") is True
+
+    def _model_says(self, letter: str, attribute: str) -> object:
+        """``attribute`` of the persona's model, or of the first model it wraps that has it."""
+        model: object = self.model_for(letter)
+        while model is not None:
+            value = getattr(model, attribute, None)
+            if value is not None:
+                return value
+            model = getattr(model, "inner", None)
+        return None
 
     @staticmethod
     def _card(persona: Persona) -> str:
         from argue.personas import persona_card
 
         return persona_card(persona)
+
+
+def phase_formats() -> dict[str, str]:
+    """Each phase's answer format as a prompt shows it (its stable form's schema)."""
+    return {phase: schema_instruction(form) for phase, form in PHASE_FORMS.items()}
 
 
 def updated_beliefs(

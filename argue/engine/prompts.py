@@ -158,19 +158,23 @@ def research_slots(
     return "\n".join(lines)
 
 
-def opening(system: str, brief: str, record: str) -> list[Message]:
+RECORD_HEADING = "The rounds closed so far (argue's record, oldest first; none before round 2):"
+
+
+def opening(system: str, brief: str, record: list[str]) -> list[Message]:
     """How every request of one persona starts: the system text (persona card, rules), then
     the proposition, its side and the record of closed rounds (:mod:`argue.engine.record`,
-    append-only). Identical from call to call until a round closes, and then only extended:
-    the stable prefix a provider's prompt cache reuses."""
-    return [
+    append-only), each part of the record a message of its own. Identical from call to call
+    until a round closes, and then only extended by whole messages: the stable prefix a
+    provider's prompt cache reuses (a cache finds a block again only if its text is the same,
+    so a record that grew inside one message would be new every round)."""
+    messages = [
         Message(role="system", content=system),
-        Message(
-            role="user",
-            content=f"{brief}The rounds closed so far (argue's record, oldest first):\n{record}",
-            cache_point=True,
-        ),
+        Message(role="user", content=f"{brief}{RECORD_HEADING}"),
+        *(Message(role="user", content=part) for part in record),
     ]
+    messages[-1] = messages[-1].model_copy(update={"cache_point": True})
+    return messages
 
 
 def round_material(
@@ -235,19 +239,65 @@ def next_round_plan(skills_menu: str, next_round: int, max_rounds: int, slots: s
     )
 
 
+ARGUMENT_TASK = (
+    "Return `position`, 2-4 `claims` (each with `citations` and a `warrant`) and "
+    "`taxonomy_tags` from: precision, resilience, fragility, corruption, loyalty, stealth. "
+    "Each citation is an `evidence_id` you were shown and a `quote`: words copied exactly, "
+    "in order, from that row's text after the id (5 to 40 words). argue looks for every "
+    "quote in its document: a claim counts as evidence only when its quote is found there, "
+    "so copy, do not paraphrase; with no evidence for a claim, give no citation."
+)
+REBUTTAL_TASK = (
+    "Counter the opponents' weakest claims by id (`counters`: refute, undercut or question). "
+    "You MUST concede the opponents' strongest point: at least one `concessions` entry whose "
+    "`target_claim_id` is one of their ids above, with a `reason`. Add `common_ground`."
+)
+REFLECTION_TASK = (
+    "Update your beliefs honestly. Return `confidence` (0-1) in your position, "
+    "`belief_updates`, `would_change_my_mind` and `position_now`."
+)
+_TASKS = {"ARGUMENT": ARGUMENT_TASK, "REBUTTAL": REBUTTAL_TASK, "REFLECTION": REFLECTION_TASK}
+
+
+def phase_guide(role_hint: str, formats: dict[str, str]) -> str:
+    """Every phase's instruction and answer format, for the end of a persona's system text.
+
+    For a model that reads schemas from the prompt and a provider that bills a cached prefix
+    at a fraction of the input price: there, text repeated in every request (instructions,
+    schemas) is cheapest in the cached system text, read at the cache price, rather than in
+    each request's uncached tail. ``formats``: each phase's :func:`schema_instruction` text
+    for its stable form (``argue.engine.schemas.PHASE_FORMS``). Each request then names its
+    phase and says only what is particular to it."""
+    sections = [
+        f"{phase}: {_TASKS[phase]}\n{formats[phase]}"
+        for phase in ("ARGUMENT", "REBUTTAL", "REFLECTION")
+    ]
+    return (
+        "How you answer each phase (every request names its phase; what it adds for that "
+        f"round comes with it):\n{role_hint}\n\n" + "\n\n".join(sections)
+    )
+
+
+def _asks(phase: str, role_hint: str | None, guided: bool) -> str:
+    """The phase's standing instruction in a request: in full, or, when the system text holds
+    the guide (:func:`phase_guide`), a pointer to it."""
+    if guided:
+        return f"Answer as the {phase} section of your instructions says."
+    return _TASKS[phase] if role_hint is None else f"{role_hint}\n{_TASKS[phase]}"
+
+
 def argument_messages(
-    start: list[Message], material: Message, round_no: int, max_rounds: int, role_hint: str
+    start: list[Message],
+    material: Message,
+    round_no: int,
+    max_rounds: int,
+    role_hint: str,
+    guided: bool = False,
 ) -> list[Message]:
-    """``start`` is :func:`opening`, ``material`` :func:`round_material`."""
-    user = (
-        f"Round {round_no} of {max_rounds} — ARGUMENT.\n\n"
-        f"{role_hint}\n"
-        "Return `position`, 2-4 `claims` (each with `citations` and a `warrant`) and "
-        "`taxonomy_tags` from: precision, resilience, fragility, corruption, loyalty, stealth. "
-        "Each citation is an `evidence_id` you were shown and a `quote`: words copied exactly, "
-        "in order, from that row's text after the id (5 to 40 words). argue looks for every "
-        "quote in its document: a claim counts as evidence only when its quote is found there, "
-        "so copy, do not paraphrase; with no evidence for a claim, give no citation."
+    """``start`` is :func:`opening`, ``material`` :func:`round_material`; ``guided``: the
+    system text holds :func:`phase_guide`."""
+    user = f"Round {round_no} of {max_rounds} — ARGUMENT.\n\n" + _asks(
+        "ARGUMENT", role_hint, guided
     )
     return [*start, material, Message(role="user", content=user)]
 
@@ -274,15 +324,13 @@ def rebuttal_messages(
     round_no: int,
     role_hint: str,
     consult: str = "",
+    guided: bool = False,
 ) -> list[Message]:
     """``claims`` is :func:`round_claims`; ``consult`` (:func:`consult_slot`) asks for next
     round's colleague question too."""
     user = (
         f"Round {round_no} — REBUTTAL.\n\n"
-        f"{role_hint}\n"
-        "Counter the opponents' weakest claims by id (`counters`: refute, undercut or question). "
-        "You MUST concede the opponents' strongest point: at least one `concessions` entry whose "
-        "`target_claim_id` is one of their ids above, with a `reason`. Add `common_ground`."
+        + _asks("REBUTTAL", role_hint, guided)
         + (f"\n\n{consult}" if consult else "")
     )
     return [*start, material, claims, Message(role="user", content=user)]
@@ -321,6 +369,7 @@ def reflection_messages(
     previous_confidence: str,
     round_no: int,
     next_round: str = "",
+    guided: bool = False,
 ) -> list[Message]:
     """``next_round`` (:func:`next_round_plan`) asks for the next round's research in the same
     call, so the next round starts with its evidence instead of a planning call."""
@@ -330,8 +379,7 @@ def reflection_messages(
         f"Opponents conceded to you:\n{data(conceded_to_me, 'concessions')}\n\n"
         f"Counters against your claims:\n{data(counters_against_me, 'counters')}\n\n"
         f"Scores so far:\n{scores}\n\nYour previous confidence: {previous_confidence}\n\n"
-        "Update your beliefs honestly. Return `confidence` (0-1) in your position, "
-        "`belief_updates`, `would_change_my_mind` and `position_now`."
+        + _asks("REFLECTION", None, guided)
         + (f"\n\n{next_round}" if next_round else "\n\nThis is the last round: no research plan.")
     )
     return [*start, material, claims, Message(role="user", content=user)]

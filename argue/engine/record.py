@@ -39,23 +39,33 @@ def record_budget(context_window: int | None) -> int:
     return max(MIN_RECORD_CHARS, min(RECORD_CHARS, context_window))
 
 
-def persona_record(
+def record_parts(
     history: DebateHistory, letter: str, round_no: int, budget: int = RECORD_CHARS
-) -> str:
-    """What ``letter`` knows of the rounds before ``round_no``: the chapter's opening, then one
-    block per closed round, oldest first. Text for a later ``round_no`` starts with this one's
-    (minus nothing) unless a chapter starts in between."""
+) -> list[str]:
+    """What ``letter`` knows of the rounds before ``round_no``, as separate texts: the chapter's
+    opening (the digest of the rounds before it, when a chapter has started), then one block per
+    closed round, oldest first. Each becomes a message of its own (:func:`prompts.opening`): a
+    text that never changes is a block a provider's cache finds again, while one text that grew
+    would be a new block every round. The parts for a later ``round_no`` start with this one's
+    unless a chapter starts in between."""
     closed = [r for r in history.committed_rounds() if r.round < round_no]
     if not closed:
-        return ""  # round 1: nothing yet (empty, so that round 2's record starts with it)
+        return []
     start, blocks = chapter(history, letter, closed, budget)
     parts = []
     if start > 1:
         parts.append(
             f"Rounds 1-{start - 1}, in brief:\n" + build_digest(history, letter, start, notes=False)
         )
-    parts += blocks
-    return "\n\n".join(parts)
+    return parts + blocks
+
+
+def persona_record(
+    history: DebateHistory, letter: str, round_no: int, budget: int = RECORD_CHARS
+) -> str:
+    """:func:`record_parts` as one text (a blank line between parts), as a wire adapter that
+    joins consecutive user messages sends it."""
+    return "\n\n".join(record_parts(history, letter, round_no, budget))
 
 
 def chapter(

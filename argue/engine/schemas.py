@@ -8,7 +8,7 @@ grammar-constrained local model (llama.cpp) terminate instead of filling max_tok
 from __future__ import annotations
 
 import functools
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import (
     BaseModel,
@@ -22,6 +22,7 @@ from pydantic import (
 )
 from pydantic.json_schema import SkipJsonSchema
 
+T = TypeVar("T", bound=BaseModel)
 Short = Annotated[str, Field(max_length=300)]
 Query = Annotated[str, Field(max_length=400)]
 Name = Annotated[str, Field(max_length=100)]  # a skill or persona name
@@ -240,6 +241,15 @@ class RebuttalDraft(BaseModel):
     next_ask: SkipJsonSchema[ColleagueQuestionDraft | None] = None  # see rebuttal_model
 
 
+class RebuttalForm(RebuttalDraft):
+    """The rebuttal as a persona's system text shows it (:data:`PHASE_FORMS`): ``next_ask`` in
+    view but optional; the request says when it is due and code checks the per-call schema."""
+
+    next_ask: ColleagueQuestionDraft | None = Field(  # type: ignore[assignment]
+        default=None, description="Only when the request asks for it: next round's colleague"
+    )
+
+
 @functools.lru_cache(maxsize=256)
 def rebuttal_model(colleagues: tuple[str, ...] = ()) -> type[RebuttalDraft]:
     """The rebuttal schema; with ``colleagues``, also ``next_ask`` (required): the colleague
@@ -251,10 +261,13 @@ def rebuttal_model(colleagues: tuple[str, ...] = ()) -> type[RebuttalDraft]:
         __base__=ColleagueQuestionDraft,
         colleague=(_enum(colleagues), Field(description="The colleague you ask")),
     )
-    return create_model(
-        "RebuttalDraft",
-        __base__=RebuttalDraft,
-        next_ask=(question, Field(description="Next round's colleague question")),
+    return _shown_as(
+        RebuttalForm,
+        create_model(
+            "RebuttalDraft",
+            __base__=RebuttalDraft,
+            next_ask=(question, Field(description="Next round's colleague question")),
+        ),
     )
 
 
@@ -274,6 +287,33 @@ class ReflectionDraft(BaseModel):
     next_research: ResearchPlanDraft | None = Field(
         default=None, description="Your research plan for the next round (none after the last)"
     )
+
+
+class ReflectionForm(ReflectionDraft):
+    """The reflection as a persona's system text shows it: ``next_research`` (the base plan:
+    every slot optional) and ``answer`` optional; the request says which are due."""
+
+    answer: str | None = Field(
+        default=None, max_length=300, description="Only when the request asks for it"
+    )
+
+
+PHASE_FORMS: dict[str, type[BaseModel]] = {
+    "ARGUMENT": ArgumentDraft,
+    "REBUTTAL": RebuttalForm,
+    "REFLECTION": ReflectionForm,
+}
+"""The answer format of each phase, stable for a whole debate (no per-call enum): what a
+persona's system text lists when its model reads schemas from the prompt
+(:func:`argue.engine.prompts.phase_guide`). Each per-call schema names its form
+(``prompt_form``), so an adapter that finds the form in the system text adds no schema of its
+own; the answer is still validated against the per-call schema."""
+
+
+def _shown_as(form: type[BaseModel], model: type[T]) -> type[T]:
+    """``model``, marked as shown to the model in the shape of ``form``."""
+    setattr(model, "prompt_form", form)  # noqa: B010 (a pydantic class: no declared field)
+    return model
 
 
 class CoherenceRating(BaseModel):
@@ -427,12 +467,15 @@ def argument_model(evidence_ids: tuple[str, ...]) -> type[ArgumentDraft]:
             ),
         ),
     )
-    return create_model(
-        "ArgumentDraft",
-        __base__=ArgumentDraft,
-        claims=(
-            list[claim],
-            Field(min_length=1, max_length=6, description="2 to 4 claims, each with citations"),
+    return _shown_as(
+        ArgumentDraft,
+        create_model(
+            "ArgumentDraft",
+            __base__=ArgumentDraft,
+            claims=(
+                list[claim],
+                Field(min_length=1, max_length=6, description="2 to 4 claims, each with citations"),
+            ),
         ),
     )
 
@@ -451,17 +494,23 @@ def reflection_model(
             Field(max_length=300, description="Your current short answer to the question, alone"),
         )
     if plan is None:
-        return create_model(
+        return _shown_as(
+            ReflectionForm,
+            create_model(
+                "ReflectionDraft",
+                __base__=ReflectionDraft,
+                next_research=(SkipJsonSchema[Any], Field(default=None, exclude=True)),  # type: ignore[misc]
+                **extra,
+            ),
+        )
+    return _shown_as(
+        ReflectionForm,
+        create_model(
             "ReflectionDraft",
             __base__=ReflectionDraft,
-            next_research=(SkipJsonSchema[Any], Field(default=None, exclude=True)),  # type: ignore[misc]
+            next_research=(plan, Field(description="Your research plan for the next round")),
             **extra,
-        )
-    return create_model(
-        "ReflectionDraft",
-        __base__=ReflectionDraft,
-        next_research=(plan, Field(description="Your research plan for the next round")),
-        **extra,
+        ),
     )
 
 
@@ -475,6 +524,7 @@ from argue.records.prose import (  # noqa: E402
 )
 
 __all__ = [
+    "PHASE_FORMS",
     "AgreementDraft",
     "AnswerSynthesisDraft",
     "ArgumentDraft",
@@ -492,7 +542,9 @@ __all__ = [
     "PanelAngle",
     "PrivateViewDraft",
     "RebuttalDraft",
+    "RebuttalForm",
     "ReflectionDraft",
+    "ReflectionForm",
     "ResearchCallDraft",
     "ResearchPlanDraft",
     "Side",

@@ -27,6 +27,7 @@ from argue.llm._retry import RetryPolicy
 from argue.llm._scripted import ScriptedModel, ScriptedRequest, ScriptExhausted
 from argue.llm._secrets import SECRET_ENV_VARS, mask_secrets
 from argue.llm._server_limits import ServerLimits
+from argue.llm._structured import schema_instruction
 from argue.llm._wrapped import WrappedModel
 from argue.llm.base import (
     ChatModel,
@@ -91,6 +92,7 @@ __all__ = [
     "provider_specs",
     "register_provider",
     "resolve_model",
+    "schema_instruction",
     "unregister_provider",
 ]
 

@@ -55,6 +55,7 @@ from argue.llm._structured import (
     RawReply,
     output_schema,
     schema_instruction,
+    schema_shown,
     tool_name_for,
 )
 from argue.llm.base import Message, ModelRefusalError, ModelRequestError, bill
@@ -100,6 +101,13 @@ class AnthropicModel(SDKAdapter[AnthropicProvider, "AsyncAnthropic", "AnthropicM
         self._structured_modes = structured_modes
         self.rejected_modes: set[StructuredMode] = set()
         self.sends_temperature = True
+
+    @property
+    def schema_in_prompt_when_cached(self) -> bool:
+        """Whether a request with a long stable prefix gets its schema in the prompt (see the
+        module docstring): the engine then lists every phase's answer format in a persona's
+        system text, where the cache keeps it (:func:`argue.engine.prompts.phase_guide`)."""
+        return "prompt" in self._structured_modes
 
     def __repr__(self) -> str:
         return f"AnthropicModel(model={self.model!r}, base_url={self._connection.base_url!r})"
@@ -152,7 +160,7 @@ class AnthropicModel(SDKAdapter[AnthropicProvider, "AsyncAnthropic", "AnthropicM
     ) -> dict[str, Any]:
         system_parts = [m.content for m in messages if m.role == "system"]
         cached = has_cache_point(messages)
-        if output is not None and mode == "prompt":
+        if output is not None and mode == "prompt" and not schema_shown(messages, output):
             if cached:
                 # After the last cache point: a per-call schema must not change the prefix.
                 messages = [*messages, Message(role="user", content=schema_instruction(output))]

@@ -66,7 +66,13 @@ from argue.llm._dialects import (
 from argue.llm._providers import OpenAICompatProvider
 from argue.llm._retry import RetryPolicy, Sleep
 from argue.llm._secrets import masked_error
-from argue.llm._structured import ContextCut, RawReply, schema_instruction, tool_name_for
+from argue.llm._structured import (
+    ContextCut,
+    RawReply,
+    schema_instruction,
+    schema_shown,
+    tool_name_for,
+)
 from argue.llm.base import (
     Message,
     ModelOutputError,
@@ -310,7 +316,11 @@ class OpenAICompatModel(SDKAdapter[OpenAICompatProvider, "AsyncOpenAI", "ChatCom
         dialect = self.request_dialect(messages, output)
         cached = has_cache_point(messages)
         system_text = "\n\n".join(m.content for m in messages if m.role == "system")
-        if output is not None and dialect in ("json_object", "text"):
+        if (
+            output is not None
+            and dialect in ("json_object", "text")
+            and not schema_shown(messages, output)
+        ):
             if cached:  # after the last cache point, so that the prefix stays the same
                 messages = with_text_last(messages, schema_instruction(output))
             else:

@@ -95,6 +95,22 @@ def schema_instruction(output: type[BaseModel]) -> str:
     )
 
 
+def prompt_form(output: type[BaseModel]) -> type[BaseModel]:
+    """The schema a prompt may show for ``output``: the broader, stable class it names as
+    ``prompt_form`` (a per-call schema whose enums code checks anyway), else itself."""
+    form = getattr(output, "prompt_form", None)
+    return form if isinstance(form, type) and issubclass(form, BaseModel) else output
+
+
+def schema_shown(messages: list[Message], output: type[BaseModel]) -> bool:
+    """Whether the request's system text already holds ``output``'s answer format (as
+    :func:`schema_instruction` writes it for its :func:`prompt_form`): an adapter that puts
+    schemas in the prompt then adds none, so the prefix stays the same from call to call. The
+    reply is still validated against ``output``."""
+    text = schema_instruction(prompt_form(output))
+    return any(m.role == "system" and text in m.content for m in messages)
+
+
 def tool_name_for(output: type[BaseModel]) -> str:
     return re.sub(r"[^a-zA-Z0-9_-]", "_", output.__name__)[:64] or "answer"
 

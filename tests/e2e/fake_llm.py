@@ -16,6 +16,7 @@ counted by schema.
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 import threading
@@ -29,6 +30,7 @@ from argue.engine import schemas
 from argue.llm._structured import schema_instruction, tool_name_for
 from argue.llm.base import Message
 from argue.skills.ask.consult import ColleagueAnswer
+from tests.e2e.anthropic_cache import AnthropicPromptCache, CacheUsage
 from tests.engine.script import OFFERED_COLLEAGUES, DebateScript
 from tests.loopback import LoopbackServer, RecordedRequest, Reply
 
@@ -50,6 +52,9 @@ SCHEMAS: dict[str, type[BaseModel]] = {
 
 # Skills that call the model themselves (a colleague consulted with /ask).
 SCHEMAS[tool_name_for(ColleagueAnswer)] = ColleagueAnswer
+
+# How a persona request names its phase ("Round 3 of 5 — ARGUMENT.", "Round 3 — REBUTTAL.").
+_PHASE_NAMED = re.compile(r"^Round \d+(?: of \d+)? — (ARGUMENT|REBUTTAL|REFLECTION)\.", re.M)
 
 # The framing prompt lists the participants as "- A: Embry: lens…".
 _PARTICIPANT = re.compile(r"^- ([A-Z]): ([^:\n]+):", re.M)
@@ -103,6 +108,9 @@ class Call:
     protocol: str  # "openai" | "anthropic"
     schema: str  # schema class name, or TEXT
     letter: str  # persona letter the script recognised ("-" for framing/judge/synthesis)
+    # The answer format was the phase's form in the system text (argue.engine.prompts.
+    # phase_guide), not a schema of the request's own; ``schema`` then names the phase's draft.
+    from_guide: bool = False
 
 
 class FakeLLM:
@@ -114,12 +122,18 @@ class FakeLLM:
         *,
         delay_s: float = 0.0,
         anthropic_refuses: frozenset[str] = frozenset(),
+        anthropic_cache: AnthropicPromptCache | None = None,
     ) -> None:
         self.script = script or ResearchingScript(names={})
         self.delay_s = delay_s
         # Anthropic features answered with the 400 a model lacking them gives:
         # "output_config" (older models), "tool_choice" (the newest refuse forced tools).
         self.anthropic_refuses = anthropic_refuses
+        # Usage with cache reads and writes as Anthropic's prompt cache would count them.
+        self.anthropic_cache = anthropic_cache
+        # Each Anthropic reply's usage, in order, with the call it answered and the request body.
+        self.anthropic_usage: list[dict[str, int]] = []
+        self.anthropic_log: list[tuple[Call, dict[str, int], dict[str, Any]]] = []
         self.calls: list[Call] = []
         self.errors: list[str] = []
         # Replies a schema-enforcing API could not have produced (keys the sent schema forbids).
@@ -175,21 +189,41 @@ class FakeLLM:
         self.errors.append(f"unexpected request {request.method} {request.path}")
         return Reply(status=404, json=_openai_error(f"no route {request.path}"))
 
-    def _answer(self, protocol: str, messages: list[Message], schema_name: str | None) -> Any:
+    def _answer(
+        self,
+        protocol: str,
+        messages: list[Message],
+        schema_name: str | None,
+        from_guide: bool = False,
+    ) -> tuple[Any, Call]:
         output = SCHEMAS.get(schema_name) if schema_name else None
         if schema_name and output is None:
             raise ValueError(f"unknown schema {schema_name!r}; known: {sorted(SCHEMAS)}")
         if output is schemas.FramingDraft:
             self._learn_names(messages[-1].content)
-        value = self.script(messages, output)
-        letter = self.script.log[-1].split(":", 1)[0] if self.script.log else "-"
-        with self._lock:
-            self.calls.append(Call(protocol, output.__name__ if output else TEXT, letter))
+        value, call = self._scripted(protocol, messages, output, from_guide)
         if isinstance(value, Exception):
             raise value
         if isinstance(value, BaseModel):
-            return value.model_dump(mode="json")
-        return value
+            return value.model_dump(mode="json"), call
+        return value, call
+
+    def _scripted(
+        self,
+        protocol: str,
+        messages: list[Message],
+        output: type[BaseModel] | None,
+        from_guide: bool,
+    ) -> tuple[Any, Call]:
+        with self._lock:  # the script's log and the call list stay in step across threads
+            value = self.script(messages, output)
+            letter = self.script.log[-1].split(":", 1)[0] if self.script.log else "-"
+            name = output.__name__ if output else TEXT
+            if from_guide:  # counted under the phase's draft, as a request of its own would be
+                name = name.removesuffix("Form").removesuffix("Draft") + "Draft"
+            call = Call(protocol, name, letter, from_guide=from_guide)
+            self.calls.append(call)
+        return value, call
 
     def _check_enforced(self, schema_name: str | None, schema: dict[str, Any], value: Any) -> None:
         problems = schema_violations(schema, value)
@@ -210,13 +244,14 @@ class FakeLLM:
         ]
         response_format = body.get("response_format") or {}
         schema_name = None
+        from_guide = False
         if response_format.get("type") == "json_schema":
             schema_name = response_format["json_schema"]["name"]
         elif response_format.get("type") == "json_object":
-            schema_name = _schema_title_in_prompt(messages)
+            schema_name, from_guide = _schema_title_in_prompt(messages)
             messages = [_without_schema_prompt(m) for m in messages]
             messages = [m for m in messages if m.content]
-        value = self._answer("openai", messages, schema_name)
+        value, _ = self._answer("openai", messages, schema_name, from_guide)
         if response_format.get("type") == "json_schema" and response_format["json_schema"].get(
             "strict"
         ):
@@ -270,6 +305,7 @@ class FakeLLM:
         tool_choice = body.get("tool_choice") or {}
         tool_name = tool_choice.get("name") if tool_choice.get("type") == "tool" else None
         schema_name = tool_name
+        from_guide = False
         if output_format.get("type") == "json_schema":
             if "output_config" in self.anthropic_refuses:
                 return _anthropic_error(
@@ -284,9 +320,9 @@ class FakeLLM:
                 )
         else:
             # No structured-output feature: the schema travels in the system prompt, if at all.
-            schema_name = _schema_title_in_prompt(messages)
+            schema_name, from_guide = _schema_title_in_prompt(messages)
             messages = [_without_schema_prompt(m) for m in messages]
-        value = self._answer("anthropic", messages, schema_name)
+        value, call = self._answer("anthropic", messages, schema_name, from_guide)
         if output_format.get("type") == "json_schema":
             # The API enforces this schema while decoding: what it cannot express, it cannot say.
             self._check_enforced(schema_name, output_format["schema"], value)
@@ -305,6 +341,18 @@ class FakeLLM:
             content = [{"type": "text", "text": text}]
             stop_reason = "end_turn"
         input_tokens = sum(len(m.content) for m in messages) // 4 + 1
+        cache = CacheUsage(input_tokens, 0, 0)
+        if self.anthropic_cache is not None:
+            cache = self.anthropic_cache.account(body)
+        usage = {
+            "input_tokens": cache.input_tokens,
+            "output_tokens": len(json.dumps(value)) // 4 + 1,
+            "cache_creation_input_tokens": cache.cache_creation_input_tokens,
+            "cache_read_input_tokens": cache.cache_read_input_tokens,
+        }
+        with self._lock:
+            self.anthropic_usage.append(usage)
+            self.anthropic_log.append((call, usage, body))
         return Reply(
             delay_s=self.delay_s,
             json={
@@ -315,13 +363,7 @@ class FakeLLM:
                 "content": content,
                 "stop_reason": stop_reason,
                 "stop_sequence": None,
-                "usage": {
-                    "input_tokens": input_tokens,
-                    "output_tokens": len(json.dumps(value)) // 4 + 1,
-                    "cache_creation_input_tokens": 0,
-                    "cache_read_input_tokens": 0,
-                    "service_tier": "standard",
-                },
+                "usage": {**usage, "service_tier": "standard"},
             },
         )
 
@@ -341,13 +383,28 @@ def _text_of(content: Any) -> str:
     return "\n\n".join(parts)
 
 
-def _schema_title_in_prompt(messages: list[Message]) -> str | None:
-    """json_object fallback: the schema travels in the system prompt; its title names it."""
-    for message in messages:
+def _schema_title_in_prompt(messages: list[Message]) -> tuple[str | None, bool]:
+    """json_object fallback: the schema travels in the prompt; its title names it. The request's
+    own tail first (a persona's system text may list every phase's format); then, when the
+    schema is one of those, the phase the request names (then also True); then the system
+    text."""
+
+    def title_in(message: Message) -> str | None:
         match = re.search(re.escape(_SCHEMA_PROMPT) + r"\n(\{.*\})", message.content, re.S)
-        if match:
-            return json.loads(match.group(1)).get("title")
-    return None
+        return json.loads(match.group(1)).get("title") if match else None
+
+    request = list(itertools.takewhile(lambda m: m.role != "assistant", messages))
+    for message in reversed(messages):
+        if message.role != "system" and (title := title_in(message)):
+            return title, False
+    users = [m for m in request if m.role == "user"]
+    named = _PHASE_NAMED.search(users[-1].content) if users else None
+    if named and any(m.role == "system" and _SCHEMA_PROMPT in m.content for m in messages):
+        return schemas.PHASE_FORMS[named.group(1)].__name__, True
+    for message in messages:
+        if title := title_in(message):
+            return title, False
+    return None, False
 
 
 def schema_violations(schema: dict[str, Any], value: Any) -> list[str]:

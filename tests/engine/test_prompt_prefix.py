@@ -1,15 +1,18 @@
 """Issue 23 items 1-2: prompts a cache can reuse, and three model waves a round.
 
 Each persona's requests start with the same messages: its system text (the persona file's card
-and the rules, the same every round), then the proposition and the record of closed rounds
-(append-only: round k+1's record starts with round k's), then the round's material (the same in
-its argument, rebuttal and reflection), each a cache point; a record over its budget starts a
-new chapter and grows from there again; the record reads the same rebuilt from disk. The
-colleague question of round k+1 is decided in round k's rebuttal and answered beside the
-reflections: a round is three model waves.
+and the rules, the same every round), then the proposition, then the record of closed rounds,
+one message per part (append-only: round k+1's messages start with round k's, unchanged, so a
+provider cache that matches whole blocks finds them again), the last a cache point, then the
+round's material (the same in its argument, rebuttal and reflection), a cache point; a record
+over its budget starts a new chapter and grows from there again; the record reads the same
+rebuilt from disk. The colleague question of round k+1 is decided in round k's rebuttal and
+answered beside the reflections: a round is three model waves.
 
 Teeth (each broken on purpose once, the test named failed):
 - record blocks ordered newest first → ``test_…_starts_with_its_earlier_record``;
+- the record parts joined into one message (a block that grows every round) →
+  ``test_…_starts_with_its_earlier_record`` and ``test_the_record_rebuilt_from_disk_…``;
 - a round block showing the round's latest score (``history.claim_scores()``) instead of its
   own → ``test_the_record_rebuilt_from_disk_reads_the_same`` (scores of later rounds changed
   earlier blocks);
@@ -21,11 +24,12 @@ Teeth (each broken on purpose once, the test named failed):
 from __future__ import annotations
 
 import asyncio
+import re
 import time
 
 from argue.engine import DebateRunner, load_history
 from argue.engine import record as record_module
-from argue.engine.record import persona_record
+from argue.engine.record import persona_record, record_parts
 from argue.llm import ScriptedModel
 from argue.skills.ask import ColleagueAnswer
 from argue.skills.base import SkillItem, SkillResult
@@ -50,6 +54,20 @@ def _persona_requests(run, name: str):
     ]
 
 
+def _material_index(messages) -> int:
+    return next(
+        i
+        for i, m in enumerate(messages)
+        if m.role == "user" and re.match(r"Round \d+ of \d+: your research\.", m.content)
+    )
+
+
+def _record_sent(messages) -> list[str]:
+    """The record parts of a persona request: the messages between the brief and the round's
+    material, one per part."""
+    return [m.content for m in messages[2 : _material_index(messages)]]
+
+
 def test_each_persona_request_starts_with_its_earlier_record(run_debate):
     run = run_debate(rounds=5, script=DebateScript(names=NAMES, confidence=_swinging))
     assert run.state.termination == "max_rounds"
@@ -60,16 +78,21 @@ def test_each_persona_request_starts_with_its_earlier_record(run_debate):
         by_round: dict[int, list] = {}
         for request in requests:
             by_round.setdefault(round_of(request.messages), []).append(request.messages)
+        stable: dict[int, list[str]] = {}
         for rnd, calls in by_round.items():
-            opening, material = calls[0][1], calls[0][2]
-            assert opening.cache_point and material.cache_point
-            assert material.content.startswith(f"Round {rnd} of 5: your research.")
+            at = _material_index(calls[0])
+            record_end, material = calls[0][at - 1], calls[0][at]
+            assert record_end.cache_point and material.cache_point
+            assert not any(m.cache_point for m in calls[0][1 : at - 1])
             # argument, rebuttal and reflection share system, record and material exactly
-            assert all(c[:3] == calls[0][:3] for c in calls), (name, rnd)
+            assert all(c[: at + 1] == calls[0][: at + 1] for c in calls), (name, rnd)
+            stable[rnd] = [m.content for m in calls[0][:at]]
+        assert stable[1][1].endswith("none before round 2):") and len(stable[1]) == 2
         for rnd in range(1, 5):
-            earlier, later = by_round[rnd][0][1].content, by_round[rnd + 1][0][1].content
-            assert later.startswith(earlier), (name, rnd)
-            assert f"Round {rnd}, closed:" in later[len(earlier) - 1 :]
+            earlier, later = stable[rnd], stable[rnd + 1]
+            # whole messages, unchanged, then the closed round's block: a block a cache finds
+            assert later[: len(earlier)] == earlier, (name, rnd)
+            assert later[len(earlier)].startswith(f"Round {rnd}, closed:"), (name, rnd)
 
 
 def test_the_record_rebuilt_from_disk_reads_the_same(run_debate):
@@ -78,8 +101,10 @@ def test_the_record_rebuilt_from_disk_reads_the_same(run_debate):
     for name, letter in NAMES.items():
         for request in _persona_requests(run, name):
             rnd = round_of(request.messages)
-            sent = request.messages[1].content
-            assert sent.endswith(persona_record(history, letter, rnd)), (letter, rnd)
+            assert _record_sent(request.messages) == record_parts(history, letter, rnd), (
+                letter,
+                rnd,
+            )
 
 
 def test_a_record_over_its_budget_starts_a_new_chapter(run_debate, monkeypatch):
@@ -89,9 +114,9 @@ def test_a_record_over_its_budget_starts_a_new_chapter(run_debate, monkeypatch):
     run = run_debate(rounds=8, script=DebateScript(names=NAMES, confidence=_swinging))
     assert run.state.termination == "max_rounds"
     history = load_history(run.store)
-    openings = {}
+    openings: dict[int, list[str]] = {}
     for request in _persona_requests(run, "Embry"):
-        openings.setdefault(round_of(request.messages), request.messages[1].content)
+        openings.setdefault(round_of(request.messages), _record_sent(request.messages))
     records = {rnd: persona_record(history, "A", rnd, budget) for rnd in openings}
     block = max(len(record_module.round_block(history, "A", r)) for r in history.ordered_rounds())
     assert all(len(text) <= budget + block for text in records.values()), records
@@ -100,9 +125,10 @@ def test_a_record_over_its_budget_starts_a_new_chapter(run_debate, monkeypatch):
     first = chapters[0]
     brief = records[first].split(", in brief:", 1)[0]  # "Rounds 1-k"
     assert int(brief.split("-")[1]) < first - 1
+    assert openings[first][0].startswith(brief + ", in brief:")  # the digest: a part of its own
     # within the new chapter the record is append-only again
     if first + 1 in openings and records[first + 1].startswith(brief + ","):
-        assert openings[first + 1].startswith(openings[first])
+        assert openings[first + 1][: len(openings[first])] == openings[first]
 
 
 class AskingToolkit(ScriptedToolkit):
@@ -223,3 +249,44 @@ def test_self_hosted_servers_get_a_record_sized_for_a_small_window():
     assert record_budget(server.context_window) == 4096
     assert record_budget(ollama.context_window) == 4096
     assert record_budget(official.context_window) == record_module.RECORD_CHARS
+
+
+class SchemaInPromptModel(ScriptedModel):
+    """A model that reads schemas from the prompt when the prefix is cached, as Anthropic's
+    and OpenAI's adapters say they do."""
+
+    schema_in_prompt_when_cached = True
+
+
+def test_a_model_that_reads_schemas_from_the_prompt_gets_the_phase_guide_in_its_system_text(
+    new_store,
+):
+    """Instructions and answer formats repeated in every request sit in the system text (cached,
+    read at a tenth of the price) and each request only names its phase; a model that takes
+    schemas on the wire keeps the instructions in each request (no schemas in its system)."""
+    from argue.engine.schemas import PHASE_FORMS
+    from argue.llm import schema_instruction
+
+    runs = {}
+    for guided, cls in ((True, SchemaInPromptModel), (False, ScriptedModel)):
+        store = new_store(f"guide-{guided}", rounds=3)
+        model = cls(DebateScript(names=NAMES, confidence=_swinging))
+        asyncio.run(DebateRunner(store, model, ScriptedToolkit()).run())
+        runs[guided] = model
+    for guided, model in runs.items():
+        requests = [
+            r
+            for r in model.requests
+            if r.output is not None
+            and r.output.__name__ in PHASES
+            and r.messages[0].content.startswith("You are Embry,")
+        ]
+        systems = {r.messages[0].content for r in requests}
+        assert len(systems) == 1
+        system = systems.pop()
+        for phase, form in PHASE_FORMS.items():
+            assert (schema_instruction(form) in system) is guided, (guided, phase)
+        argument = next(r for r in requests if r.output.__name__ == "ArgumentDraft")
+        tail = argument.messages[-1].content
+        assert ("Answer as the ARGUMENT section of your instructions says." in tail) is guided
+        assert ("Each citation is an `evidence_id`" in tail) is not guided

@@ -544,3 +544,38 @@ def test_schema_instruction_is_joined_to_the_last_user_message_or_sent_after_it(
     assert len(_local.with_text_last(messages, "S")) == len(messages)
     asked = [*messages, Message(role="assistant", content="{")]
     assert _local.with_text_last(asked, "S")[-1] == Message(role="user", content="S")
+
+
+class VerdictForThisCall(Verdict):
+    """A per-call schema (say, an enum of this round's ids) shown to the model as ``Verdict``."""
+
+
+VerdictForThisCall.prompt_form = Verdict  # type: ignore[attr-defined]
+GUIDED = f"{ADA}\n\nAnswer formats:\n{schema_instruction(Verdict)}"
+
+
+async def test_a_schema_the_system_text_already_shows_is_not_sent_again(
+    claude: AnthropicModel, loopback: LoopbackServer, sleeps: SleepRecorder
+):
+    """A persona's system text lists each phase's answer format (the engine's phase guide): a
+    request whose schema names one of them as its ``prompt_form`` gets no schema of its own, so
+    its uncached tail is its own words only; the answer is still checked against the per-call
+    schema. A schema the system text does not show is sent after the last cache point as
+    before."""
+    loopback.enqueue(
+        anthropic_json_reply(VALID_VERDICT),
+        anthropic_json_reply({"side": "for"}),
+        openai_json_reply(VALID_VERDICT),
+    )
+    shown = await claude.complete(layout(GUIDED, LONG_RECORD), output=VerdictForThisCall)
+    await claude.complete(layout(GUIDED, LONG_RECORD), output=Stance)
+    openai = openai_model(loopback, sleeps, official=True)
+    await openai.complete(layout(GUIDED, LONG_RECORD), output=VerdictForThisCall)
+    await openai.aclose()
+
+    assert isinstance(shown.value, VerdictForThisCall)
+    first, second, third = (r.json() for r in loopback.requests)
+    assert first["messages"][-1]["content"][-1]["text"] == INSTRUCTION
+    assert second["messages"][-1]["content"][-1]["text"].endswith(schema_instruction(Stance))
+    assert third["response_format"] == {"type": "json_object"}
+    assert third["messages"][-1]["content"].endswith(INSTRUCTION)

@@ -15,7 +15,7 @@ from argue.domain import (
 )
 from argue.engine import prompts
 from argue.engine.digest import notes_block
-from argue.engine.record import RECORD_CHARS, citable_from_record, persona_record
+from argue.engine.record import RECORD_CHARS, citable_from_record, record_parts
 from argue.engine.schemas import (
     ResearchPlanDraft,
 )
@@ -51,11 +51,12 @@ class PersonaSeat:
     brief: str = ""  # the proposition and the side, fenced, for each user message
     beliefs: str = ""  # beliefs its reflections updated (model text), with the round's material
     record_chars: int = RECORD_CHARS  # the record's budget (argue.engine.record)
+    guided: bool = False  # the system text ends with every phase's guide (prompts.phase_guide)
 
 
 def opening_for(seat: PersonaSeat, history: DebateHistory, round_no: int) -> list[Message]:
     """The stable start of the persona's requests in ``round_no`` (:func:`prompts.opening`)."""
-    record = persona_record(history, seat.letter, round_no, seat.record_chars)
+    record = record_parts(history, seat.letter, round_no, seat.record_chars)
     return prompts.opening(seat.system, seat.brief, record)
 
 

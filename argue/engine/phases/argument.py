@@ -36,6 +36,7 @@ async def make_argument(
         round_no,
         history.config.max_rounds,
         seat.role_hint,
+        guided=seat.guided,
     )
     purpose = f"{letter}/R{round_no}/argument"
     result = await complete_for(

@@ -65,6 +65,7 @@ async def make_rebuttal(
         round_no,
         seat.role_hint,
         consult=prompts.consult_slot(colleagues, round_no + 1) if colleagues else "",
+        guided=seat.guided,
     )
     purpose = f"{letter}/R{round_no}/rebuttal"
     result = await complete_for(

@@ -88,6 +88,7 @@ async def make_reflection(
         previous,
         round_no,
         next_round,
+        guided=seat.guided,
     )
     answer_format = history.config.answer_format
     if answer_format:  # an answer-seeking debate (argue eval): the persona's answer so far
