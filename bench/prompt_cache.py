@@ -210,7 +210,14 @@ def run_over_anthropic(personas: list[str], rounds: int, folder: Path) -> dict[s
         )
         toolkit = BenchToolkit()
         toolkit.model = model  # type: ignore[assignment]
-        asyncio.run(DebateRunner(store, model, toolkit).run())
+
+        async def debate() -> None:
+            try:
+                await DebateRunner(store, model, toolkit).run()
+            finally:
+                await model.aclose()
+
+        asyncio.run(debate())
     finally:
         fake.stop()
     assert not fake.errors, fake.errors

@@ -245,7 +245,7 @@ class RebuttalForm(RebuttalDraft):
     """The rebuttal as a persona's system text shows it (:data:`PHASE_FORMS`): ``next_ask`` in
     view but optional; the request says when it is due and code checks the per-call schema."""
 
-    next_ask: ColleagueQuestionDraft | None = Field(  # type: ignore[assignment]
+    next_ask: ColleagueQuestionDraft | None = Field(
         default=None, description="Only when the request asks for it: next round's colleague"
     )
 

@@ -112,7 +112,14 @@ def wire_debate(tmp_path_factory: pytest.TempPathFactory):
             "claude-sonnet-4-6",
             provider=AnthropicProvider(api_key="sk-ant-test", base_url=fake.url),
         )
-        state = asyncio.run(DebateRunner(store, model, ScriptedToolkit()).run())
+
+        async def debate():  # type: ignore[no-untyped-def]
+            try:
+                return await DebateRunner(store, model, ScriptedToolkit()).run()
+            finally:
+                await model.aclose()
+
+        state = asyncio.run(debate())
     finally:
         fake.stop()
     assert not fake.errors, fake.errors

@@ -42,6 +42,7 @@ EXPECTED_EXPORTS = {
     "load_price_table",
     "mask_secrets",
     "resolve_model",
+    "schema_instruction",  # how a schema reads in a prompt (the engine's phase guide uses it)
     # the provider table (argue.llm._registry)
     "BuildContext",
     "ProbeOptions",
