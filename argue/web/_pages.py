@@ -21,13 +21,14 @@ from markupsafe import Markup
 
 from argue.app import UsageSummary
 from argue.app._live import LiveDebate, LiveRow
+from argue.records.labels import Labels, label
 
-EVIDENCE_WORDS = {
-    "quoted": "quote found in a retrieved document",
-    "quote_not_found": "cites a document, quote not found",
-    "unverified": "unverified reference",
-    "uncited": "no evidence cited",
-}
+EVIDENCE_STATES = ("quoted", "quote_not_found", "unverified", "uncited")
+
+
+def evidence_words(lang: str = "en") -> dict[str, str]:
+    """Each claim's evidence state as the page says it, in ``lang``."""
+    return {state: label(f"live_ev_{state}", lang) for state in EVIDENCE_STATES}
 
 
 @lru_cache(maxsize=1)
@@ -53,24 +54,24 @@ def _asset(name: str) -> str:
     return files("argue.web").joinpath("templates", name).read_text(encoding="utf-8")
 
 
-def cost_words(usage: UsageSummary | None) -> str:
+def cost_words(usage: UsageSummary | None, lang: str = "en") -> str:
     """The cost so far as people should read it: a model without a price is "not priced",
     never "$0.0000"; a partly priced total is a lower bound, said so."""
     if usage is None:
-        return "not read"
+        return label("live_cost_not_read", lang)
     if usage.calls == 0:
-        return "no model call yet"
+        return label("live_no_call_yet", lang)
     if usage.cost_usd is not None:
         return f"${usage.cost_usd:.4f}"
     if usage.unpriced_calls >= usage.calls:
-        return "not priced"
+        return label("live_not_priced", lang)
     return usage.cost
 
 
-def calls_words(usage: UsageSummary | None) -> str:
+def calls_words(usage: UsageSummary | None, lang: str = "en") -> str:
     if usage is None or usage.calls == 0:
         return ""
-    return f"{usage.calls} model call{'' if usage.calls == 1 else 's'}"
+    return label("live_call" if usage.calls == 1 else "live_calls", lang, n=usage.calls)
 
 
 @dataclass(frozen=True)
@@ -132,7 +133,7 @@ class Pages:
             "base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
         )
 
-    def _render(self, template: str, **context: Any) -> str:
+    def _render(self, template: str, lang: str = "en", **context: Any) -> str:
         return (
             _environment()
             .get_template(template)
@@ -141,7 +142,10 @@ class Pages:
                 css=Markup(self.css),
                 script=Markup(self.script),
                 csp=self.csp,
-                evidence_words=EVIDENCE_WORDS,
+                lang=lang,
+                L=Labels(lang),
+                label=label,
+                evidence_words=evidence_words(lang),
                 **context,
             )
         )
@@ -177,18 +181,20 @@ class Pages:
 
     def _debate_context(self, debate: LiveDebate) -> dict[str, Any]:
         usage = debate.row.status.usage
+        lang = debate.row.status.language
         return {
             "debate": debate,
+            "lang": lang,
             "urls": self.urls.for_debate(debate.row.status.id),
-            "cost": cost_words(usage),
-            "calls": calls_words(usage),
+            "cost": cost_words(usage, lang),
+            "calls": calls_words(usage, lang),
         }
 
     def debate(self, debate: LiveDebate, note_max: int) -> str:
-        names = " vs ".join(p.name for p in debate.personas)
+        lang = debate.row.status.language
+        names = label("live_versus", lang).join(p.name for p in debate.personas)
         return self._render(
             "debate.html.j2",
-            lang=debate.row.status.language,
             title=debate.row.status.id,
             names=names,
             note_max=note_max,

@@ -449,3 +449,58 @@ def test_argue_serve_prints_its_url_once_and_serves_it(tmp_path):
             process.kill()
     assert match.group(2) not in out + err  # printed once, never logged again
     assert "Traceback" not in err
+
+
+ENGLISH_PAGE_WORDS = (
+    "cost so far",
+    "Connecting to the live stream",
+    "Steer the debate",
+    "Stop after the current batch",
+    "Interject",
+    "Moderator note",
+    "no evidence cited",
+    "Nothing published yet",
+    "<h3>Round 1</h3>",
+    "← all debates",
+    "Live: this page updates",
+    "Live stream lost",
+    "Cannot reach argue serve",
+    "Refused: ",
+    "model call",
+)
+
+
+def test_a_french_debate_s_page_speaks_french_throughout(live_server: LiveServer, new_store):
+    """The page's own words (headings, buttons, the connection line, the script's messages, the
+    evidence words, the cost) follow the debate's language, as its records already did.
+    Teeth: render with ``Labels("en")`` whatever the debate and the English words come back."""
+    store = new_store("debates", language="fr")
+    claim = Claim(id="A1.c1", persona="A", round=1, text="Une affirmation sans source.")
+    store.save(
+        store.paths.argument("A", 1),
+        ArgumentRecord(persona="A", round=1, position="Une position.", claims=[claim]),
+    )
+    store.append_usage(Usage(provider="scripted", model="scripted-1", purpose="A/R1/argument"))
+    _running(store, round_no=1, phase="rebuttal")
+    try:
+        with live_server.client() as client:
+            page = client.get(live_server.url(f"/debates/{store.debate_id}")).text
+    finally:
+        store.release_lock()
+    page = page.replace("&#39;", "'")
+    assert '<html lang="fr">' in page
+    for french in (
+        "Tour 1",
+        "coût à ce stade",
+        "1 appel au modèle",
+        "Connexion au flux en direct…",
+        'data-lost="Flux en direct perdu',
+        "Piloter le débat",
+        "Intervenir",
+        "aucune preuve citée",
+        "Rien de publié pour l'instant.",  # Horus has published nothing
+        "← tous les débats",
+    ):
+        assert french in page, french
+    for english in ENGLISH_PAGE_WORDS:
+        assert english not in page, english

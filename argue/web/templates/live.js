@@ -9,9 +9,11 @@
   const live = document.getElementById("live");
   const connection = document.getElementById("connection");
   const controls = document.getElementById("controls");
+  // The page's own words for the stream's states, in the debate's language (data-* attributes).
+  const words = connection ? connection.dataset : {};
   let poller = null;
   const say = (text) => {
-    if (connection) connection.textContent = text;
+    if (connection && text) connection.textContent = text;
   };
   const apply = (html) => {
     const holder = document.createElement("template");
@@ -24,13 +26,13 @@
   const poll = () =>
     fetch(live.dataset.fragment, { headers: { "X-Argue-Token": token }, cache: "no-store" })
       .then((r) => (r.ok ? r.text() : Promise.reject(new Error(String(r.status)))))
-      .then(apply, () => say("Cannot reach argue serve; trying again…"));
+      .then(apply, () => say(words.retrying));
   const startPolling = () => {
     if (poller === null) {
       poller = setInterval(poll, 2000);
       poll();
     }
-    say("Live stream lost: checking every 2 s.");
+    say(words.lost);
   };
   const connect = () => {
     const source = new EventSource(live.dataset.stream);
@@ -41,7 +43,7 @@
         poller = null;
       }
       body.dataset.stream = "open";
-      say("Live: this page updates as each phase lands.");
+      say(words.open);
     });
     source.onerror = () => {
       source.close();
@@ -66,11 +68,11 @@
     })
       .then((r) => r.json().then((data) => ({ ok: r.ok, data })))
       .then(({ ok, data }) => {
-        result.textContent = ok ? data.message : "Refused: " + data.error;
+        result.textContent = ok ? data.message : result.dataset.refused + data.error;
         if (ok && form.dataset.action === "interject") form.reset();
       })
       .catch(() => {
-        result.textContent = "Cannot reach argue serve.";
+        result.textContent = result.dataset.unreachable;
       });
   });
 })();
