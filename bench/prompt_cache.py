@@ -21,12 +21,16 @@ text). Costs use the price table in ``argue/llm/pricing.py``:
   the cache-read price, writes at the cache-write price, the rest at the input price; without
   caching every input token at the input price. The share of input tokens read from the cache
   is printed beside it.
-- OpenAI (gpt-5.4), an estimate: the shared character prefix of the messages as the engine
-  builds them (the scripted model's layout: no schema text, no phase guide), rounded down to
-  128-token steps, at the cached price.
+- OpenAI (gpt-5.4): the same debate sent by argue's OpenAI adapter as to api.openai.com
+  (``prompt_cache_key``, ``json_object`` with the schema in the prompt), the fake counting
+  cached tokens as OpenAI's automatic prefix cache does (``tests/e2e/openai_cache.py``: the
+  longest prefix shared with an earlier request of the same key, from 1,024 tokens in 128-token
+  steps), read at the cached price, the rest at the input price.
 
-Output tokens are the scripted replies' length / 4, the same in both columns. Figures are counts
-and ratios from one run (no wall-clock claims).
+The share of characters in a shared prefix and the waves a round come from the scripted model
+(its requests as the engine builds them); the costs from the two wire runs. Output tokens are
+the replies' length / 4, the same with and without caching. Figures are counts and ratios from
+one run (no wall-clock claims).
 """
 
 from __future__ import annotations
@@ -51,6 +55,7 @@ from argue.skills.base import SkillItem, SkillResult
 from tests.engine.script import DebateScript, names_of
 
 ANTHROPIC_MODEL = "claude-sonnet-4-6"
+OPENAI_MODEL = "gpt-5.4"
 MIN_CACHED_TOKENS = 1024
 CHARS_PER_TOKEN = 4
 FILLER = (
@@ -181,15 +186,20 @@ def run(personas: list[str], rounds: int, latency: float, folder: Path) -> Run:
     return measured
 
 
-def run_over_anthropic(personas: list[str], rounds: int, folder: Path) -> dict[str, float]:
-    """The same debate sent by argue's Anthropic adapter to the loopback fake, whose usage
-    counts cache reads and writes block by block, as Anthropic's cache does
-    (``tests/e2e/anthropic_cache.py``): what argue would be billed, schemas in the prompt and
-    all, with no character-prefix optimism. Costs in dollars, by kind."""
+def _wire_debate(
+    personas: list[str], rounds: int, folder: Path, provider: str, model_name: str, fake: object
+) -> None:
+    """Run the debate with argue's own adapter for ``provider`` against ``fake``."""
     from argue.llm._anthropic import AnthropicModel
-    from argue.llm._providers import AnthropicProvider
-    from tests.e2e.anthropic_cache import AnthropicPromptCache
-    from tests.e2e.fake_llm import FakeLLM
+    from argue.llm._openai_compat import OpenAICompatModel
+    from argue.llm._providers import AnthropicProvider, OpenAICompatProvider
+
+    class OfficialOnLoopback(OpenAICompatProvider):
+        """api.openai.com as the adapter sees it (prompt_cache_key, json_object), on loopback."""
+
+        @property
+        def official_openai(self) -> bool:
+            return True
 
     catalog = load_catalog()
     lineup = [catalog.get(name) for name in personas]
@@ -199,25 +209,59 @@ def run_over_anthropic(personas: list[str], rounds: int, folder: Path) -> dict[s
         mode="panel" if len(lineup) > 2 else "adversarial",
         personas=lineup,
         max_rounds=rounds,
-        provider="anthropic",
-        model=ANTHROPIC_MODEL,
+        provider=provider,
+        model=model_name,
     )
+    url = fake.url  # type: ignore[attr-defined]
+    model: AnthropicModel | OpenAICompatModel
+    if provider == "anthropic":
+        model = AnthropicModel(
+            model_name, provider=AnthropicProvider(api_key="sk-ant-bench", base_url=url)
+        )
+    else:
+        model = OpenAICompatModel(
+            model_name,
+            provider=OfficialOnLoopback(
+                name="openai", base_url=f"{url}/v1", api_key="sk-proj-bench-0123456789"
+            ),
+        )
+    toolkit = BenchToolkit()
+    toolkit.model = model  # type: ignore[assignment]
+
+    async def debate() -> None:
+        try:
+            await DebateRunner(store, model, toolkit).run()
+        finally:
+            await model.aclose()
+
+    asyncio.run(debate())
+
+
+def _priced(tokens: dict[str, int], rate: dict[str, float], requests: int) -> dict[str, float]:
+    cost = {kind: tokens[kind] * rate[kind] / 1e6 for kind in tokens}
+    inputs = sum(tokens[kind] for kind in tokens if kind != "output")
+    uncached = (inputs * rate["plain"] + tokens["output"] * rate["output"]) / 1e6
+    return {
+        "requests": requests,
+        **cost,
+        "total": sum(cost.values()),
+        "uncached": uncached,
+        "read_share": tokens["read"] / inputs,
+    }
+
+
+def run_over_anthropic(personas: list[str], rounds: int, folder: Path) -> dict[str, float]:
+    """The same debate sent by argue's Anthropic adapter to the loopback fake, whose usage
+    counts cache reads and writes block by block, as Anthropic's cache does
+    (``tests/e2e/anthropic_cache.py``): what argue would be billed, schemas in the prompt and
+    all, with no character-prefix optimism. Costs in dollars, by kind."""
+    from tests.e2e.anthropic_cache import AnthropicPromptCache
+    from tests.e2e.fake_llm import FakeLLM
+
     script = DebateScript(names={}, confidence=lambda k, r: 0.3 + 0.5 * (r % 2))
     fake = FakeLLM(script, anthropic_cache=AnthropicPromptCache()).start()
     try:
-        model = AnthropicModel(
-            ANTHROPIC_MODEL, provider=AnthropicProvider(api_key="sk-ant-bench", base_url=fake.url)
-        )
-        toolkit = BenchToolkit()
-        toolkit.model = model  # type: ignore[assignment]
-
-        async def debate() -> None:
-            try:
-                await DebateRunner(store, model, toolkit).run()
-            finally:
-                await model.aclose()
-
-        asyncio.run(debate())
+        _wire_debate(personas, rounds, folder, "anthropic", ANTHROPIC_MODEL, fake)
     finally:
         fake.stop()
     assert not fake.errors, fake.errors
@@ -225,8 +269,8 @@ def run_over_anthropic(personas: list[str], rounds: int, folder: Path) -> dict[s
     assert price is not None
     usage = fake.anthropic_usage
     tokens = {
-        kind: sum(u[field] for u in usage)
-        for kind, field in (
+        kind: sum(u[name] for u in usage)
+        for kind, name in (
             ("read", "cache_read_input_tokens"),
             ("write", "cache_creation_input_tokens"),
             ("plain", "input_tokens"),
@@ -239,19 +283,35 @@ def run_over_anthropic(personas: list[str], rounds: int, folder: Path) -> dict[s
         "plain": price.input,
         "output": price.output,
     }
-    cost = {kind: tokens[kind] * rate[kind] / 1e6 for kind in tokens}
-    uncached = (
-        (tokens["read"] + tokens["write"] + tokens["plain"]) * price.input
-        + tokens["output"] * price.output
-    ) / 1e6
-    inputs = tokens["read"] + tokens["write"] + tokens["plain"]
-    return {
-        "requests": len(usage),
-        **cost,
-        "total": sum(cost.values()),
-        "uncached": uncached,
-        "read_share": tokens["read"] / inputs,
+    return _priced(tokens, rate, len(usage))
+
+
+def run_over_openai(personas: list[str], rounds: int, folder: Path) -> dict[str, float]:
+    """The same debate sent by argue's OpenAI adapter (as for api.openai.com) to the loopback
+    fake, whose usage counts cached tokens as OpenAI's automatic prefix cache does
+    (``tests/e2e/openai_cache.py``). Costs in dollars, by kind (no writes: OpenAI has none)."""
+    from tests.e2e.fake_llm import FakeLLM
+    from tests.e2e.openai_cache import OpenAIPromptCache
+
+    script = DebateScript(names={}, confidence=lambda k, r: 0.3 + 0.5 * (r % 2))
+    fake = FakeLLM(script, openai_cache=OpenAIPromptCache()).start()
+    try:
+        _wire_debate(personas, rounds, folder, "openai", OPENAI_MODEL, fake)
+    finally:
+        fake.stop()
+    assert not fake.errors, fake.errors
+    price = PriceTable().lookup("openai", OPENAI_MODEL)
+    assert price is not None
+    usage = [u for _, u, _ in fake.openai_log]
+    read = sum(u["prompt_tokens_details"]["cached_tokens"] for u in usage)
+    tokens = {
+        "read": read,
+        "write": 0,
+        "plain": sum(u["prompt_tokens"] for u in usage) - read,
+        "output": sum(u["completion_tokens"] for u in usage),
     }
+    rate = {"read": price.cache_read, "write": 0.0, "plain": price.input, "output": price.output}
+    return _priced(tokens, rate, len(usage))
 
 
 def shared_prefix(a: str, b: str) -> int:
@@ -267,37 +327,15 @@ def shared_prefix(a: str, b: str) -> int:
 
 
 def analyse(measured: Run, rounds: int) -> dict[str, float]:
-    anthropic = PriceTable().lookup("anthropic", "claude-sonnet-4-6")
-    openai = PriceTable().lookup("openai", "gpt-5.4")
-    assert anthropic is not None and openai is not None
+    """Requests, the share of input characters in a cacheable shared prefix, waves a round."""
     total_chars = cached_chars = 0
-    cost = {"anthropic": 0.0, "anthropic_cached": 0.0, "openai": 0.0, "openai_cached": 0.0}
     seen: dict[str, list[str]] = {}
     for request in sorted(measured.requests, key=lambda r: r.started):
         earlier = seen.setdefault(request.caller, [])
         shared = max((shared_prefix(request.text, e) for e in earlier), default=0)
         earlier.append(request.text)
-        cacheable = shared if shared >= MIN_CACHED_TOKENS * CHARS_PER_TOKEN else 0
         total_chars += len(request.text)
-        cached_chars += cacheable
-        tokens = len(request.text) / CHARS_PER_TOKEN
-        read = cacheable / CHARS_PER_TOKEN
-        last_point = max(request.cache_points, default=0)
-        long_enough = last_point >= MIN_CACHED_TOKENS * CHARS_PER_TOKEN
-        written = max(last_point - cacheable, 0) / CHARS_PER_TOKEN if long_enough else 0.0
-        out = request.output_chars / CHARS_PER_TOKEN
-        cost["anthropic"] += (tokens * anthropic.input + out * anthropic.output) / 1e6
-        cost["anthropic_cached"] += (
-            read * anthropic.cache_read
-            + written * anthropic.cache_write
-            + (tokens - read - written) * anthropic.input
-            + out * anthropic.output
-        ) / 1e6
-        steps = (read // 128) * 128 if read >= MIN_CACHED_TOKENS else 0
-        cost["openai"] += (tokens * openai.input + out * openai.output) / 1e6
-        cost["openai_cached"] += (
-            steps * openai.cache_read + (tokens - steps) * openai.input + out * openai.output
-        ) / 1e6
+        cached_chars += shared if shared >= MIN_CACHED_TOKENS * CHARS_PER_TOKEN else 0
     spans = sorted((r.started, r.ended) for r in measured.requests)
     waves = 0
     horizon = float("-inf")
@@ -309,7 +347,6 @@ def analyse(measured: Run, rounds: int) -> dict[str, float]:
         "requests": len(measured.requests),
         "cacheable_share": cached_chars / total_chars,
         "waves_per_round": (waves - 2) / rounds,  # framing and synthesis excluded
-        **cost,
     }
 
 
@@ -329,20 +366,20 @@ def main() -> None:
                 run(personas, args.rounds, args.latency, Path(tmp) / str(index)), args.rounds
             )
             wire = run_over_anthropic(personas, args.rounds, Path(tmp) / f"wire{index}")
+            oai = run_over_openai(personas, args.rounds, Path(tmp) / f"oai{index}")
             print(
                 f"{name:10} {figures['requests']:.0f} requests · cacheable "
                 f"{figures['cacheable_share']:.1%} of input characters · waves/round "
-                f"{figures['waves_per_round']:.2f}\n"
-                f"{'':10} Anthropic, sent by its adapter, cache counted block by block: "
-                f"${wire['uncached']:.3f} uncached → ${wire['total']:.3f} cached "
-                f"({wire['total'] / wire['uncached']:.2f}; {wire['read_share']:.0%} of input "
-                f"tokens read from the cache): reads ${wire['read']:.3f}, writes "
-                f"${wire['write']:.3f}, uncached input ${wire['plain']:.3f}, output "
-                f"${wire['output']:.3f}\n"
-                f"{'':10} OpenAI (estimate: messages as the engine builds them, no schema) "
-                f"${figures['openai']:.3f} → cached ${figures['openai_cached']:.3f} "
-                f"({figures['openai_cached'] / figures['openai']:.2f})"
+                f"{figures['waves_per_round']:.2f}"
             )
+            for label, got in (("Anthropic", wire), ("OpenAI", oai)):
+                print(
+                    f"{'':10} {label}, as sent by its adapter: ${got['uncached']:.3f} uncached → "
+                    f"${got['total']:.3f} cached ({got['total'] / got['uncached']:.2f}; "
+                    f"{got['read_share']:.0%} of input tokens read from the cache): reads "
+                    f"${got['read']:.3f}, writes ${got['write']:.3f}, uncached input "
+                    f"${got['plain']:.3f}, output ${got['output']:.3f}"
+                )
 
 
 if __name__ == "__main__":

@@ -31,6 +31,7 @@ from argue.llm._structured import schema_instruction, tool_name_for
 from argue.llm.base import Message
 from argue.skills.ask.consult import ColleagueAnswer
 from tests.e2e.anthropic_cache import AnthropicPromptCache, CacheUsage
+from tests.e2e.openai_cache import OpenAIPromptCache
 from tests.engine.script import OFFERED_COLLEAGUES, DebateScript
 from tests.loopback import LoopbackServer, RecordedRequest, Reply
 
@@ -123,6 +124,7 @@ class FakeLLM:
         delay_s: float = 0.0,
         anthropic_refuses: frozenset[str] = frozenset(),
         anthropic_cache: AnthropicPromptCache | None = None,
+        openai_cache: OpenAIPromptCache | None = None,
     ) -> None:
         self.script = script or ResearchingScript(names={})
         self.delay_s = delay_s
@@ -134,6 +136,9 @@ class FakeLLM:
         # Each Anthropic reply's usage, in order, with the call it answered and the request body.
         self.anthropic_usage: list[dict[str, int]] = []
         self.anthropic_log: list[tuple[Call, dict[str, int], dict[str, Any]]] = []
+        # OpenAI usage with cached tokens as its automatic prompt cache would count them.
+        self.openai_cache = openai_cache
+        self.openai_log: list[tuple[Call, dict[str, Any], dict[str, Any]]] = []
         self.calls: list[Call] = []
         self.errors: list[str] = []
         # Replies a schema-enforcing API could not have produced (keys the sent schema forbids).
@@ -251,7 +256,7 @@ class FakeLLM:
             schema_name, from_guide = _schema_title_in_prompt(messages)
             messages = [_without_schema_prompt(m) for m in messages]
             messages = [m for m in messages if m.content]
-        value, _ = self._answer("openai", messages, schema_name, from_guide)
+        value, call = self._answer("openai", messages, schema_name, from_guide)
         if response_format.get("type") == "json_schema" and response_format["json_schema"].get(
             "strict"
         ):
@@ -259,6 +264,18 @@ class FakeLLM:
         content = value if isinstance(value, str) else json.dumps(value)
         prompt_tokens = sum(len(m.content) for m in messages) // 4 + 1
         completion_tokens = len(content) // 4 + 1
+        cached_tokens = 0
+        if self.openai_cache is not None:
+            prompt_tokens, cached_tokens = self.openai_cache.account(body)
+        usage = {
+            "prompt_tokens": prompt_tokens,
+            "completion_tokens": completion_tokens,
+            "total_tokens": prompt_tokens + completion_tokens,
+            "prompt_tokens_details": {"cached_tokens": cached_tokens, "audio_tokens": 0},
+            "completion_tokens_details": {"reasoning_tokens": 0, "audio_tokens": 0},
+        }
+        with self._lock:
+            self.openai_log.append((call, usage, body))
         return Reply(
             delay_s=self.delay_s,
             json={
@@ -279,13 +296,7 @@ class FakeLLM:
                         "finish_reason": "stop",
                     }
                 ],
-                "usage": {
-                    "prompt_tokens": prompt_tokens,
-                    "completion_tokens": completion_tokens,
-                    "total_tokens": prompt_tokens + completion_tokens,
-                    "prompt_tokens_details": {"cached_tokens": 0, "audio_tokens": 0},
-                    "completion_tokens_details": {"reasoning_tokens": 0, "audio_tokens": 0},
-                },
+                "usage": usage,
                 "service_tier": "default",
                 "system_fingerprint": "fp_06737a9306",
             },
