@@ -21,7 +21,9 @@ enums), so a request whose prefix up to its last cache point is long enough to b
 instead, after the last cache point: a cached prefix is read at a tenth of the input price,
 while API-enforced decoding buys little that argue lacks, since it validates every answer and
 re-asks once anyway. A shorter request keeps the mode order above. In ``prompt`` mode without
-a cache point the schema still joins the system text, as before.
+a cache point the schema still joins the system text, as before. A schema the system text
+already shows (``_structured.schema_shown``: a persona's phase guide lists each phase's stable
+answer format, which per-call schemas name as their ``prompt_form``) is not sent again.
 A reply that stops at ``max_tokens`` (tool mode then gives ``input: {}``) is flagged truncated:
 the base class retries it once with a larger limit instead of re-asking about a missing field.
 """

@@ -31,7 +31,9 @@ request whose prefix up to its last cache point is long enough to be cached
 (``CACHE_MIN_TOKENS``, estimated at ``CHARS_PER_TOKEN``) asks with ``json_object`` and the
 schema in the prompt instead: a cached prefix is read at a tenth of the input price, while
 API-enforced decoding buys little that argue lacks, since it validates every answer and re-asks
-once anyway. A forced dialect (``ARGUE_STRUCTURED_OUTPUT``) is kept as it is.
+once anyway. A forced dialect (``ARGUE_STRUCTURED_OUTPUT``) is kept as it is. A schema the
+system text already shows (``_structured.schema_shown``: the engine's phase guide) is not
+written into the prompt again.
 """
 
 from __future__ import annotations
