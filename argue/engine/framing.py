@@ -149,7 +149,7 @@ class DebateFraming(RunnerState):
         """Whether the persona's model puts schemas in the prompt of a request with a long
         cached prefix (Anthropic's and OpenAI's APIs): its system text then carries every
         phase's guide (:func:`prompts.phase_guide`)."""
-        return self._model_says(letter, "schema_in_prompt_when_cached") is True
+        return self._model_says(letter, "reads_schemas_from_prompt") is True
 
     def _model_says(self, letter: str, attribute: str) -> object:
         """``attribute`` of the persona's model, or of the first model it wraps that has it."""

@@ -149,11 +149,15 @@ def research_slots(
             f"- `ask` (required): `colleague`, one of: {', '.join(colleagues)}; and your "
             "`question` for them."
         )
+    else:  # a schema shown in full elsewhere (the phase guide) has the field: say it is out
+        lines.append("- no `ask` in this plan: leave it out.")
     if free:
         lines.append(
             f"- `free_calls` (optional, at most {free}): each a `skill`, one of: "
             f"{', '.join(free_skills)}; and its `query`."
         )
+    else:
+        lines.append("- no `free_calls` in this plan: leave it out.")
     lines.append("And `why`: what you are looking for.")
     return "\n".join(lines)
 

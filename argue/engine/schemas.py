@@ -255,7 +255,8 @@ def rebuttal_model(colleagues: tuple[str, ...] = ()) -> type[RebuttalDraft]:
     """The rebuttal schema; with ``colleagues``, also ``next_ask`` (required): the colleague
     (an enum of them) and the question for the next round's consult."""
     if not colleagues:
-        return RebuttalDraft
+        # No next_ask (it is ignored if sent): shown as the form, whose next_ask is optional.
+        return _shown_as(RebuttalForm, create_model("RebuttalDraft", __base__=RebuttalDraft))
     question = create_model(
         "ColleagueQuestionDraft",
         __base__=ColleagueQuestionDraft,
@@ -296,18 +297,6 @@ class ReflectionForm(ReflectionDraft):
     answer: str | None = Field(
         default=None, max_length=300, description="Only when the request asks for it"
     )
-
-
-PHASE_FORMS: dict[str, type[BaseModel]] = {
-    "ARGUMENT": ArgumentDraft,
-    "REBUTTAL": RebuttalForm,
-    "REFLECTION": ReflectionForm,
-}
-"""The answer format of each phase, stable for a whole debate (no per-call enum): what a
-persona's system text lists when its model reads schemas from the prompt
-(:func:`argue.engine.prompts.phase_guide`). Each per-call schema names its form
-(``prompt_form``), so an adapter that finds the form in the system text adds no schema of its
-own; the answer is still validated against the per-call schema."""
 
 
 def _shown_as(form: type[BaseModel], model: type[T]) -> type[T]:
@@ -435,22 +424,8 @@ def research_plan_model(
     return create_model("ResearchPlanDraft", __base__=ResearchPlanDraft, **fields)
 
 
-@functools.lru_cache(maxsize=256)
-def argument_model(evidence_ids: tuple[str, ...]) -> type[ArgumentDraft]:
-    """The argument schema for one persona's evidence table: a citation's ``evidence_id`` is an
-    enum of the ids in the table, so a grammar-constrained model cannot cite an id it was not
-    shown. The enum binds the schema only: a model that writes another id anyway is not
-    re-asked, its citation is checked (and marked unverified) like any other."""
-    if not evidence_ids:
-        return ArgumentDraft
-    names = list(dict.fromkeys(evidence_ids))
-    evidence_id = Annotated[
-        str,
-        Field(max_length=300),
-        WithJsonSchema(
-            {"type": "string", "enum": names, "description": "An id from the evidence table"}
-        ),
-    ]
+def _argument_schema(evidence_id: Any, name: str) -> type[ArgumentDraft]:
+    """ArgumentDraft whose citations need a quote and have ``evidence_id`` of that type."""
     citation = create_model(
         "CitationDraft", __base__=CitationDraft, evidence_id=(evidence_id, ...), quote=(Quote, ...)
     )
@@ -467,17 +442,55 @@ def argument_model(evidence_ids: tuple[str, ...]) -> type[ArgumentDraft]:
             ),
         ),
     )
-    return _shown_as(
-        ArgumentDraft,
-        create_model(
-            "ArgumentDraft",
-            __base__=ArgumentDraft,
-            claims=(
-                list[claim],
-                Field(min_length=1, max_length=6, description="2 to 4 claims, each with citations"),
-            ),
+    return create_model(
+        name,
+        __base__=ArgumentDraft,
+        claims=(
+            list[claim],
+            Field(min_length=1, max_length=6, description="2 to 4 claims, each with citations"),
         ),
     )
+
+
+ArgumentForm = _argument_schema(
+    Annotated[str, Field(max_length=300, description="An id from the evidence table")],
+    "ArgumentForm",
+)
+"""The argument as a persona's system text shows it: the per-call schema without its enum of
+evidence ids (the request's evidence table lists them)."""
+
+
+PHASE_FORMS: dict[str, type[BaseModel]] = {
+    "ARGUMENT": ArgumentForm,
+    "REBUTTAL": RebuttalForm,
+    "REFLECTION": ReflectionForm,
+}
+"""The answer format of each phase, stable for a whole debate (no per-call enum): what a
+persona's system text lists when its model reads schemas from the prompt
+(:func:`argue.engine.prompts.phase_guide`). Each per-call schema names its form
+(``prompt_form``), so an adapter that finds the form in the system text adds no schema of its
+own; the answer is still validated against the per-call schema."""
+
+
+@functools.lru_cache(maxsize=256)
+def argument_model(evidence_ids: tuple[str, ...]) -> type[ArgumentDraft]:
+    """The argument schema for one persona's evidence table: a citation's ``evidence_id`` is an
+    enum of the ids in the table, so a grammar-constrained model cannot cite an id it was not
+    shown. The enum binds the schema only: a model that writes another id anyway is not
+    re-asked, its citation is checked (and marked unverified) like any other."""
+    if not evidence_ids:
+        # Nothing to cite: the lenient base (a citation without a quote is checked, not
+        # refused), shown as the form, which only asks for more.
+        return _shown_as(ArgumentForm, create_model("ArgumentDraft", __base__=ArgumentDraft))
+    names = list(dict.fromkeys(evidence_ids))
+    evidence_id = Annotated[
+        str,
+        Field(max_length=300),
+        WithJsonSchema(
+            {"type": "string", "enum": names, "description": "An id from the evidence table"}
+        ),
+    ]
+    return _shown_as(ArgumentForm, _argument_schema(evidence_id, "ArgumentDraft"))
 
 
 @functools.lru_cache(maxsize=256)
@@ -528,6 +541,7 @@ __all__ = [
     "AgreementDraft",
     "AnswerSynthesisDraft",
     "ArgumentDraft",
+    "ArgumentForm",
     "BeliefUpdateDraft",
     "CitationDraft",
     "ClaimDraft",

@@ -105,10 +105,11 @@ class AnthropicModel(SDKAdapter[AnthropicProvider, "AsyncAnthropic", "AnthropicM
         self.sends_temperature = True
 
     @property
-    def schema_in_prompt_when_cached(self) -> bool:
+    def reads_schemas_from_prompt(self) -> bool:
         """Whether a request with a long stable prefix gets its schema in the prompt (see the
         module docstring): the engine then lists every phase's answer format in a persona's
-        system text, where the cache keeps it (:func:`argue.engine.prompts.phase_guide`)."""
+        system text, where the cache keeps it (:func:`argue.engine.prompts.phase_guide`).
+        Fixed for the instance's life, so a persona's system text never changes mid-debate."""
         return "prompt" in self._structured_modes
 
     def __repr__(self) -> str:

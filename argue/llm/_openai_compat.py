@@ -160,6 +160,16 @@ class OpenAICompatModel(SDKAdapter[OpenAICompatProvider, "AsyncOpenAI", "ChatCom
         )
 
     @property
+    def reads_schemas_from_prompt(self) -> bool:
+        """Whether requests with a long cached prefix take their schema from the prompt
+        (api.openai.com, dialect not forced): the engine then puts every phase's answer format
+        in a persona's system text (:func:`argue.engine.prompts.phase_guide`). Fixed for the
+        instance's life: after a rejected json_object (``schema_in_prompt_when_cached`` off)
+        the guide stays, harmless beside a schema on the wire, so a persona's system text, and
+        its prompt cache key, do not change mid-debate or on resume."""
+        return self._connection.official_openai and not self.dialect_forced
+
+    @property
     def context_window(self) -> int | None:
         """Tokens a request may hold, for sizing each persona's record: unknown at OpenAI (its
         models' windows dwarf argue's prompts); a self-hosted server's is not asked for, so a

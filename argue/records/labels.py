@@ -820,7 +820,7 @@ _LABELS: dict[str, tuple[str, str]] = {
     # the live page (argue serve): its own words, in the debate's language
     "live_round": ("round", "tour"),
     "live_round_heading": ("Round {n}", "Tour {n}"),
-    "live_cost_so_far": ("cost so far", "coût à ce stade"),
+    "live_cost_so_far": ("cost so far: ", "coût à ce stade : "),
     "live_partial": ("partial", "partiel"),
     "live_full_report": ("Full report", "Rapport complet"),
     "live_report_partial": (

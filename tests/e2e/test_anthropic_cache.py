@@ -157,10 +157,19 @@ def test_each_round_reads_the_record_of_the_rounds_before_it(wire_debate):
 
 def test_a_guided_request_sends_only_its_own_words_uncached(wire_debate):
     """Every phase's instruction and answer format is in the cached system text: what is left
-    uncached is the request's own short tail (no schema of a thousand tokens)."""
-    phases = ("ArgumentDraft/guide", "RebuttalDraft/guide", "ReflectionDraft/guide")
-    persona_calls = [(s, u, b) for s, _, u, b in wire_debate if s in phases]
-    assert {s for s, _, _ in persona_calls} == set(phases)
+    uncached is the request's own short tail (no schema of a thousand tokens), in every round,
+    the last included (its rebuttal names no colleague, its reflection plans nothing)."""
+    phases = ("ArgumentDraft", "RebuttalDraft", "ReflectionDraft")
+    persona_calls = [
+        (s, u, b)
+        for s, _, u, b in wire_debate
+        if s.split("/")[0] in phases
+        and "taking part in a structured debate" in b["system"][0]["text"]
+    ]
+    assert len(persona_calls) >= 2 * 3 * 4  # each persona's three phases, four rounds
+    rounds = {_round(b) for _, _, b in persona_calls}
+    assert rounds == {1, 2, 3, 4}
     for schema, usage, body in persona_calls:
+        assert schema.endswith("/guide"), (schema, _round(body))  # no schema of its own
         assert "ARGUMENT: " in body["system"][0]["text"]
         assert usage["input_tokens"] < 400, (schema, usage)

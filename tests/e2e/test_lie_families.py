@@ -45,7 +45,11 @@ class LyingScript(ResearchingScript):
         if output is not None and issubclass(output, schemas.ResearchPlanDraft):
             # the dogpile slot names a source --sources did not give (github) beside the others
             value["dogpile_sources"] = ["library", "arxiv", "brave", "github"]  # type: ignore[index]
-        elif output is schemas.ArgumentDraft and isinstance(value, dict):
+        elif (
+            output is not None
+            and issubclass(output, schemas.ArgumentDraft)
+            and isinstance(value, dict)
+        ):
             for claim in value["claims"]:
                 claim["text"] += LIE
         elif output is schemas.SynthesisDraft:

@@ -31,7 +31,7 @@ def test_model_text_is_never_in_the_system_role_and_is_fenced_in_user_messages(r
     user = argument.last_user_message
     assert f"<data proposition {prompts._FENCE}>\n{proposition}\n</data {prompts._FENCE}>" in user
     assert f"<data evidence {prompts._FENCE}>" in user
-    rebuttal = next(r for r in persona_calls if r.output is RebuttalDraft)
+    rebuttal = next(r for r in persona_calls if issubclass(r.output, RebuttalDraft))
     assert f"<data claims {prompts._FENCE}>" in rebuttal.last_user_message
 
 

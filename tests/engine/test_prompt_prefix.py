@@ -255,7 +255,7 @@ class SchemaInPromptModel(ScriptedModel):
     """A model that reads schemas from the prompt when the prefix is cached, as Anthropic's
     and OpenAI's adapters say they do."""
 
-    schema_in_prompt_when_cached = True
+    reads_schemas_from_prompt = True
 
 
 def test_a_model_that_reads_schemas_from_the_prompt_gets_the_phase_guide_in_its_system_text(
@@ -290,3 +290,15 @@ def test_a_model_that_reads_schemas_from_the_prompt_gets_the_phase_guide_in_its_
         tail = argument.messages[-1].content
         assert ("Answer as the ARGUMENT section of your instructions says." in tail) is guided
         assert ("Each citation is an `evidence_id`" in tail) is not guided
+
+
+def test_a_plan_without_an_ask_or_free_calls_says_to_leave_them_out():
+    """The phase guide shows the plan's every field; a round's plan that has no ask (decided in
+    the rebuttal) or no room for free calls says so, or a model following the guide would
+    fill them and be re-asked."""
+    from argue.engine.prompts import research_slots
+
+    slots = research_slots((), ("dogpile", "memory"), 0, 2)
+    assert "no `ask` in this plan" in slots and "no `free_calls` in this plan" in slots
+    offered = research_slots(("brandon",), ("dogpile",), 1, 3)
+    assert "no `ask`" not in offered and "no `free_calls`" not in offered

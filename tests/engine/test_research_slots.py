@@ -202,7 +202,8 @@ def test_skill_names_come_from_the_toolkit_built_in_and_external(new_store):
     free_call = model.model_json_schema()["$defs"]["FreeCallDraft"]["properties"]
     assert free_call["skill"]["enum"] == ["dogpile", "memory", "library", "taxonomy", "papers"]
     assert free_call["sources"]["items"]["enum"] == list(SOURCE_NAMES)  # no --sources: all
-    assert "`free_calls` (optional, at most 1)" in slots and "`ask`" not in slots
+    assert "`free_calls` (optional, at most 1)" in slots and "`ask` (required)" not in slots
+    assert "no `ask` in this plan" in slots
 
 
 # ---------------------------------------------------------------- in a debate

@@ -579,3 +579,20 @@ async def test_a_schema_the_system_text_already_shows_is_not_sent_again(
     assert second["messages"][-1]["content"][-1]["text"].endswith(schema_instruction(Stance))
     assert third["response_format"] == {"type": "json_object"}
     assert third["messages"][-1]["content"].endswith(INSTRUCTION)
+
+
+def test_whether_a_model_reads_schemas_from_the_prompt_never_changes_mid_debate(
+    loopback: LoopbackServer, sleeps: SleepRecorder
+):
+    """The engine puts the phase guide in a persona's system text when its model reads schemas
+    from the prompt; a json_object rejection later (schema_in_prompt_when_cached off) must not
+    take the guide away (the system text and its cache key would change, and a resumed run,
+    with a fresh adapter, would put it back). A forced dialect never reads them."""
+    official = openai_model(loopback, sleeps, official=True)
+    assert official.reads_schemas_from_prompt
+    official.schema_in_prompt_when_cached = False  # what a rejection does
+    assert official.reads_schemas_from_prompt
+    assert not openai_model(
+        loopback, sleeps, official=True, dialect="json_schema"
+    ).reads_schemas_from_prompt
+    assert not openai_model(loopback, sleeps, official=False).reads_schemas_from_prompt

@@ -491,7 +491,7 @@ def test_a_french_debate_s_page_speaks_french_throughout(live_server: LiveServer
     assert '<html lang="fr">' in page
     for french in (
         "Tour 1",
-        "coût à ce stade",
+        "coût à ce stade : ",
         "1 appel au modèle",
         "Connexion au flux en direct…",
         'data-lost="Flux en direct perdu',
