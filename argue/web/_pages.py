@@ -54,6 +54,15 @@ def _asset(name: str) -> str:
     return files("argue.web").joinpath("templates", name).read_text(encoding="utf-8")
 
 
+def word_for(prefix: str, value: str, lang: str = "en") -> str:
+    """``value`` (a status, a mode) as the label table says it in ``lang``; as is when the
+    table has no such word."""
+    try:
+        return label(f"{prefix}{value}", lang)
+    except KeyError:
+        return value
+
+
 def cost_words(usage: UsageSummary | None, lang: str = "en") -> str:
     """The cost so far as people should read it: a model without a price is "not priced",
     never "$0.0000"; a partly priced total is a lower bound, said so."""
@@ -145,6 +154,7 @@ class Pages:
                 lang=lang,
                 L=Labels(lang),
                 label=label,
+                word=lambda prefix, value: word_for(prefix, value, lang),
                 evidence_words=evidence_words(lang),
                 **context,
             )

@@ -500,6 +500,8 @@ def test_a_french_debate_s_page_speaks_french_throughout(live_server: LiveServer
         "aucune preuve citée",
         "Rien de publié pour l'instant.",  # Horus has published nothing
         "← tous les débats",
+        ">en cours<",  # the status
+        "Adversaire",  # the mode
     ):
         assert french in page, french
     for english in ENGLISH_PAGE_WORDS:
