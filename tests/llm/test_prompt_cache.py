@@ -547,7 +547,10 @@ def test_schema_instruction_is_joined_to_the_last_user_message_or_sent_after_it(
 
 
 class VerdictForThisCall(Verdict):
-    """A per-call schema (say, an enum of this round's ids) shown to the model as ``Verdict``."""
+    """A per-call schema shown to the model as ``Verdict``, narrower than it (as an enum of
+    this round's ids is): here, only "for" or "against"."""
+
+    stance: Literal["for", "against"]  # type: ignore[assignment]
 
 
 VerdictForThisCall.prompt_form = Verdict  # type: ignore[attr-defined]
@@ -579,6 +582,22 @@ async def test_a_schema_the_system_text_already_shows_is_not_sent_again(
     assert second["messages"][-1]["content"][-1]["text"].endswith(schema_instruction(Stance))
     assert third["response_format"] == {"type": "json_object"}
     assert third["messages"][-1]["content"].endswith(INSTRUCTION)
+
+
+async def test_an_answer_that_fits_the_shown_form_but_not_the_call_is_asked_again(
+    claude: AnthropicModel, loopback: LoopbackServer
+):
+    """The shown form is broader than the per-call schema: an answer that only fits the form
+    is re-asked (once, as every invalid answer is), with the validation error."""
+    loopback.enqueue(
+        anthropic_json_reply({**VALID_VERDICT, "stance": "undecided"}),
+        anthropic_json_reply(VALID_VERDICT),
+    )
+    result = await claude.complete(layout(GUIDED, LONG_RECORD), output=VerdictForThisCall)
+    assert result.value.stance == "against"
+    assert len(loopback.requests) == 2
+    reask = loopback.requests[1].json()["messages"]
+    assert any("stance" in json.dumps(m) for m in reask[-1:])
 
 
 def test_whether_a_model_reads_schemas_from_the_prompt_never_changes_mid_debate(
