@@ -2,7 +2,8 @@
 and compare the end state with an uninterrupted run of the same scripted answers.
 
 Used by ``tests/e2e/test_crash_soak.py`` (a short run) and ``bench/crash_soak.py`` (a long one).
-The model is the loopback fake LLM; every process is ``python -m argue`` with a clean environment.
+The model is the loopback fake LLM; every run is ``python -m argue`` with a clean environment,
+forked from a process that has already imported argue (``Zygote``): a run skips its imports.
 """
 
 from __future__ import annotations
@@ -89,21 +90,116 @@ def _script() -> ResearchingScript:
     return ResearchingScript(names={}, confidence=lambda letter, rnd: 0.3 + 0.5 * (rnd % 2))
 
 
-def _python(cli: Cli, *args: str) -> subprocess.Popen[str]:
-    return subprocess.Popen(
-        [sys.executable, "-m", "argue", *args],
-        cwd=cli.workdir,
-        env=cli.env(),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        stdin=subprocess.DEVNULL,
-        text=True,
-        start_new_session=True,
-    )
+# A process that has imported what every run imports, and forks one child per run: each child
+# is `python -m argue ARGS` (argue.cli.main with those arguments, in its own session, stdin
+# from /dev/null, stdout and stderr to files) without paying the second of imports again. The
+# zygote runs with the Cli's environment and folder, so its children have exactly what a fresh
+# `python -m argue` would; kill -9 still lands on a real process mid-write.
+_ZYGOTE = r"""
+import json, os, sys, traceback
+import argue.cli, argue.engine, argue.app
+try:
+    import openai  # noqa: F401  (the SDK the runs talk through)
+except ImportError:
+    pass
+for line in sys.stdin:
+    job = json.loads(line)
+    if job["op"] == "run":
+        pid = os.fork()
+        if pid == 0:
+            os.setsid()
+            streams = (
+                os.open(os.devnull, os.O_RDONLY),
+                os.open(job["stdout"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600),
+                os.open(job["stderr"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600),
+            )
+            for target, fd in enumerate(streams):
+                os.dup2(fd, target)
+            sys.argv = ["argue", *job["args"]]
+            code = 0
+            try:
+                argue.cli.main()
+            except SystemExit as exc:
+                code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+            except BaseException:
+                traceback.print_exc()
+                code = 1
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(code)
+        reply = {"pid": pid}
+    else:
+        done, status = os.waitpid(job["pid"], os.WNOHANG if job["op"] == "poll" else 0)
+        reply = {"code": os.waitstatus_to_exitcode(status) if done else None}
+    print(json.dumps(reply), flush=True)
+"""
+
+
+class Zygote:
+    """Forks runs of argue for one Cli (its environment, its folder); see ``_ZYGOTE``."""
+
+    def __init__(self, cli: Cli) -> None:
+        self.cli = cli
+        self.process = subprocess.Popen(
+            [sys.executable, "-c", _ZYGOTE],
+            cwd=cli.workdir,
+            env=cli.env(),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        self.runs = 0
+
+    def ask(self, **job: Any) -> dict[str, Any]:
+        assert self.process.stdin is not None and self.process.stdout is not None
+        self.process.stdin.write(json.dumps(job) + "\n")
+        self.process.stdin.flush()
+        line = self.process.stdout.readline()
+        if not line:
+            raise AssertionError(f"the zygote died (exit {self.process.poll()})")
+        answer: dict[str, Any] = json.loads(line)
+        return answer
+
+    def run(self, *args: str) -> ForkedRun:
+        self.runs += 1
+        out = self.cli.workdir / f"run{self.runs}.out"
+        err = self.cli.workdir / f"run{self.runs}.err"
+        pid = self.ask(op="run", args=list(args), stdout=str(out), stderr=str(err))["pid"]
+        return ForkedRun(self, pid, out, err)
+
+    def close(self) -> None:
+        if self.process.stdin is not None:
+            self.process.stdin.close()
+        self.process.wait(timeout=30)
+
+
+class ForkedRun:
+    """One run of argue, with what the soak asks of a subprocess.Popen."""
+
+    def __init__(self, zygote: Zygote, pid: int, out: Path, err: Path) -> None:
+        self.zygote, self.pid, self.out, self.err = zygote, pid, out, err
+        self.returncode: int | None = None
+
+    def poll(self) -> int | None:
+        if self.returncode is None:
+            self.returncode = self.zygote.ask(op="poll", pid=self.pid)["code"]
+        return self.returncode
+
+    def communicate(self, timeout: float = 600) -> tuple[str, str]:
+        deadline = time.monotonic() + timeout
+        while self.poll() is None:
+            if time.monotonic() > deadline:
+                os.killpg(self.pid, signal.SIGKILL)
+                raise AssertionError(f"run {self.pid} still going after {timeout} s")
+            time.sleep(0.02)
+        return (
+            self.out.read_text(encoding="utf-8", errors="replace"),
+            self.err.read_text(encoding="utf-8", errors="replace"),
+        )
 
 
 def _wait_for_calls(
-    process: subprocess.Popen[str], fake: FakeLLM, calls: int, rng: random.Random, delay_s: float
+    process: ForkedRun, fake: FakeLLM, calls: int, rng: random.Random, delay_s: float
 ) -> bool:
     """Wait until the fake has received ``calls`` more requests (then a random part of one
     reply's delay); False when the process ended first."""
@@ -124,8 +220,12 @@ def run_soak(
     try:
         reference_fake.delay_s = delay_s
         ref_cli = Cli(workdir / "reference", env_overrides=openai_env(reference_fake.url))
-        done = _python(ref_cli, "argue", QUESTION, "--rounds", str(rounds), *ARGS)
-        out, err = done.communicate(timeout=600)
+        ref_zygote = Zygote(ref_cli)
+        try:
+            done = ref_zygote.run("argue", QUESTION, "--rounds", str(rounds), *ARGS)
+            out, err = done.communicate(timeout=600)
+        finally:
+            ref_zygote.close()
         assert done.returncode == 0, err[-3000:]
         reference_id = json.loads(out.strip().splitlines()[-1])["id"]
         reference = end_state(ref_cli.debate_dir(reference_id))
@@ -134,9 +234,11 @@ def run_soak(
         reference_fake.stop()
 
     fake = FakeLLM(_script()).start()
+    zygote: Zygote | None = None
     try:
         fake.delay_s = delay_s
         cli = Cli(workdir / "soak", env_overrides=openai_env(fake.url))
+        zygote = Zygote(cli)
         kills = runs = in_flight_at_kills = 0
         debate_id: str | None = None
         deadline = time.monotonic() + 900
@@ -146,7 +248,7 @@ def run_soak(
                 if debate_id is None
                 else ("resume", debate_id, "--json")
             )
-            process = _python(cli, *args)
+            process = zygote.run(*args)
             runs += 1
             if kills < min_kills and _wait_for_calls(
                 process, fake, rng.randint(1, 6), rng, delay_s
@@ -188,4 +290,6 @@ def run_soak(
             problems=folder_problems(folder),
         )
     finally:
+        if zygote is not None:
+            zygote.close()
         fake.stop()
