@@ -52,6 +52,7 @@ from argue.llm.pricing import PriceTable
 from argue.personas import load_catalog
 from argue.skills.ask import ColleagueAnswer, consult_messages
 from argue.skills.base import SkillItem, SkillResult
+from tests.e2e.wire_debate import run_wire_debate
 from tests.engine.script import DebateScript, names_of
 
 ANTHROPIC_MODEL = "claude-sonnet-4-6"
@@ -186,57 +187,6 @@ def run(personas: list[str], rounds: int, latency: float, folder: Path) -> Run:
     return measured
 
 
-def _wire_debate(
-    personas: list[str], rounds: int, folder: Path, provider: str, model_name: str, fake: object
-) -> None:
-    """Run the debate with argue's own adapter for ``provider`` against ``fake``."""
-    from argue.llm._anthropic import AnthropicModel
-    from argue.llm._openai_compat import OpenAICompatModel
-    from argue.llm._providers import AnthropicProvider, OpenAICompatProvider
-
-    class OfficialOnLoopback(OpenAICompatProvider):
-        """api.openai.com as the adapter sees it (prompt_cache_key, json_object), on loopback."""
-
-        @property
-        def official_openai(self) -> bool:
-            return True
-
-    catalog = load_catalog()
-    lineup = [catalog.get(name) for name in personas]
-    store = create_debate(
-        folder,
-        question="Is the Collatz conjecture decidable?",
-        mode="panel" if len(lineup) > 2 else "adversarial",
-        personas=lineup,
-        max_rounds=rounds,
-        provider=provider,
-        model=model_name,
-    )
-    url = fake.url  # type: ignore[attr-defined]
-    model: AnthropicModel | OpenAICompatModel
-    if provider == "anthropic":
-        model = AnthropicModel(
-            model_name, provider=AnthropicProvider(api_key="sk-ant-bench", base_url=url)
-        )
-    else:
-        model = OpenAICompatModel(
-            model_name,
-            provider=OfficialOnLoopback(
-                name="openai", base_url=f"{url}/v1", api_key="sk-proj-bench-0123456789"
-            ),
-        )
-    toolkit = BenchToolkit()
-    toolkit.model = model  # type: ignore[assignment]
-
-    async def debate() -> None:
-        try:
-            await DebateRunner(store, model, toolkit).run()
-        finally:
-            await model.aclose()
-
-    asyncio.run(debate())
-
-
 def _priced(tokens: dict[str, int], rate: dict[str, float], requests: int) -> dict[str, float]:
     cost = {kind: tokens[kind] * rate[kind] / 1e6 for kind in tokens}
     inputs = sum(tokens[kind] for kind in tokens if kind != "output")
@@ -261,7 +211,9 @@ def run_over_anthropic(personas: list[str], rounds: int, folder: Path) -> dict[s
     script = DebateScript(names={}, confidence=lambda k, r: 0.3 + 0.5 * (r % 2))
     fake = FakeLLM(script, anthropic_cache=AnthropicPromptCache()).start()
     try:
-        _wire_debate(personas, rounds, folder, "anthropic", ANTHROPIC_MODEL, fake)
+        run_wire_debate(
+            folder, personas, rounds, "anthropic", ANTHROPIC_MODEL, fake.url, BenchToolkit()
+        )
     finally:
         fake.stop()
     assert not fake.errors, fake.errors
@@ -296,7 +248,7 @@ def run_over_openai(personas: list[str], rounds: int, folder: Path) -> dict[str,
     script = DebateScript(names={}, confidence=lambda k, r: 0.3 + 0.5 * (r % 2))
     fake = FakeLLM(script, openai_cache=OpenAIPromptCache()).start()
     try:
-        _wire_debate(personas, rounds, folder, "openai", OPENAI_MODEL, fake)
+        run_wire_debate(folder, personas, rounds, "openai", OPENAI_MODEL, fake.url, BenchToolkit())
     finally:
         fake.stop()
     assert not fake.errors, fake.errors

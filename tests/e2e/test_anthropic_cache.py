@@ -14,17 +14,13 @@ Teeth (each broken on purpose once, the test named failed):
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 
 import pytest
 
-from argue.engine import DebateRunner, create_debate
-from argue.llm._anthropic import AnthropicModel
-from argue.llm._providers import AnthropicProvider
-from argue.personas import load_catalog
 from tests.e2e.anthropic_cache import MIN_TOKENS, AnthropicPromptCache
 from tests.e2e.fake_llm import FakeLLM
+from tests.e2e.wire_debate import run_wire_debate
 from tests.engine.script import DebateScript, ScriptedToolkit
 
 LONG = "x" * (4 * MIN_TOKENS)  # a block of MIN_TOKENS tokens at four characters a token
@@ -95,31 +91,18 @@ NAMES = {"Embry": "A", "Horus": "B"}
 def wire_debate(tmp_path_factory: pytest.TempPathFactory):
     """A 4-round pair sent through argue's Anthropic adapter to the caching fake."""
     folder: Path = tmp_path_factory.mktemp("wire")
-    catalog = load_catalog()
-    store = create_debate(
-        folder,
-        question="Is the Collatz conjecture decidable?",
-        mode="adversarial",
-        personas=[catalog.get("embry"), catalog.get("horus")],
-        max_rounds=4,
-        provider="anthropic",
-        model="claude-sonnet-4-6",
-    )
     script = DebateScript(names={}, confidence=lambda k, r: 0.3 + 0.5 * (r % 2))
     fake = FakeLLM(script, anthropic_cache=AnthropicPromptCache()).start()
     try:
-        model = AnthropicModel(
+        state = run_wire_debate(
+            folder,
+            ["embry", "horus"],
+            4,
+            "anthropic",
             "claude-sonnet-4-6",
-            provider=AnthropicProvider(api_key="sk-ant-test", base_url=fake.url),
+            fake.url,
+            ScriptedToolkit(),
         )
-
-        async def debate():  # type: ignore[no-untyped-def]
-            try:
-                return await DebateRunner(store, model, ScriptedToolkit()).run()
-            finally:
-                await model.aclose()
-
-        state = asyncio.run(debate())
     finally:
         fake.stop()
     assert not fake.errors, fake.errors

@@ -9,17 +9,13 @@ schemas in each request again: a third of the input read from the cache instead 
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 
 import pytest
 
-from argue.engine import DebateRunner, create_debate
-from argue.llm._openai_compat import OpenAICompatModel
-from argue.llm._providers import OpenAICompatProvider
-from argue.personas import load_catalog
 from tests.e2e.fake_llm import FakeLLM
 from tests.e2e.openai_cache import MIN_TOKENS, STEP_TOKENS, OpenAIPromptCache
+from tests.e2e.wire_debate import run_wire_debate
 from tests.engine.script import DebateScript, ScriptedToolkit
 
 LONG = "x" * (4 * (MIN_TOKENS + 300))
@@ -53,44 +49,15 @@ def test_another_cache_key_or_a_short_prompt_reads_nothing():
     assert cache.account(_body(short, key="k"))[1] == 0
 
 
-class OfficialOnLoopback(OpenAICompatProvider):
-    """api.openai.com as the adapter sees it, answering on loopback."""
-
-    @property
-    def official_openai(self) -> bool:
-        return True
-
-
 @pytest.fixture(scope="module")
 def openai_debate(tmp_path_factory: pytest.TempPathFactory):
     folder: Path = tmp_path_factory.mktemp("openai_wire")
-    catalog = load_catalog()
-    store = create_debate(
-        folder,
-        question="Is the Collatz conjecture decidable?",
-        mode="adversarial",
-        personas=[catalog.get("embry"), catalog.get("horus")],
-        max_rounds=3,
-        provider="openai",
-        model="gpt-5.4",
-    )
     script = DebateScript(names={}, confidence=lambda k, r: 0.3 + 0.5 * (r % 2))
     fake = FakeLLM(script, openai_cache=OpenAIPromptCache()).start()
     try:
-        model = OpenAICompatModel(
-            "gpt-5.4",
-            provider=OfficialOnLoopback(
-                name="openai", base_url=f"{fake.url}/v1", api_key="sk-proj-test-0123456789"
-            ),
+        state = run_wire_debate(
+            folder, ["embry", "horus"], 3, "openai", "gpt-5.4", fake.url, ScriptedToolkit()
         )
-
-        async def debate():  # type: ignore[no-untyped-def]
-            try:
-                return await DebateRunner(store, model, ScriptedToolkit()).run()
-            finally:
-                await model.aclose()
-
-        state = asyncio.run(debate())
     finally:
         fake.stop()
     assert not fake.errors, fake.errors

@@ -15,7 +15,6 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar, Literal
 
@@ -36,6 +35,7 @@ from argue.llm._anthropic import CACHE_MIN_TOKENS as ANTHROPIC_MIN_TOKENS
 from argue.llm._anthropic import MAX_CACHE_BREAKPOINTS
 from argue.llm._openai_compat import CACHE_MIN_TOKENS as OPENAI_MIN_TOKENS
 from argue.llm._structured import schema_instruction
+from tests.e2e.wire_debate import OfficialOnLoopback
 from tests.llm.wire import (
     FAST_RETRY,
     VALID_VERDICT,
@@ -228,15 +228,6 @@ async def test_anthropic_cache_reads_and_writes_are_recorded_and_priced(
 
 
 # ---------------------------------------------------------------- OpenAI-compatible
-
-
-@dataclass(frozen=True)
-class OfficialOnLoopback(OpenAICompatProvider):
-    """api.openai.com as the adapter sees it, answering on loopback."""
-
-    @property
-    def official_openai(self) -> bool:
-        return True
 
 
 def openai_model(
