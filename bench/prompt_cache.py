@@ -52,6 +52,7 @@ from argue.llm.pricing import PriceTable
 from argue.personas import load_catalog
 from argue.skills.ask import ColleagueAnswer, consult_messages
 from argue.skills.base import SkillItem, SkillResult
+from tests.e2e.openai_cache import shared_prefix
 from tests.e2e.wire_debate import run_wire_debate
 from tests.engine.script import DebateScript, names_of
 
@@ -264,18 +265,6 @@ def run_over_openai(personas: list[str], rounds: int, folder: Path) -> dict[str,
     }
     rate = {"read": price.cache_read, "write": 0.0, "plain": price.input, "output": price.output}
     return _priced(tokens, rate, len(usage))
-
-
-def shared_prefix(a: str, b: str) -> int:
-    n = min(len(a), len(b))
-    low, high = 0, n
-    while low < high:  # the longest common prefix, by bisection on slices
-        mid = (low + high + 1) // 2
-        if a[:mid] == b[:mid]:
-            low = mid
-        else:
-            high = mid - 1
-    return low
 
 
 def analyse(measured: Run, rounds: int) -> dict[str, float]:

@@ -40,7 +40,8 @@ def prompt_text(body: dict[str, Any]) -> str:
     return "".join(parts)
 
 
-def _shared(a: str, b: str) -> int:
+def shared_prefix(a: str, b: str) -> int:
+    """The length of the longest common prefix of ``a`` and ``b``, by bisection on slices."""
     n = min(len(a), len(b))
     low, high = 0, n
     while low < high:
@@ -65,7 +66,7 @@ class OpenAIPromptCache:
         key = str(body.get("prompt_cache_key") or "")
         with self._lock:
             seen = self.earlier.setdefault(key, [])
-            shared = max((_shared(text, e) for e in seen), default=0) // CHARS_PER_TOKEN
+            shared = max((shared_prefix(text, e) for e in seen), default=0) // CHARS_PER_TOKEN
             if tokens >= MIN_TOKENS:
                 seen.append(text)
         if shared < MIN_TOKENS:
