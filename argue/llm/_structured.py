@@ -204,14 +204,21 @@ def describe_validation_error(error: ValidationError) -> str:
 def reask_messages(
     messages: list[Message], bad_text: str, error_text: str, output: type[BaseModel]
 ) -> list[Message]:
-    """The conversation for the single re-ask: the bad reply, then the validation error."""
+    """The conversation for the single re-ask: the bad reply, then the validation error. A
+    schema the system text shows (:func:`schema_shown`) is named as the model saw it there."""
+    schema = f"the {output.__name__} schema"
+    if schema_shown(messages, output):
+        schema = (
+            f"the {prompt_form(output).__name__} schema in your instructions, as this request "
+            "narrows it"
+        )
     return [
         *messages,
         Message(role="assistant", content=bad_text.strip() or "(empty reply)"),
         Message(
             role="user",
             content=(
-                f"Your reply did not validate against the {output.__name__} schema:\n"
+                f"Your reply did not validate against {schema}:\n"
                 f"{error_text}\n"
                 "Reply again with only the corrected JSON object."
             ),

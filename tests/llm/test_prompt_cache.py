@@ -587,8 +587,9 @@ async def test_an_answer_that_fits_the_shown_form_but_not_the_call_is_asked_agai
     result = await claude.complete(layout(GUIDED, LONG_RECORD), output=VerdictForThisCall)
     assert result.value.stance == "against"
     assert len(loopback.requests) == 2
-    reask = loopback.requests[1].json()["messages"]
-    assert any("stance" in json.dumps(m) for m in reask[-1:])
+    said = json.dumps(loopback.requests[1].json()["messages"][-1])
+    assert "stance" in said  # the validation error
+    assert "the Verdict schema in your instructions" in said  # named as the model saw it
 
 
 def test_whether_a_model_reads_schemas_from_the_prompt_never_changes_mid_debate(
