@@ -506,23 +506,15 @@ def reflection_model(
             str,
             Field(max_length=300, description="Your current short answer to the question, alone"),
         )
-    if plan is None:
-        return _shown_as(
-            ReflectionForm,
-            create_model(
-                "ReflectionDraft",
-                __base__=ReflectionDraft,
-                next_research=(SkipJsonSchema[Any], Field(default=None, exclude=True)),  # type: ignore[misc]
-                **extra,
-            ),
-        )
+    next_research: tuple[Any, Any] = (
+        (SkipJsonSchema[Any], Field(default=None, exclude=True))  # type: ignore[misc]
+        if plan is None
+        else (plan, Field(description="Your research plan for the next round"))
+    )
     return _shown_as(
         ReflectionForm,
         create_model(
-            "ReflectionDraft",
-            __base__=ReflectionDraft,
-            next_research=(plan, Field(description="Your research plan for the next round")),
-            **extra,
+            "ReflectionDraft", __base__=ReflectionDraft, next_research=next_research, **extra
         ),
     )
 
