@@ -61,15 +61,23 @@ if [[ "${1:-}" == "test" ]]; then
     shift
     ensure_venv "local,dev,serve"
     cd "$ROOT"
-    # Two cores or more: one worker per core (pytest-xdist), a test module's tests on one worker
-    # (its fixtures, such as the llama.cpp server, start once; the longest modules are handed
-    # out first, in tests/conftest.py's order: --no-loadscope-reorder, since xdist otherwise
-    # sorts modules by their number of tests and the 3-test llama.cpp module started last).
-    # Under xdist the llama.cpp server runs one inference thread per spare core
+    # The suite starts many Python processes (workers, CLI and server subprocesses); with
+    # PYTHONDONTWRITEBYTECODE set (some images set it) each of them compiles argue and the
+    # tests from source again. Bytecode goes to the usual, git-ignored __pycache__ folders.
+    unset PYTHONDONTWRITEBYTECODE
+    # Two cores or more: one worker per core plus one (pytest-xdist). Several modules spend most
+    # of their time waiting on another process (the llama.cpp server, Chromium, CLI
+    # subprocesses), and a waiting worker leaves its core idle: on 2 cores, about 110
+    # worker-seconds a run with two workers; a fourth worker starved the llama.cpp server
+    # instead (bench/README.md: "Suite time"). A test module's tests stay on one worker (its
+    # fixtures, such as the llama.cpp server, start once; the longest modules are handed out
+    # first, in tests/conftest.py's order: --no-loadscope-reorder, since xdist otherwise sorts
+    # modules by their number of tests and the 3-test llama.cpp module started last). Under
+    # xdist the llama.cpp server runs one inference thread per spare core
     # (tests/e2e/test_llama_server.py says why). One core: serial.
     # ARGUE_TEST_WORKERS=N sets the workers (0: none).
     cores="$(nproc 2>/dev/null || echo 1)"
-    workers="${ARGUE_TEST_WORKERS:-$([[ "$cores" -ge 2 ]] && echo auto || echo 0)}"
+    workers="${ARGUE_TEST_WORKERS:-$([[ "$cores" -ge 2 ]] && echo $((cores + 1)) || echo 0)}"
     if [[ "$workers" == "0" ]]; then
         exec "$PY" -m pytest "$@"
     fi

@@ -47,10 +47,11 @@ STARTUP_DEADLINE_S = 180.0
 
 
 def server_threads() -> int:
-    """Two inference threads when the suite runs serially; one under pytest-xdist, where
-    another worker keeps the second core busy: llama.cpp's threads wait for each other every
-    token, and a thread that loses its core stalls the other (3 busy threads on 2 cores made
-    the whole suite slower than serial)."""
+    """Two inference threads when the suite runs serially; under pytest-xdist one per core
+    the other workers leave spare (at least one: ./run.sh test runs a worker per core plus
+    one, so on 2 cores that is one): llama.cpp's threads wait for each other every token, and
+    a thread that loses its core stalls the other (3 busy threads on 2 cores made the whole
+    suite slower than serial)."""
     cores = os.cpu_count() or 1
     if os.environ.get("PYTEST_XDIST_WORKER"):
         workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
@@ -103,8 +104,14 @@ class LlamaServer:
                 "gemma",
                 "--n_threads",
                 str(server_threads()),
-                # One seed for every request: the same prompts get the same answers, so the
-                # small model's output (and this test) does not vary from run to run.
+                # Prompt processing too: its default, one thread per core, spins against the
+                # other worker at every barrier under xdist.
+                "--n_threads_batch",
+                str(server_threads()),
+                # The server's seed: each request's seed follows from the one before, so the
+                # same requests in the same order get the same answers. The debate's requests
+                # are concurrent and arrive in varying order, so what the small model writes
+                # still varies (1,250 to 1,750 tokens in four runs on 2 AMD cores, 100-200 s).
                 "--seed",
                 "7",
             ],
