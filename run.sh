@@ -65,6 +65,9 @@ if [[ "${1:-}" == "test" ]]; then
     # PYTHONDONTWRITEBYTECODE set (some images set it) each of them compiles argue and the
     # tests from source again. Bytecode goes to the usual, git-ignored __pycache__ folders.
     unset PYTHONDONTWRITEBYTECODE
+    # Compiled once here rather than by every worker at once (pytest rewrites and compiles the
+    # test modules themselves).
+    "$PY" -m compileall -q -j 0 argue tests >/dev/null || true
     # Two cores or more: one worker per core plus one (pytest-xdist). Several modules spend most
     # of their time waiting on another process (the llama.cpp server, Chromium, CLI
     # subprocesses), and a waiting worker leaves its core idle: on 2 cores, about 110

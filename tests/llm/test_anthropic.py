@@ -6,7 +6,6 @@ import asyncio
 from collections.abc import AsyncIterator
 
 import pytest
-from anthropic import transform_schema
 from pydantic import BaseModel
 
 from argue.llm import (
@@ -106,6 +105,8 @@ async def test_structured_output_round_trip(claude: AnthropicModel, loopback: Lo
     assert body["messages"] == [
         {"role": "user", "content": "Should cities ban cars from their centres?"}
     ]
+    from anthropic import transform_schema  # here: the SDK takes a second to import
+
     assert body["output_config"] == {
         "format": {"type": "json_schema", "schema": transform_schema(Verdict)}
     }
