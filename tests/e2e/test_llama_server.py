@@ -66,9 +66,11 @@ def raise_priority(pid: int) -> None:
 
     ./run.sh test runs one worker more than there are cores, so that a worker waiting on
     another process does not leave its core idle; the server's single inference thread would
-    then share two cores with two busy workers and take half as long again, which made this
-    module the suite's longest path in one run of two (366 s against 239 s). Elsewhere the
-    server keeps its default priority and the suite is slower, not wrong."""
+    then share two cores with two busy workers and take half as long again: with four workers
+    this module became the suite's longest path (281 s against 223 s with three), and one
+    fresh-clone run of two with three took 366 s against 239 s (not profiled; the same cause,
+    most likely). Elsewhere the server keeps its default priority and the suite is slower, not
+    wrong."""
     with contextlib.suppress(OSError):
         os.setpriority(os.PRIO_PROCESS, pid, SERVER_NICENESS)
 
