@@ -72,7 +72,7 @@ if [[ "${1:-}" == "test" ]]; then
     # of their time waiting on another process (the llama.cpp server, Chromium, CLI
     # subprocesses), and a waiting worker leaves its core idle: on 2 cores, about 110
     # worker-seconds a run with two workers; a fourth worker starved the llama.cpp server
-    # instead (bench/README.md: "Suite time"). A test module's tests stay on one worker (its
+    # instead (bench/README.md, "suite_time.py"). A test module's tests stay on one worker (its
     # fixtures, such as the llama.cpp server, start once; the longest modules are handed out
     # first, in tests/conftest.py's order: --no-loadscope-reorder, since xdist otherwise sorts
     # modules by their number of tests and the 3-test llama.cpp module started last). Under

@@ -126,8 +126,9 @@ class LlamaServer:
                 str(server_threads()),
                 # The server's seed: each request's seed follows from the one before, so the
                 # same requests in the same order get the same answers. The debate's requests
-                # are concurrent and arrive in varying order, so what the small model writes
-                # still varies (1,250 to 1,750 tokens in four runs on 2 AMD cores, 100-200 s).
+                # are concurrent and arrive in varying order, and each debate's <data> fences
+                # carry a fresh nonce, so what the small model writes still varies (1,240 to
+                # 1,730 tokens in five runs on 2 AMD cores).
                 "--seed",
                 "7",
             ],
