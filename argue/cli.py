@@ -62,6 +62,8 @@ class _OneLineErrors(TyperGroup):
 
         errors = click_exceptions()
         argv = list(sys.argv[1:] if args is None else args)
+        if "--help" in argv or "-h" in argv:
+            _help_from_the_provider_table(self)
         try:
             result = super().main(
                 argv, prog_name, complete_var, False, windows_expand_args, **extra
@@ -78,6 +80,20 @@ class _OneLineErrors(TyperGroup):
             _fail(str(exc), 2, argv, None)
         # Non-standalone typer returns the code of a typer.Exit, else the command's value.
         sys.exit(result if isinstance(result, int) and not isinstance(result, bool) else 0)
+
+
+def _help_from_the_provider_table(group: TyperGroup) -> None:
+    """``argue QUESTION --help``'s ``--provider`` line from the provider table, registered
+    plugins included. Only when help is asked for: listing the plugins' entry points takes
+    about 0.1 s, which no other run of the CLI should pay."""
+    from argue.commands.start import PROVIDER_HELP
+    from argue.llm import provider_help
+
+    text = provider_help()
+    for command in group.commands.values():
+        for param in command.params:
+            if getattr(param, "help", None) == PROVIDER_HELP:
+                param.help = text  # type: ignore[attr-defined]
 
 
 def _one_line(text: str) -> str:

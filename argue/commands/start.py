@@ -32,6 +32,11 @@ if TYPE_CHECKING:
 __all__ = ["QUESTION_MAX_CHARS", "argue_command"]
 
 
+# The built-in rows, for help text read without the table; argue/cli.py puts the table's own
+# words in its place (registered plugins and their key variables included) when help is asked.
+PROVIDER_HELP = "anthropic | openai | ollama | local (default: auto-detect)."
+
+
 def argue_command(
     question: str | None = typer.Argument(
         None, help="The question to debate (or give --question-file)."
@@ -59,9 +64,7 @@ def argue_command(
     advocate: str | None = typer.Option(
         None, "--advocate", help="Devil's advocate mode: who argues against its own view."
     ),
-    provider: str | None = typer.Option(
-        None, "--provider", help="anthropic | openai | ollama | local (default: auto-detect)."
-    ),
+    provider: str | None = typer.Option(None, "--provider", help=PROVIDER_HELP),
     model: str | None = typer.Option(None, "--model", help="Model name for the provider."),
     sources: str | None = typer.Option(
         None,

@@ -269,3 +269,19 @@ def test_the_table_imports_no_sdk_and_no_skill():
         "assert not bad, bad\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_the_start_command_s_help_says_the_table_s_words(scripted_provider: ScriptedProviders):
+    """``argue QUESTION --help`` lists the providers from the table, a registered one too,
+    with their key variables. (Teeth: the help left as the fixed built-in words -> fails.)"""
+    from typer.testing import CliRunner
+
+    from argue.cli import app
+
+    scripted_provider(ScriptedModel(answering), help="tests only")
+    result = CliRunner().invoke(app, ["argue", "--help"])
+    assert result.exit_code == 0, result.output
+    start = result.output.index("--provider")
+    words = " ".join(result.output[start:].replace("│", " ").split())  # the wrapped lines
+    assert words.startswith("--provider <str> anthropic (ANTHROPIC_API_KEY) | openai (")
+    assert "| scripted (tests only) | local (in-process llama.cpp)" in words, words[:300]
