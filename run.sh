@@ -2,7 +2,7 @@
 # argue launcher: bootstraps .venv on first use (or when pyproject.toml changes), then runs argue.
 #   ./run.sh argue "question" ...   run a debate (any argue sub-command works the same way)
 #   ./run.sh test [pytest args]     install dev deps if needed and run the whole test suite
-#                                   (one worker per core; ARGUE_TEST_WORKERS=N)
+#                                   (a worker per core plus one; ARGUE_TEST_WORKERS=N)
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
