@@ -21,7 +21,7 @@ from jinja2 import (
 )
 from jinja2.runtime import Context
 
-from argue.domain import Claim, DebateState, Evidence, Usage
+from argue.domain import Claim, DebateState, Evidence, Failure, Usage
 from argue.grounding.index import ReferenceIndex
 from argue.records.history import DebateHistory
 from argue.records.labels import Labels, label
@@ -320,24 +320,35 @@ def synthesis_context(
 
 
 def _grouped_failures(history: DebateHistory) -> list[dict[str, Any]]:
-    """Failures for the synthesis: the same refusal (say, a missing key) once, with a count and
-    the rounds it happened in; every other failure as it is."""
+    """Failures for the synthesis: the same refusal (say, a missing key) once, with a count, the
+    rounds it happened in and every persona it happened to; every other failure as it is.
+
+    Listed by round, then persona: the record keeps the order in which concurrent personas
+    finished, which varies run to run; the document must not (nor which persona's call stands
+    for a grouped refusal)."""
     rows: list[dict[str, Any]] = []
     refusals: dict[str, dict[str, Any]] = {}
-    for failure in history.failures:
+    for failure in sorted(history.failures, key=lambda f: (f.round, f.persona or "")):
         if failure.kind == "refused":
             row = refusals.get(failure.reason)
             if row is not None:
                 row["count"] += 1
                 if failure.round not in row["rounds"]:
                     row["rounds"].append(failure.round)
+                if failure.persona and failure.persona not in row["personas"]:
+                    row["personas"].append(failure.persona)
                 continue
-            row = {"failure": failure, "count": 1, "rounds": [failure.round]}
+            row = _failure_row(failure)
             refusals[failure.reason] = row
         else:
-            row = {"failure": failure, "count": 1, "rounds": [failure.round]}
+            row = _failure_row(failure)
         rows.append(row)
     return rows
+
+
+def _failure_row(failure: Failure) -> dict[str, Any]:
+    personas = [failure.persona] if failure.persona else []
+    return {"failure": failure, "count": 1, "rounds": [failure.round], "personas": personas}
 
 
 STRONGEST = 5
