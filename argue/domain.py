@@ -349,21 +349,34 @@ def plan_failed(record: ResearchRecord) -> bool:
     return record.why == NO_PLAN and not record.calls
 
 
-CitationVerdict = Literal["quoted", "quote_not_found", "model_written", "unverified"]
-"""What code found for one ``{evidence_id, quote}``: ``quoted`` (the quote was located in that
-retrieved document), ``quote_not_found`` (a real document, but the quote is not in it, or there
-is no quote), ``model_written`` (the id is a colleague's answer, a memory or a label: never
-evidence), ``unverified`` (no such evidence in this persona's registry)."""
+CitationVerdict = Literal[
+    "quoted", "out_of_context", "near_match", "quote_not_found", "model_written", "unverified"
+]
+"""What code found for one ``{evidence_id, quote}``: ``quoted`` (the quote is, word for word and
+on whole-word boundaries, in that retrieved document, and its sentence does not negate or
+distance it), ``out_of_context`` (located, but the sentence around it negates or distances it:
+"It is not true that …"), ``near_match`` (a passage close to the quote: the document's words are
+shown, the citation earns nothing), ``quote_not_found`` (a real document, but the quote is not
+in it, cuts a word, is too short or generic, or there is no quote), ``model_written`` (the id is
+a colleague's answer, a memory or a label: never evidence), ``unverified`` (no such evidence in
+this persona's registry)."""
+
+SupportVerdict = Literal["supports", "contradicts", "unrelated", "unchecked"]
+"""What the independent support check found for one located quote: whether its sentence
+``supports`` the claim, ``contradicts`` it, or does not address it (``unrelated``);
+``unchecked`` when no check ran (or it failed: the note says which). Only ``supports`` ranks."""
 
 
 class Citation(BaseModel):
-    """One citation of a claim, as the model wrote it and as code checked it."""
+    """One citation of a claim (or a counter), as the model wrote it and as code checked it."""
 
     evidence_id: str
     quote: str = Field(default="", description="the span the model says it copied")
     verdict: CitationVerdict
     located: str = Field(
-        default="", description="the document's own words at the located span (quoted only)"
+        default="",
+        description="the document's own words at the located span (quoted, out of context, "
+        "near match)",
     )
     field: Literal["snippet", "title", ""] = ""
     start: int = Field(default=0, description="offsets of the span in that field of the record")
@@ -371,13 +384,69 @@ class Citation(BaseModel):
     exact: bool = False
     similarity: float = 0.0
     note: str = Field(default="", description="why a quote was not found, in plain words")
+    context_before: str = Field(
+        default="", description="the document's words of the span's sentence before the span"
+    )
+    context_after: str = Field(
+        default="", description="the document's words of the span's sentence after the span"
+    )
+    distancing: str = Field(
+        default="",
+        description="out of context: the words of the sentence that negate or distance the span",
+    )
+    support: SupportVerdict = "unchecked"
+    support_by: str = Field(
+        default="", description="who gave the support verdict: a model, or 'rules' (offline)"
+    )
+    support_note: str = Field(
+        default="", description="the checker's reason, or why no check ran, in plain words"
+    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _near_match_was_quoted(cls, data: object) -> object:
+        # Records written before near matches had their own verdict: quoted, not exact.
+        if isinstance(data, dict) and data.get("verdict") == "quoted" and not data.get("exact"):
+            return {**data, "verdict": "near_match"}
+        return data
+
+    @property
+    def is_located(self) -> bool:
+        """Code found the document's own words for it (shown, whatever they earn)."""
+        return self.verdict in ("quoted", "out_of_context", "near_match")
 
     @property
     def is_quoted(self) -> bool:
+        """Word for word, whole words, in a sentence that does not negate it."""
         return self.verdict == "quoted"
+
+    @property
+    def sentence(self) -> str:
+        """The located span in its sentence, as the document has it."""
+        return f"{self.context_before}{self.located}{self.context_after}"
+
+    @property
+    def supports_claim(self) -> bool:
+        """Quoted, and the independent check found that its sentence supports the claim."""
+        return self.is_quoted and self.support == "supports"
 
 
 ClaimEvidenceState = Literal["quoted", "quote_not_found", "unverified", "uncited"]
+
+ClaimBlocker = Literal[
+    "refusal",
+    "unverified_reference",
+    "contradicts",
+    "unrelated",
+    "unchecked",
+    "out_of_context",
+    "near_match",
+    "quote_not_found",
+    "unknown_evidence",
+    "model_written_only",
+    "uncited",
+]
+"""Why a claim cannot rank, in machine form (documents say it in the debate's language)."""
 
 
 class Claim(BaseModel):
@@ -422,14 +491,51 @@ class Claim(BaseModel):
         return [c for c in self.citations if c.is_quoted]
 
     @property
-    def evidence_backed(self) -> bool:
-        """A quote located in a retrieved document, and no unverified reference.
+    def supported_evidence_ids(self) -> list[str]:
+        """Cited documents whose quoted sentence the support check found to support the claim."""
+        return list(dict.fromkeys(c.evidence_id for c in self.citations if c.supports_claim))
 
-        A record written before quotes existed has no citations: it is not evidence-backed
-        (its support was never checked against the documents' words)."""
+    @property
+    def evidence_backed(self) -> bool:
+        """A quote located word for word in a retrieved document, in a sentence that does not
+        negate it and that the support check found to support the claim; and no unverified
+        reference.
+
+        A record written before quotes (or support checks) existed is not evidence-backed: its
+        support was never checked against the documents' words."""
         return (
-            bool(self.quoted_evidence_ids) and not self.unverified_references and not self.refusal
+            bool(self.supported_evidence_ids)
+            and not self.unverified_references
+            and not self.refusal
         )
+
+    @property
+    def not_ranked_because(self) -> ClaimBlocker | None:
+        """Why this claim cannot be among the strongest arguments (None: it can), the first
+        reason in :data:`ClaimBlocker` order. References found in the text at render time
+        (``ReferenceIndex.unverified``) are the caller's to add."""
+        if self.refusal:
+            return "refusal"
+        if self.unverified_references:
+            return "unverified_reference"
+        if self.supported_evidence_ids:
+            return None
+        quoted = self.quoted_citations
+        supports = {c.support for c in quoted}
+        for support in ("contradicts", "unrelated", "unchecked"):
+            if support in supports:
+                return support  # type: ignore[return-value]
+        verdicts = {c.verdict for c in self.citations}
+        for verdict in ("out_of_context", "near_match", "quote_not_found"):
+            if verdict in verdicts:
+                return verdict  # type: ignore[return-value]
+        if self.verified_evidence_ids:
+            return "quote_not_found"
+        if self.unverified_evidence_ids:
+            return "unknown_evidence"
+        if self.model_written_evidence_ids:
+            return "model_written_only"
+        return "uncited"
 
     @property
     def evidence_state(self) -> ClaimEvidenceState:
@@ -464,6 +570,14 @@ class Counter(BaseModel):
     valid_target: bool = False
     target_note: str = Field(default="", description="why the target does not count, if not")
     verified_evidence_ids: list[str] = Field(default_factory=list)
+    citations: list[Citation] = Field(
+        default_factory=list,
+        description="each {evidence_id, quote} the counter cites, checked like a claim's",
+    )
+
+    @property
+    def quoted_citations(self) -> list[Citation]:
+        return [c for c in self.citations if c.is_quoted]
 
 
 class Concession(BaseModel):
@@ -477,6 +591,10 @@ class Concession(BaseModel):
     evidence_ids: list[str] = Field(default_factory=list)
     valid_target: bool = False
     target_note: str = Field(default="", description="why the target does not count, if not")
+    citations: list[Citation] = Field(
+        default_factory=list,
+        description="each {evidence_id, quote} the concession cites, checked like a claim's",
+    )
 
 
 class NextAsk(BaseModel):
