@@ -302,6 +302,21 @@ class Evidence(BaseModel):
     source: str
     origin_id: str = Field(default="", description="the skill's own item id")
     provenance: Provenance = "document"
+    byline: str = Field(
+        default="",
+        description="the start of the snippet that argue wrote from the source's metadata "
+        "(authors and year, channel and date): shown, never quotable",
+    )
+    filler: bool = Field(
+        default=False,
+        description="the snippet is argue's own placeholder (the source returned no text): only "
+        "the title is the source's words",
+    )
+    echoes_query: bool = Field(
+        default=False,
+        description="most of the item's words are the query it answered: kept as a result, "
+        "never quotable (a page that repeats a query verifies nothing)",
+    )
 
     @model_validator(mode="before")
     @classmethod

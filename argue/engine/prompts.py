@@ -6,6 +6,7 @@ import secrets
 
 from argue.domain import Claim, DebateConfig, Evidence, Persona, plan_failed
 from argue.engine.digest import clip
+from argue.grounding.quotable import is_filler
 from argue.llm.base import Message
 from argue.records.history import DebateHistory
 
@@ -61,6 +62,10 @@ def evidence_table(
     for item in evidence[:limit]:
         where = item.url or item.locator or item.source
         kind = "" if item.is_document else f"{item.provenance_words().upper()}, NOT EVIDENCE: "
+        if item.is_document and item.echoes_query:
+            kind = "ONLY REPEATS YOUR QUERY, NOT QUOTABLE: "
+        elif item.is_document and is_filler(item):
+            kind = "NO TEXT FROM THE SOURCE (ONLY ITS TITLE IS QUOTABLE): "
         rows.append(
             f"[{item.id}] {kind}{clip(item.title, 120)} — {clip(item.snippet, snippet_chars)} "
             f"({where})"

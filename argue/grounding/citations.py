@@ -1,18 +1,21 @@
 """A claim's citations checked against the persona's own evidence: id, provenance, quote.
 
 Each ``{evidence_id, quote}`` gets one verdict (:data:`argue.domain.CitationVerdict`). Only a
-quote located in a retrieved document makes a citation ``quoted``; the located span is kept as
-the document's own words, with its offsets, so the transcript and the synthesis show what the
-source says rather than what the model says it says.
+quote located word for word, on whole words, in the source's own text of a retrieved document
+(:mod:`argue.grounding.quotable`), in a sentence that does not negate or distance it, makes a
+citation ``quoted``; the located span is kept as the document's own words, with its offsets and
+its sentence, so the transcript and the synthesis show what the source says rather than what
+the model says it says.
 """
 
 from __future__ import annotations
 
 import unicodedata
 from collections.abc import Iterable, Mapping
-from typing import Literal
+from dataclasses import replace
 
-from argue.domain import Citation, Evidence
+from argue.domain import Citation, CitationVerdict, Evidence
+from argue.grounding.quotable import QuotableText, quotable_texts, unquotable_reason
 from argue.grounding.quotes import (
     MAX_QUOTE_CHARS,
     QuoteMatch,
@@ -32,13 +35,37 @@ def canonical_evidence_id(written: str) -> str:
     return kept.strip().strip("[]()").strip().upper()
 
 
-def _locate_in(item: Evidence, quote: str) -> tuple[Literal["snippet", "title"], QuoteMatch]:
-    """The quote in the item's snippet, else its title."""
-    in_snippet = locate_quote(quote, item.snippet)
-    if in_snippet.found or not item.title:
-        return "snippet", in_snippet
-    in_title = locate_quote(quote, item.title)
-    return ("title", in_title) if in_title.found else ("snippet", in_snippet)
+def _locate_in(item: Evidence, quote: str) -> tuple[QuotableText | None, QuoteMatch]:
+    """The quote in the item's quotable snippet, else its quotable title."""
+    fields = quotable_texts(item)
+    if not fields:
+        return None, QuoteMatch(False, reason=unquotable_reason(item) or "nothing quotable")
+    first: tuple[QuotableText, QuoteMatch] | None = None
+    for text in fields:
+        match = locate_quote(quote, text.text)
+        if match.found:
+            return text, match
+        first = first or (text, match)
+    assert first is not None
+    return first
+
+
+def _shift(match: QuoteMatch, offset: int) -> QuoteMatch:
+    if not offset:
+        return match
+    return replace(
+        match,
+        start=match.start + offset,
+        end=match.end + offset,
+        context_start=match.context_start + offset,
+        context_end=match.context_end + offset,
+    )
+
+
+def _verdict(match: QuoteMatch) -> CitationVerdict:
+    if not match.exact:
+        return "near_match"
+    return "out_of_context" if match.distancing else "quoted"
 
 
 def check_citation(evidence_id: str, quote: str, registry: Mapping[str, Evidence]) -> Citation:
@@ -65,18 +92,24 @@ def check_citation(evidence_id: str, quote: str, registry: Mapping[str, Evidence
             evidence_id=eid, verdict="quote_not_found", note="no quote given with this citation"
         )
     field, match = _locate_in(item, kept_quote)
-    if match.found:
-        text = item.snippet if field == "snippet" else item.title
+    if field is not None and match.found:
+        text = item.snippet if field.field == "snippet" else item.title
+        match = _shift(match, field.offset)
+        verdict = _verdict(match)
         return Citation(
             evidence_id=eid,
             quote=kept_quote,
-            verdict="quoted",
+            verdict=verdict,
             located=text[match.start : match.end],
-            field=field,
+            field=field.field,
             start=match.start,
             end=match.end,
             exact=match.exact,
             similarity=match.similarity,
+            context_before=text[match.context_start : match.start],
+            context_after=text[match.end : match.context_end],
+            distancing=match.distancing if verdict == "out_of_context" else "",
+            note=_located_note(verdict, match),
         )
     note = match.reason
     elsewhere = _found_elsewhere(kept_quote, eid, registry.values())
@@ -91,6 +124,17 @@ def check_citation(evidence_id: str, quote: str, registry: Mapping[str, Evidence
     )
 
 
+def _located_note(verdict: CitationVerdict, match: QuoteMatch) -> str:
+    if verdict == "out_of_context":
+        return f"its sentence distances it: “{match.distancing}”"
+    if verdict == "near_match":
+        return (
+            f"near match ({match.similarity:.0%} of the words): the document's words are shown; "
+            "only an exact quote counts as support"
+        )
+    return ""
+
+
 def _found_elsewhere(quote: str, cited: str, items: Iterable[Evidence]) -> str:
     """Another document holding the quote exactly (after normalisation): a hint for the
     note only, so no near match is searched for here."""
@@ -98,9 +142,9 @@ def _found_elsewhere(quote: str, cited: str, items: Iterable[Evidence]) -> str:
     if not wanted:
         return ""
     for item in items:
-        if item.id == cited or not item.is_document:
+        if item.id == cited:
             continue
-        if wanted in normalise(item.snippet).text or wanted in normalise(item.title).text:
+        if any(wanted in normalise(field.text).text for field in quotable_texts(item)):
             return item.id
     return ""
 

@@ -28,6 +28,14 @@ class SkillItem(BaseModel):
         default="document",
         description="document (retrieved) or model-written: testimony, recall, label",
     )
+    byline: str = Field(
+        default="",
+        description="the start of the snippet argue wrote from the source's metadata (never "
+        "quotable)",
+    )
+    filler: bool = Field(
+        default=False, description="the snippet is argue's placeholder, not the source's text"
+    )
 
 
 class SourceStatus(BaseModel):

@@ -135,7 +135,7 @@ def _history() -> DebateHistory:
                 evidence_ids=["A-R1-E1", "A-R1-E2"],
                 verified_evidence_ids=["A-R1-E1", "A-R1-E2"],
                 citations=[
-                    Citation(evidence_id=eid, quote="q", verdict="quoted", located="q")
+                    Citation(evidence_id=eid, quote="q", verdict="quoted", located="q", exact=True)
                     for eid in ("A-R1-E1", "A-R1-E2")
                 ],
             ),

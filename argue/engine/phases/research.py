@@ -35,6 +35,7 @@ from argue.engine.schemas import (
     slot_budget,
 )
 from argue.engine.toolkit import BUILTIN_SKILLS, ResearchRequest, ResearchToolkit
+from argue.grounding.quotable import echoes_query
 from argue.llm.base import ChatModel
 from argue.records.history import DebateHistory
 from argue.skills.base import SkillResult
@@ -235,6 +236,10 @@ async def run_research(
                 source=item.source,
                 origin_id=item.id,
                 provenance=item.provenance,
+                byline=item.byline,
+                filler=item.filler,
+                echoes_query=item.provenance == "document"
+                and echoes_query(call.query, item.title, item.snippet[len(item.byline) :]),
             )
             record.evidence.append(evidence)
             ids.append(evidence.id)

@@ -70,6 +70,18 @@ def clean_text(text: object, limit: int = SNIPPET_CHARS, *, html: bool = False) 
     return plain
 
 
+def with_byline(byline: str, text: object, *, html: bool = False) -> tuple[str, str]:
+    """A snippet that starts with a byline argue builds from the source's metadata ("Smith,
+    Jones (2007): …"), and that byline as it stands in the snippet: it is shown, and never
+    quotable as the source's words."""
+    body = clean_text(text, html=html)
+    snippet = clean_text(f"{byline}{body}" if byline else body)
+    written = clean_text(byline)
+    if not written:
+        return snippet, ""
+    return snippet, written if snippet.startswith(written) else snippet
+
+
 async def fetch(
     client: httpx.AsyncClient,
     source: str,

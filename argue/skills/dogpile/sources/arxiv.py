@@ -24,6 +24,7 @@ from argue.skills.dogpile.sources._http import (
     guarded,
     http_failure,
     source_url,
+    with_byline,
 )
 from argue.skills.dogpile.sources._pacing import RateLimiter
 from argue.text import STOPWORDS, words
@@ -152,12 +153,14 @@ def parse_feed(body: bytes) -> list[SkillItem]:
         title = clean_text(_text(entry, "title"), TITLE_CHARS)
         if not paper_id or not title:
             raise SourceError(f"{SOURCE}: unexpected response shape (entry without id or title)")
+        snippet, byline = _snippet(entry)
         items.append(
             SkillItem(
                 id=f"arxiv:{paper_id}",
                 title=title,
                 url=_abs_link(entry) or f"https://arxiv.org/abs/{paper_id}",
-                snippet=_snippet(entry),
+                snippet=snippet,
+                byline=byline,
                 source=SOURCE,
             )
         )
@@ -177,9 +180,10 @@ def _abs_link(entry: Element) -> str | None:
     return None
 
 
-def _snippet(entry: Element) -> str:
+def _snippet(entry: Element) -> tuple[str, str]:
+    """The abstract after a byline argue writes ("Smith, Jones (2007): "), and that byline."""
     authors = [clean_text(_text(author, "name"), 80) for author in entry.findall(f"{_ATOM}author")]
     byline = ", ".join(authors[:3]) + (" et al." if len(authors) > 3 else "")
     year = _text(entry, "published")[:4]
     prefix = f"{byline} ({year}): " if byline and year.isdigit() else ""
-    return clean_text(prefix + _text(entry, "summary"))
+    return with_byline(prefix, _text(entry, "summary"))

@@ -31,6 +31,7 @@ from argue.skills.dogpile.sources._http import (
     guarded,
     parse_json,
     source_url,
+    with_byline,
 )
 from argue.skills.dogpile.sources._shapes import (
     PerplexityCompletion,
@@ -165,13 +166,14 @@ def _from_search_results(results: list[PerplexitySearchResult]) -> list[SkillIte
     items = []
     for result in results:
         date = clean_text(result.date, 20)
-        snippet = clean_text(result.snippet, html=True)
+        snippet, byline = with_byline(f"({date}) " if date else "", result.snippet, html=True)
         items.append(
             SkillItem(
                 id=f"perplexity:{result.url}",
                 title=clean_text(result.title, TITLE_CHARS, html=True) or result.url,
                 url=result.url,
-                snippet=clean_text(f"({date}) {snippet}") if date else snippet,
+                snippet=snippet,
+                byline=byline,
                 source=SOURCE,
             )
         )
@@ -185,6 +187,7 @@ def _from_citations(citations: list[str]) -> list[SkillItem]:
             title=url,
             url=url,
             snippet=f"Cited by Perplexity as source [{number}]",
+            filler=True,  # argue's words: Perplexity sent the URL only
             source=SOURCE,
         )
         for number, url in enumerate(citations, start=1)

@@ -18,6 +18,7 @@ from argue.skills.dogpile.sources._http import (
     http_failure,
     parse_json,
     source_url,
+    with_byline,
 )
 from argue.skills.dogpile.sources._shapes import YouTubeSearch, parse_shape
 
@@ -76,13 +77,14 @@ def parse_videos(payload: Any) -> list[SkillItem]:
             for part in (channel, f"({published[:10]})" if published is not None else "")
             if part
         )
-        description = clean_text(snippet.description, html=True)
+        text, written = with_byline(f"{byline}: " if byline else "", snippet.description, html=True)
         items.append(
             SkillItem(
                 id=f"youtube:{video_id}",
                 title=clean_text(snippet.title, TITLE_CHARS, html=True) or video_id,
                 url=f"https://www.youtube.com/watch?v={video_id}",
-                snippet=clean_text(f"{byline}: {description}" if byline else description),
+                snippet=text,
+                byline=written,
                 source=SOURCE,
             )
         )
