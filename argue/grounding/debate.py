@@ -44,7 +44,7 @@ def document_ref(item: Evidence) -> DocumentRef:
 
 def _own_identifiers(origin_id: str) -> tuple[str, ...]:
     scheme = origin_id.partition(":")[0].casefold()
-    return (origin_id,) if scheme in ("arxiv", "doi") else ()
+    return (origin_id,) if scheme in ("arxiv", "doi", "isbn", "pmid") else ()
 
 
 def reference_index(evidence: Iterable[Evidence], claim_ids: Iterable[str] = ()) -> ReferenceIndex:

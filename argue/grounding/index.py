@@ -8,8 +8,11 @@ is citable but never counts as a match. Matching is strict:
   ``identifiers`` — never one its title or snippet merely mentions (a survey's snippet citing
   another paper's DOI is not that paper);
 - an author–year matches only a document whose author field has that surname and whose year is
-  that year (or in that range), or whose title or snippet has the surname and the year in one
-  sentence ("Tao" in one sentence and "2019" in the next is no match);
+  that year (or in that range), or whose snippet has the surname as a person's name and the
+  year in one sentence ("Tao" in one sentence and "2019" in the next is no match, nor "The
+  Kurtz Street bakery opened in 2007", nor a title word);
+- an ISBN or PMID only the document's own identifier; a journal volume and pages, a numbered
+  reference (``[12]``) and a marker (``Ibid.``, ``(in press)``) never verify;
 - an evidence id matches only this debate's documents; one written inside an item recalled from
   memory is an earlier debate's id and never verifies (``recalled``).
 
@@ -142,6 +145,7 @@ class _Indexed:
     url: str  # percent-decoded, "" when the document has none
     text: str  # title and snippet, folded and accents stripped, case kept
     sentences: tuple[str, ...]  # ``text`` cut into sentences
+    snippet_sentences: tuple[str, ...]  # the snippet's sentences (a title names, it does not cite)
     authors: tuple[str, ...]  # folded
     page: str  # the URL's page key, "" when the document has none
     dois: frozenset[str]  # from ``identifiers``, lowercased
@@ -160,6 +164,7 @@ def _indexed(document: DocumentRef) -> _Indexed:
         url=unquote(document.url or ""),
         text=f"{title}\n{snippet}",
         sentences=_sentences(f"{title}\n{snippet}"),
+        snippet_sentences=_sentences(snippet),
         authors=tuple(_fold(author) for author in document.authors),
         page=_page_key(_url_key(document.url)) if document.url else "",
         dois=dois,
@@ -170,6 +175,43 @@ def _indexed(document: DocumentRef) -> _Indexed:
 def _years(key: str) -> tuple[int, int]:
     first, _, last = key.partition("-")
     return int(first), int(last or first)
+
+
+# After a surname, the words that make it a place, a company or a thing named after the person
+# ("The Kurtz Street bakery", "Kurtz Inc.", "la rue Kurtz" is caught by the word before).
+_NOT_A_PERSON_AFTER_TEXT = """
+    street st avenue ave road rd boulevard blvd square lane drive park place bridge station
+    inc ltd llc corp corporation company co group holdings foundation institute university
+    college school hospital clinic bakery hotel restaurant cafe bank prize award medal lab
+    laboratory center centre building hall museum library brand family trust fund
+    """
+_NOT_A_PERSON_BEFORE_TEXT = """
+    the a an rue avenue boulevard place pont gare société entreprise groupe famille prix
+    hôtel hotel café boulangerie le la les du des au aux
+    """
+_NOT_A_PERSON_AFTER = frozenset(_NOT_A_PERSON_AFTER_TEXT.split())
+_NOT_A_PERSON_BEFORE = frozenset(_NOT_A_PERSON_BEFORE_TEXT.split())
+_NEXT_WORD_RE = re.compile(r"\s*+([^\W\d_]+)")
+_PREVIOUS_WORD_RE = re.compile(r"([^\W\d_]+)\s*+$")
+_YEAR_WINDOW = 80  # characters between a person's name and the year, either side
+
+
+def _person_with_year(sentence: str, surname: re.Pattern[str], first: int, last: int) -> bool:
+    """The surname used as a person's name in ``sentence`` (not a street, a company or a
+    thing named after them), with a year in range within :data:`_YEAR_WINDOW` characters."""
+    for match in surname.finditer(sentence):
+        after = _NEXT_WORD_RE.match(sentence, match.end())
+        if after and (
+            after.group(1).casefold() in _NOT_A_PERSON_AFTER or after.group(1)[0].isupper()
+        ):
+            continue
+        before = _PREVIOUS_WORD_RE.search(sentence, 0, match.start())
+        if before and before.group(1).casefold() in _NOT_A_PERSON_BEFORE:
+            continue
+        window = sentence[max(0, match.start() - _YEAR_WINDOW) : match.end() + _YEAR_WINDOW]
+        if _years_in(window, first, last):
+            return True
+    return False
 
 
 def _years_in(sentence: str, first: int, last: int) -> bool:
@@ -239,6 +281,16 @@ class ReferenceIndex:
                 return Resolution(False, None, f"no claim {ref.key} in this debate")
             case "author_year":
                 return self._resolve_author_year(ref)
+            case "isbn" | "pmid":
+                return self._resolve_identifier(ref)
+            case "journal":
+                return Resolution(
+                    False, None, "a journal volume and pages, matching no retrieved document"
+                )
+            case "numbered":
+                return Resolution(False, None, "a numbered reference to no retrieved document")
+            case "marker":
+                return Resolution(False, None, f"“{ref.text}” refers to no retrieved document")
         raise ValueError(f"unknown reference kind: {ref.kind!r}")
 
     def check(self, text: str) -> list[tuple[Reference, Resolution]]:
@@ -272,6 +324,16 @@ class ReferenceIndex:
             if arxiv_id in item.arxiv_ids or (item.url and _contains_arxiv_id(item.url, arxiv_id)):
                 return _matches(item.document.evidence_id)
         return Resolution(False, None, f"no retrieved document is arXiv {arxiv_id}")
+
+    def _resolve_identifier(self, ref: Reference) -> Resolution:
+        """An ISBN or PMID matches only a document whose own identifiers list it."""
+        wanted = f"{ref.kind}:{ref.key}".casefold()
+        for item in self._documents:
+            own = {fold_text(i).replace(" ", "").replace("-", "").casefold()
+                   for i in item.document.identifiers}  # fmt: skip
+            if wanted.replace("-", "") in own:
+                return _matches(item.document.evidence_id)
+        return Resolution(False, None, f"no retrieved document has {ref.kind.upper()} {ref.key}")
 
     def _resolve_evidence_id(self, evidence_id: str) -> Resolution:
         recalled_in = self._recalled_mentions.get(evidence_id)
@@ -317,8 +379,8 @@ class ReferenceIndex:
             year = item.document.year
             if by_author and year is not None and first <= year <= last:
                 return _matches(item.document.evidence_id)
-            named = [s for s in item.sentences if in_text.search(s)]
-            if any(_years_in(sentence, first, last) for sentence in named):
+            named = [s for s in item.snippet_sentences if in_text.search(s)]
+            if any(_person_with_year(s, in_text, first, last) for s in named):
                 return _matches(item.document.evidence_id)
             if by_author or named:
                 if _years_in(item.text, first, last):

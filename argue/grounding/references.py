@@ -41,7 +41,22 @@ __all__ = [
 ]
 
 
-ReferenceKind = Literal["url", "doi", "arxiv", "evidence_id", "claim_id", "author_year"]
+ReferenceKind = Literal[
+    "url",
+    "doi",
+    "arxiv",
+    "isbn",
+    "pmid",
+    "evidence_id",
+    "claim_id",
+    "author_year",
+    "journal",
+    "numbered",
+    "marker",
+]
+"""``journal`` (``Ann. Math. 190(3):1-45``), ``numbered`` (``[12]``, a footnote ``[^1]``) and
+``marker`` (``Ibid.``, ``op. cit.``, ``n.d.``, ``(in press)``, ``(sous presse)``…) point at
+works no retrieved document can be shown to be: they are always unverified."""
 
 
 @dataclass(frozen=True)
@@ -171,8 +186,23 @@ _TRAILING = ".,;:!?*"  # '*' too: models wrap URLs in Markdown bold
 _CLOSERS = {")": "(", "]": "[", "}": "{"}
 
 # "](" ends a URL too: in [https://a.org](https://a.org) the Markdown link holds two URLs.
-_URL_RE = re.compile(rf"(?<![\w.@/-])(?i:https?://|www\.)(?:(?!\]\()[^{_STOP}])++")
-_URL_HAS_HOST_RE = re.compile(r"(?i:https?://|www\.)[^\W_]")
+_SCHEMES = r"(?i:(?:https?|ftps?|sftp|hxxps?|hxxp|h\*\*ps?)://|www\.)"
+_URL_RE = re.compile(rf"(?<![\w.@/-]){_SCHEMES}(?:(?!\]\()[^{_STOP}])++")
+_URL_HAS_HOST_RE = re.compile(rf"{_SCHEMES}[^\W_]")
+# A defanged host ("fabricated[.]org/paper", "evil(.)com"): written so that nothing links it,
+# still a reference to a page.
+_DEFANGED_RE = re.compile(
+    r"(?<![\w.@/:%+-])(?P<host>[A-Za-z0-9-]{1,63}+(?:(?:\[\.\]|\(\.\)|\{\.\})[A-Za-z0-9-]{1,63}+){1,8}+)"
+    rf"(?P<path>/(?:(?!\]\()[^{_STOP}])*+)?"
+)
+_DEFANGED_DOT_RE = re.compile(r"\[\.\]|\(\.\)|\{\.\}")
+# A bare host with no path ("fabricated-journal.org"): lowercase, a known top-level domain that
+# is not also a common file extension ("notes.md", "run.sh").
+_BARE_HOST_RE = re.compile(
+    r"(?<![\w.@/:%+\\-])(?P<host>[a-z0-9](?:[a-z0-9-]{0,62}+)(?:\.[a-z0-9-]{1,63}+){1,8}+)"
+    r"(?![\w/@-]|\.[\w-])"
+)
+_FILE_LIKE_TLDS = frozenset({"md", "py", "sh", "rs", "pl", "ps", "cc", "so", "ml", "mk", "in"})
 # A URL written without a scheme: host labels, then a path ("example.org/paper/12",
 # "arxiv.org/abs/2301.01234"). The last label must be a known top-level domain (checked in
 # code), so "and/or", "Node.js/Deno" or "3.5/10" are not URLs.
@@ -180,9 +210,9 @@ _HOST_URL_RE = re.compile(
     rf"(?<![\w.@/:%+-])(?P<host>[A-Za-z0-9](?:[A-Za-z0-9-]{{0,62}}+)(?:\.[A-Za-z0-9-]{{1,63}}+){{1,8}}+)"
     rf"/(?:(?!\]\()[^{_STOP}])*+"
 )
-_DOI_BODY = rf"10\.[0-9]{{4,9}}/[^{_STOP}]++"
+_DOI_BODY = rf"10\.[0-9]{{4,9}}\s{{0,3}}/\s{{0,3}}[^{_STOP}]++"
 _DOI_RE = re.compile(rf"(?<![\w.])(?:(?i:doi)(?:\s*+:\s*+|\s++))?(?P<doi>{_DOI_BODY})")
-_DOI_SHAPE_RE = re.compile(r"10\.[0-9]{4,9}/.+", re.DOTALL)
+_DOI_SHAPE_RE = re.compile(r"10\.[0-9]{4,9}\s{0,3}/\s{0,3}.+", re.DOTALL)
 _ARXIV_NEW = r"[0-9]{4}\.[0-9]{4,5}(?![0-9])"
 _ARXIV_OLD = r"[A-Za-z][A-Za-z-]{0,20}+(?:\.[A-Za-z]{2})?/[0-9]{7}(?![0-9])"
 _VERSION = r"(?:v[0-9]{1,3}+(?![0-9]))?"
@@ -241,25 +271,89 @@ _TLDS = frozenset(_TLDS_TEXT.split())
 # capitalisation and the stoplists are checked in code (``_name_ok``), which can say things a
 # regex cannot (Unicode upper case, elisions like d'Alembert vs D'ici).
 _LETTERS = r"[^\W\d_]"
-_NAME = rf"(?!(?:al|coll)\b){_LETTERS}++(?:['’-]{_LETTERS}++){{0,4}}+"
+_NAME = rf"(?!(?:al|coll|collab)\b){_LETTERS}++(?:['’-]{_LETTERS}++){{0,4}}+"
 _PARTICLE = r"(?i:van|von|der|den|de|del|della|di|da|du|dos|das|le|la|ter|ten)"
 _SURNAME = rf"(?:{_PARTICLE}\s++){{0,3}}{_NAME}"
 _INITIAL = r"[A-ZÀ-ÖØ-Þ][a-z]?\."
 _INITIALS = rf"{_INITIAL}(?:[ -]?{_INITIAL}){{0,4}}+"
 _AUTHOR = rf"(?>{_SURNAME}(?:\s*+,\s*+{_INITIALS})?)"
 _CONJ = r"(?:\s*+,?\s*+&\s*+|,?\s++(?:and|et)\s++)"
-_ET_AL = r",?\s++et\s++(?:al|coll)\b\.?"
+_ET_AL = r",?\s++et\s++(?:al|coll|collab)\b\.?"
 _AUTHORS = rf"{_AUTHOR}(?:(?:\s*+,\s*+{_AUTHOR}){{0,8}}{_CONJ}{_AUTHOR}|{_ET_AL})?"
 _Y = r"(?:1[5-9]|20)[0-9]{2}"
 # A year 1500–2099 with an optional letter (2019a), or a range (2019–2021, 2019-20).
 _YEAR = rf"{_Y}[a-z]?(?:\s?-\s?(?:{_Y}|[0-9]{{2}})[a-z]?)?(?!\w)(?![.,][0-9])"
-_LOCATOR = r"(?:\s*+[,:]\s*+(?:pp?|ch|chap|sec|§)\.?\s*+[0-9]{1,6}+(?:\s*+-\s*+[0-9]{1,6}+)?)"
+_LOCATOR = (
+    r"(?:\s*+[,:]\s*+(?:pp?|ch|chap|sec|§)\.?\s*+[0-9]{1,6}+(?:\s*+-\s*+[0-9]{1,6}+)?"
+    r"|\s*+:\s*+[0-9]{1,6}+(?:\s*+-\s*+[0-9]{1,6}+)?)"
+)
 _AUTHOR_YEAR_RE = re.compile(
     rf"(?<![\w'’-])(?P<authors>{_AUTHORS})"
     rf"(?:\s*+\(\s*+(?P<paren>{_YEAR}){_LOCATOR}?(?:\s*+\)|(?=\s*+[;,]))"
     rf"|\s*+\[\s*+(?P<bracket>{_YEAR}){_LOCATOR}?\s*+\]"
     rf"|\s*+,\s*+(?P<comma>{_YEAR})"
+    rf"|\s++['’](?P<short>[0-9]{{2}})(?![\w'’])"
     rf"|\s++(?P<bare>{_YEAR}))"
+)
+# "According to a 2007 study by Kurtz", "a study by Kurtz in 2007", "D'après une étude de Kurtz
+# parue en 2007", "selon Kurtz en 2007", "the Green-Kurtz theorem (2007)".
+_WORK = (
+    r"(?i:study|paper|article|report|survey|analysis|review|preprint|book|thesis|work|"
+    r"experiment|trial|proof|result|results|note|letter|monograph)"
+)
+_OEUVRE = (
+    r"(?i:[ée]tude|article|rapport|travail|travaux|publication|th[èe]se|ouvrage|livre|papier|"
+    r"preuve|r[ée]sultat|note|enqu[êe]te|analyse|revue)"
+)
+_RESULT = (
+    r"(?i:theorem|lemma|conjecture|inequality|bound|model|method|algorithm|hypothesis|"
+    r"principle|law|effect|equation|formula|criterion|test|index|paradox|problem|constant|"
+    r"th[ée]or[èe]me|lemme|in[ée]galit[ée]|borne|mod[èe]le|m[ée]thode|algorithme|"
+    r"hypoth[èe]se|principe|loi|effet|[ée]quation|formule|crit[èe]re)"
+)
+_PROSE_AUTHOR_YEAR_RES = (
+    re.compile(
+        rf"(?<!\w)(?P<year>{_YEAR})\s++{_WORK}\s++(?i:by|from|of)\s++(?P<authors>{_AUTHORS})"
+    ),
+    re.compile(
+        rf"(?<!\w){_WORK}\s++(?i:by)\s++(?P<authors>{_AUTHORS})(?:\s*+,)?\s++(?i:in|from)"
+        rf"\s++(?P<year>{_YEAR})"
+    ),
+    re.compile(
+        rf"(?<!\w){_OEUVRE}\s++(?i:de\s++|d['’]|par\s++)(?P<authors>{_AUTHORS})(?:\s*+,)?"
+        rf"(?:\s++(?i:paru|publi[ée]|sorti|r[ée]alis[ée]|men[ée])e?s?)?\s++(?i:en)\s++(?P<year>{_YEAR})"
+    ),
+    re.compile(
+        rf"(?<!\w)(?i:selon|d['’]apr[èe]s|according\s++to)\s++(?P<authors>{_AUTHORS})(?:\s*+,)?"
+        rf"\s++(?i:en|in)\s++(?P<year>{_YEAR})"
+    ),
+    re.compile(
+        rf"(?<![\w'’-])(?P<authors>{_NAME}(?:-{_NAME}){{0,3}})(?:['’]s)?\s++{_RESULT}"
+        rf"\s*+\(\s*+(?P<year>{_YEAR})\s*+\)"
+    ),
+    re.compile(
+        rf"(?<!\w){_RESULT}\s++(?i:de|d['’]|of)\s*+(?P<authors>{_NAME}(?:-{_NAME}){{0,3}})"
+        rf"\s*+\(\s*+(?P<year>{_YEAR})\s*+\)"
+    ),
+)
+_NAMED_RESULTS = 4  # the patterns from this index on name a result after its authors
+_ISBN_RE = re.compile(
+    r"(?<![\w-])(?i:isbn)(?:-1[03])?\s*+:?\s*+(?P<isbn>[0-9](?:[ -]?[0-9]){8,11}(?:[ -]?[0-9Xx])?)"
+    r"(?![\w-])"
+)
+_PMID_RE = re.compile(r"(?<![\w-])(?i:pmid|pmcid)\s*+:?\s*+(?P<pmid>(?i:pmc)?[0-9]{1,9})(?![0-9])")
+_JOURNAL_RE = re.compile(
+    r"(?<![\w.])(?P<volume>[0-9]{1,4})\s?\(\s?(?P<issue>[0-9]{1,4}(?:\s?-\s?[0-9]{1,4})?)\s?\)"
+    r"\s?:\s?(?P<pages>[0-9]{1,6}(?:\s?-\s?[0-9]{1,6})?)(?![\w.])"
+    r"|(?<!\w)(?i:vol)\.\s?[0-9]{1,4},\s?(?:(?i:no)\.\s?[0-9]{1,4},\s?)?(?i:pp?)\.\s?[0-9]{1,6}"
+    r"(?:\s?-\s?[0-9]{1,6})?"
+)
+_NUMBERED_RE = re.compile(r"(?<![\w\]])\[\^?[0-9]{1,3}(?:\s?-\s?[0-9]{1,3})?\](?!\()")
+_MARKER_RE = re.compile(
+    r"(?<!\w)(?:(?i:ibid(?:em)?)\b\.?|(?i:op|loc)\.\s?(?i:cit)\b\.?|(?i:n|s)\.\s?(?i:d)\.)"
+    r"|\(\s*+(?i:in\s++press|forthcoming|to\s++appear|under\s++review|submitted|unpublished"
+    r"|sous\s++presse|[àa]\s++para[îi]tre|en\s++pr[ée]paration|en\s++cours\s++de\s++publication"
+    r"|non\s++publi[ée]e?)\s*+\)"
 )
 _YEAR_PARTS_RE = re.compile(r"(?P<first>[0-9]{4})[a-z]?(?:\s?-\s?(?P<last>[0-9]{2,4}))?")
 _SURNAME_RE = re.compile(_SURNAME)
@@ -354,14 +448,30 @@ def find_references(text: str) -> list[Reference]:
 def _candidates(text: str) -> Iterator[Reference]:
     """All detections, most specific kind first (the order ``find_references`` relies on)."""
     yield from _find_urls(text)
+    yield from _find_defanged(text)
     yield from _find_host_urls(text)
     yield from _find_dois(text)
     yield from _find_arxiv_ids(text)
+    for match in _ISBN_RE.finditer(text):
+        key = re.sub(r"[ -]", "", match.group("isbn")).upper()
+        yield Reference("isbn", match.group(), match.start(), match.end(), key)
+    for match in _PMID_RE.finditer(text):
+        key = match.group("pmid").upper()
+        yield Reference("pmid", match.group(), match.start(), match.end(), key)
     for match in _EVIDENCE_RE.finditer(text):
         yield Reference("evidence_id", match.group(), match.start(), match.end(), match.group())
     for match in _CLAIM_RE.finditer(text):
         yield Reference("claim_id", match.group(), match.start(), match.end(), match.group())
     yield from _find_bare_arxiv_ids(text)
+    yield from _find_bare_hosts(text)
+    for kind, pattern in (("journal", _JOURNAL_RE), ("numbered", _NUMBERED_RE)):
+        for match in pattern.finditer(text):
+            key = " ".join(match.group().split())
+            yield Reference(kind, match.group(), match.start(), match.end(), key)  # type: ignore[arg-type]
+    for match in _MARKER_RE.finditer(text):
+        key = " ".join(match.group().split()).casefold()
+        yield Reference("marker", match.group(), match.start(), match.end(), key)
+    yield from _find_prose_author_years(text)
     yield from _find_author_years(text)
 
 
@@ -376,8 +486,18 @@ def _strip_trailing(candidate: str) -> str:
     return candidate
 
 
+_OTHER_SCHEME_RE = re.compile(r"(?i)^(?:ftps?|sftp|hxxps?|hxxp|h\*\*ps?)://")
+
+
 def _with_scheme(url: str) -> str:
-    return url if re.match(r"(?i)https?://", url) else f"http://{url}"
+    """The http(s) form a URL is keyed by: a defanged ``hxxps://`` or an ``ftp://`` URL names
+    the same page as its ``https://`` form."""
+    if re.match(r"(?i)https?://", url):
+        return url
+    other = _OTHER_SCHEME_RE.match(url)
+    if other:
+        return "https://" + url[other.end() :]
+    return f"http://{url}"
 
 
 def _url_key(url: str) -> str:
@@ -398,6 +518,29 @@ def _find_urls(text: str) -> Iterator[Reference]:
             continue
         start, end = match.start(), match.start() + len(raw)
         yield _classify_url(raw, start, end)
+
+
+def _find_defanged(text: str) -> Iterator[Reference]:
+    for match in _DEFANGED_RE.finditer(text):
+        host = _DEFANGED_DOT_RE.sub(".", match.group("host"))
+        if host.rsplit(".", 1)[-1].lower() not in _TLDS:
+            continue
+        raw = _strip_trailing(match.group())
+        path = _strip_trailing(match.group("path") or "")
+        yield Reference("url", raw, match.start(), match.start() + len(raw), _url_key(host + path))
+
+
+def _find_bare_hosts(text: str) -> Iterator[Reference]:
+    for match in _BARE_HOST_RE.finditer(text):
+        host = _strip_trailing(match.group("host"))
+        labels = host.split(".")
+        tld = labels[-1]
+        if tld not in _TLDS or tld in _FILE_LIKE_TLDS or len(labels) < 2:
+            continue
+        if not any(len(label) >= 2 and not label.isdigit() for label in labels[:-1]):
+            continue
+        start = match.start()
+        yield Reference("url", host, start, start + len(host), _url_key(host))
 
 
 def _find_host_urls(text: str) -> Iterator[Reference]:
@@ -432,7 +575,8 @@ def _find_dois(text: str) -> Iterator[Reference]:
         if not _DOI_SHAPE_RE.fullmatch(doi):
             continue
         end = match.start("doi") + len(doi)
-        yield Reference("doi", text[match.start() : end], match.start(), end, doi.lower())
+        key = re.sub(r"\s*/\s*", "/", doi, count=1).lower()
+        yield Reference("doi", text[match.start() : end], match.start(), end, key)
 
 
 def _find_arxiv_ids(text: str) -> Iterator[Reference]:
@@ -463,23 +607,96 @@ def year_range(written: str) -> tuple[int, int] | None:
     return (first, last) if last >= first else None
 
 
+def _author_year_key(surname: str, years: tuple[int, int]) -> str:
+    year_key = str(years[0]) if years[0] == years[1] else f"{years[0]}-{years[1]}"
+    return f"{_POSSESSIVE_RE.sub('', ' '.join(surname.split())).casefold()}|{year_key}"
+
+
+def _find_prose_author_years(text: str) -> Iterator[Reference]:
+    """Author–year written as prose: "a 2007 study by Kurtz", "une étude de Kurtz parue en
+    2007", "selon Kurtz en 2007", "the Green–Kurtz theorem (2007)"."""
+    for index, pattern in enumerate(_PROSE_AUTHOR_YEAR_RES):
+        named_result = index >= _NAMED_RESULTS  # "the Green–Kurtz theorem": names joined by "-"
+        for match in pattern.finditer(text):
+            years = year_range(match.group("year"))
+            if years is None or years[1] - years[0] > _LONGEST_RANGE:
+                continue
+            names = match.group("authors").split("-") if named_result else [match.group("authors")]
+            first = _first_real_surname(names[0], "comma")
+            if first is None:
+                continue
+            surname = first[1]
+            yield Reference(
+                "author_year",
+                match.group(),
+                match.start(),
+                match.end(),
+                _author_year_key(surname, years),
+            )
+
+
+def _short_year(two_digits: str) -> str:
+    value = int(two_digits)
+    return str(2000 + value if value <= 30 else 1900 + value)
+
+
 def _find_author_years(text: str) -> Iterator[Reference]:
     for match in _AUTHOR_YEAR_RE.finditer(text):
-        shape = next(s for s in ("paren", "bracket", "comma", "bare") if match.group(s))
+        shape = next(s for s in ("paren", "bracket", "comma", "short", "bare") if match.group(s))
         written_year = match.group(shape)
+        if shape == "short":
+            written_year = _short_year(written_year)
         years = year_range(written_year)
         if years is None or years[1] - years[0] > _LONGEST_RANGE or written_year.endswith("s"):
             continue  # backwards, a life span, or a decade ("the Beatles 1960s")
         first = _first_real_surname(match.group("authors"), shape)
+        if first is None and shape == "paren":
+            first = _lowercase_surname(text, match)
         if first is None:
             continue
         offset, surname = first
         start = match.start("authors") + offset
         if shape in ("comma", "bare") and _after_preposition(text, start):
             continue
-        year_key = str(years[0]) if years[0] == years[1] else f"{years[0]}-{years[1]}"
-        key = f"{_POSSESSIVE_RE.sub('', ' '.join(surname.split())).casefold()}|{year_key}"
+        key = _author_year_key(surname, years)
         yield Reference("author_year", text[start : match.end()], start, match.end(), key)
+
+
+# Suffixes of common nouns, adjectives and verbs: "the crisis (2008)" or "sales rose (2019)"
+# is no author written in lower case; "kurtz (2007)" is.
+_COMMON_SUFFIXES = (
+    "tion", "sion", "ment", "ness", "ity", "ing", "ed", "ly", "al", "ic", "ous", "ive", "ance",
+    "ence", "ism", "sis", "ure", "ship", "ers", "ies", "es", "ble", "ful", "less", "ist",
+    "ant", "ent", "age", "ery", "ise", "ize", "ité", "eur", "euse", "ique", "aire", "isme",
+)  # fmt: skip
+_DETERMINERS_TEXT = """
+    the a an this that these those its their our his her my your each every some no
+    le la les un une ce cet cette ces son sa ses leur leurs notre votre du des au aux
+"""
+_DETERMINERS = frozenset(_DETERMINERS_TEXT.split())
+
+
+def _lowercase_surname(text: str, match: re.Match[str]) -> tuple[int, str] | None:
+    """A surname written in lower case before "(year)": one word, not a function, date or
+    common word, not after a determiner ("the committee (2019)" is no citation)."""
+    authors = match.group("authors")
+    if " " in authors.strip() or "," in authors:
+        return None
+    word = _POSSESSIVE_RE.sub("", authors.strip())
+    folded = word.casefold()
+    if (
+        len(word) < 4
+        or not word.isalpha()
+        or not word.islower()
+        or folded in _NEVER_NAMES
+        or folded in _DATE_WORDS
+        or folded.endswith(_COMMON_SUFFIXES)
+    ):
+        return None
+    before = _WORD_BEFORE_RE.search(text[max(0, match.start("authors") - 40) : match.start()])
+    if before is not None and before.group(1).casefold() in _DETERMINERS:
+        return None
+    return 0, word
 
 
 def _after_preposition(text: str, start: int) -> bool:
