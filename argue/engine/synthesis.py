@@ -120,11 +120,42 @@ async def synthesis_prose(
             history.failures.append(failure)
             store.save(store.paths.failures, history.failures)
             report("  " + failure.sentence(history.config.language))
-    elif prose is None and model is None:
+    if prose is not None:
+        _record_refusing_sections(store, history, prose, report)
+    if prose is None and model is None and prose_failure is None:
         prose_failure = "no model configured for this command; the prose parts were not written"
-    elif prose is None:
+    elif prose is None and prose_failure is None:
         prose_failure = "no claim was made in the debate: there is nothing to synthesise"
     return prose, prose_failure
+
+
+def _record_refusing_sections(
+    store: DebateStore,
+    history: DebateHistory,
+    prose: SynthesisDraft,
+    report: Callable[[str], None],
+) -> None:
+    """Sections that are the model declining make the synthesis partial: recorded once as a
+    failure (refused by the model), so every document and ``status`` say so."""
+    from argue.domain import Failure
+    from argue.records.prose import REFUSED_PROSE
+
+    sections = prose.refusing_sections()
+    if not sections or any(
+        f.phase == "synthesis" and f.what == REFUSED_PROSE for f in history.failures
+    ):
+        return
+    failure = Failure(
+        round=max(history.rounds, default=0),
+        phase="synthesis",
+        kind="failed",
+        what=REFUSED_PROSE,
+        reason=", ".join(sections),
+        cause="refused_by_model",
+    )
+    history.failures.append(failure)
+    store.save(store.paths.failures, history.failures)
+    report("  " + failure.sentence(history.config.language))
 
 
 def score_summary(history: DebateHistory, usage: list[Usage]) -> dict[str, Any]:

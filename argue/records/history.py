@@ -22,6 +22,7 @@ from argue.domain import (
 from argue.grounding.debate import reference_index
 from argue.grounding.index import ReferenceIndex
 from argue.records.labels import label
+from argue.records.prose import REFUSED_PROSE
 
 
 class RoundRecord(BaseModel):
@@ -153,6 +154,10 @@ class DebateHistory:
                 )
         if prose_missing:
             reasons.append(label("partial_prose", lang))
+        for failure in self.failures:
+            if failure.phase == "synthesis" and failure.what == REFUSED_PROSE:
+                sections = [label(f"section_{name}", lang) for name in failure.reason.split(", ")]
+                reasons.append(label("partial_prose_refused", lang, sections=", ".join(sections)))
         return reasons
 
     def snapshot(self) -> DebateHistory:

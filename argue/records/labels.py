@@ -249,6 +249,16 @@ _LABELS: dict[str, tuple[str, str]] = {
         "les parties rédigées de la synthèse (accords, désaccords, questions ouvertes, "
         "conclusion) manquent",
     ),
+    "partial_prose_refused": (
+        "the model declined to write part of the synthesis ({sections}): those sections are a "
+        "refusal, not a synthesis",
+        "le modèle a refusé de rédiger une partie de la synthèse ({sections}) : ces sections "
+        "sont un refus, pas une synthèse",
+    ),
+    "section_agreements": ("agreements", "accords"),
+    "section_disagreements": ("disagreements", "désaccords"),
+    "section_open questions": ("open questions", "questions ouvertes"),
+    "section_conclusion": ("conclusion", "conclusion"),
     # documents (issue 21)
     "colon": (":", " :"),
     "semicolon": (";", " ;"),

@@ -9,6 +9,10 @@ from pydantic import BaseModel, Field
 
 Short = Annotated[str, Field(max_length=300)]
 
+REFUSED_PROSE = "synthesis prose: the model declined in these sections"
+"""The ``what`` of the failure recorded when synthesis sections are refusals (its ``reason``
+lists the sections, English names joined by ", ")."""
+
 
 class AgreementDraft(BaseModel):
     point: str = Field(max_length=800)
@@ -33,6 +37,28 @@ class SynthesisDraft(BaseModel):
         default_factory=list, max_length=8
     )
     conclusion: str = Field(max_length=4000)
+
+    def refusing_sections(self) -> list[str]:
+        """The sections whose text is the model declining rather than a synthesis (English
+        names, in document order): a synthesis with any of them is partial."""
+        from argue.text.refusal import is_refusal
+
+        def refuses(text: str) -> bool:
+            return is_refusal(text) or any(
+                is_refusal(paragraph) for paragraph in text.split("\n\n") if paragraph.strip()
+            )
+
+        sections = {
+            "agreements": [a.point for a in self.agreements],
+            "disagreements": [
+                text
+                for d in self.disagreements
+                for text in (d.point, d.crux, *(side.position for side in d.sides))
+            ],
+            "open questions": list(self.open_questions),
+            "conclusion": [self.conclusion],
+        }
+        return [name for name, texts in sections.items() if any(refuses(t) for t in texts if t)]
 
 
 class AnswerSynthesisDraft(SynthesisDraft):

@@ -15,6 +15,7 @@ from argue.engine.schemas import (
 )
 from argue.llm.base import ChatModel, ModelAuthError, ModelError
 from argue.records.history import DebateHistory
+from argue.text.refusal import first_words, is_refusal
 
 
 async def make_judgement(
@@ -64,7 +65,21 @@ async def make_judgement(
         )
         return PhaseOutcome(JudgeVerdictRecord(available=False), [failure])
     draft: JudgeDraft = result.parsed()
-    ratings = {r.persona.strip().upper(): r for r in draft.ratings}
+    refusing = [r for r in draft.ratings if is_refusal(r.reason)]
+    if is_refusal(draft.ready_reason) or (draft.ratings and len(refusing) == len(draft.ratings)):
+        # A judge that declines judged nothing: never a score, never the termination's reason.
+        said = draft.ready_reason if is_refusal(draft.ready_reason) else refusing[0].reason
+        failure = Failure(
+            round=round_no,
+            phase="scoring",
+            kind="failed",
+            what="judge model call",
+            reason=f"the model declined to judge (“{first_words(said)}”); coherence not "
+            "measured this round",
+            cause="refused_by_model",
+        )
+        return PhaseOutcome(JudgeVerdictRecord(available=False), [failure])
+    ratings = {r.persona.strip().upper(): r for r in draft.ratings if not is_refusal(r.reason)}
     verdict = JudgeVerdictRecord(
         coherence={k: ratings[k].coherence for k in history.letters if k in ratings},
         reasons={k: ratings[k].reason for k in history.letters if k in ratings},

@@ -1,0 +1,66 @@
+"""A refusing judge is a judge failure; a synthesis made of refusals is partial, the refusal
+named (issue 37, item 1).
+
+Teeth (each seen failing when broken on purpose): without the refusal check in
+``make_judgement`` the debate ends "synthesis ready" on a judge that said "I'm sorry…" (the
+judge test fails); without ``_record_refusing_sections`` the refusing synthesis is complete,
+``partial: false`` and 0 failures (the synthesis test fails).
+"""
+
+from __future__ import annotations
+
+import json
+
+from argue.engine.schemas import JudgeDraft, SynthesisDraft
+from tests.engine.script import DebateScript
+
+SORRY = "I’m sorry, but I can’t help with that."
+DESOLE = "Malheureusement, je ne peux pas répondre à cette question."
+
+
+class RefusingJudge(DebateScript):
+    def __call__(self, messages, output):  # type: ignore[override]
+        reply = super().__call__(messages, output)
+        if output is not None and issubclass(output, JudgeDraft):
+            assert isinstance(reply, JudgeDraft)
+            return reply.model_copy(update={"synthesis_ready": True, "ready_reason": SORRY})
+        return reply
+
+
+class RefusingSynthesis(DebateScript):
+    def __call__(self, messages, output):  # type: ignore[override]
+        if output is not None and issubclass(output, SynthesisDraft):
+            return SynthesisDraft(
+                agreements=[{"point": SORRY, "claim_ids": []}],
+                open_questions=[DESOLE],
+                conclusion=SORRY,
+            )
+        return super().__call__(messages, output)
+
+
+def test_a_judge_that_refuses_is_a_judge_failure_never_the_termination_reason(run_debate):
+    run = run_debate(script=RefusingJudge(names={"Embry": "A", "Horus": "B"}), rounds=3)
+    assert run.state.termination != "synthesis_ready"
+    assert SORRY not in (run.state.termination_detail or "")
+    judged = [f for f in run.history.failures if f.what == "judge model call"]
+    assert judged and all(f.cause == "refused_by_model" for f in judged)
+    assert "declined to judge" in judged[0].reason
+    synthesis = run.store.paths.synthesis.read_text()
+    assert "I’m sorry" not in synthesis.split("## ", 2)[1]  # not in the header's termination
+
+
+def test_a_synthesis_made_of_refusals_is_partial_with_the_refusal_named(run_debate):
+    from argue.app._run import completeness
+
+    run = run_debate(script=RefusingSynthesis(names={"Embry": "A", "Horus": "B"}), rounds=1)
+    failures = json.loads(run.store.paths.failures.read_text())
+    refused = [f for f in failures if f["phase"] == "synthesis"]
+    assert refused and refused[0]["cause"] == "refused_by_model"
+    assert refused[0]["reason"] == "agreements, open questions, conclusion"
+    summary = completeness(run.store, run.store.state())
+    assert summary["partial"] is True and summary["failures"] >= 1
+    assert any("declined to write part of the synthesis" in r for r in summary["partial_reasons"])
+    synthesis = run.store.paths.synthesis.read_text()
+    assert "declined to write part of the synthesis (agreements, open questions, conclusion)" in (
+        synthesis
+    )
