@@ -24,8 +24,9 @@ find_python() {
     exit 2
 }
 
-# $1: extras to install ("local,serve" or "local,dev,serve"); reinstalls when pyproject.toml or the
-# extras change. `serve` (starlette, uvicorn) is small and `argue serve` needs it.
+# $1: extras to install ("local,mcp,serve" or "local,dev,mcp,serve"); reinstalls when pyproject.toml
+# or the extras change. `serve` (starlette, uvicorn) and `mcp` (the MCP SDK) are small, and
+# `argue serve` and `argue mcp` need them: nothing is left to install by hand.
 ensure_venv() {
     local extras="$1"
     local stamp="$VENV/.argue-installed"
@@ -37,8 +38,8 @@ ensure_venv() {
         return
     fi
     # A stamp for a superset of extras also satisfies the request.
-    if [[ -x "$PY" && -f "$stamp" && "$extras" == "local,serve" ]] &&
-        grep -qxF "${want% *} [local,dev,serve]" "$stamp"; then
+    if [[ -x "$PY" && -f "$stamp" && "$extras" == "local,mcp,serve" ]] &&
+        grep -qxF "${want% *} [local,dev,mcp,serve]" "$stamp"; then
         return
     fi
     if [[ ! -x "$PY" ]]; then
@@ -59,7 +60,7 @@ ensure_venv() {
 
 if [[ "${1:-}" == "test" ]]; then
     shift
-    ensure_venv "local,dev,serve"
+    ensure_venv "local,dev,mcp,serve"
     cd "$ROOT"
     # The suite starts many Python processes (workers, CLI and server subprocesses); with
     # PYTHONDONTWRITEBYTECODE set (some images set it) each of them compiles argue and the
@@ -87,7 +88,7 @@ if [[ "${1:-}" == "test" ]]; then
     exec "$PY" -m pytest -n "$workers" --dist loadscope --no-loadscope-reorder "$@"
 fi
 
-ensure_venv "local,serve"
+ensure_venv "local,mcp,serve"
 # Debates from a clone live in its own debates/ folder, whatever the current folder is.
 export ARGUE_DEBATES_DIR="${ARGUE_DEBATES_DIR:-$ROOT/debates}"
 export ARGUE_LAUNCHER="${ARGUE_LAUNCHER:-./run.sh}"  # hints name the command the user ran

@@ -15,7 +15,7 @@ from argue.console import die
 
 MISSING_SDK = (
     "argue mcp needs the MCP SDK (the mcp extra): pip install 'argue-debate[mcp]' "
-    "(in a clone: .venv/bin/pip install 'mcp>=2.3,<3')"
+    "(in a clone, ./run.sh installs it)"
 )
 
 
