@@ -17,8 +17,10 @@ from urllib.parse import quote
 from jinja2 import pass_context
 from jinja2.runtime import Context
 
+from argue.domain import Citation
 from argue.grounding.index import ReferenceIndex
 from argue.records.labels import Labels, label
+from argue.records.strongest import sentence_parts
 
 # What can start a block at the beginning of a line (after up to three spaces; one_line leaves
 # none): an ATX heading (any run of ``#``, with or without a space after it), a quote, a
@@ -138,6 +140,25 @@ def inert_text(text: object) -> str:
     """Untrusted text that is not model prose (titles, snippets, error messages): one line,
     look-alikes folded, no Markdown syntax, no live link."""
     return _block_safe(_inert_segment(one_line(fold_lookalikes(text))))
+
+
+def _inert_piece(text: str) -> str:
+    """Part of a line made inert (:func:`inert_text` without the block rule), keeping one space
+    at either end where the text had white space there (a sentence cut around a marked span)."""
+    core = _inert_segment(one_line(fold_lookalikes(text)))
+    if not core:
+        return " " if text and text.isspace() else ""
+    lead = " " if text[:1].isspace() else ""
+    trail = " " if text[-1:].isspace() else ""
+    return f"{lead}{core}{trail}"
+
+
+def marked_sentence(citation: Citation) -> str:
+    """A located quote in its sentence, as one inert line with the quoted words in bold:
+    ``before **located** after`` (what the document says around what the model quoted)."""
+    before, located, after = sentence_parts(citation)
+    marked = f"**{_inert_piece(located)}**" if located else ""
+    return _block_safe(f"{_inert_piece(before)}{marked}{_inert_piece(after)}".strip())
 
 
 def model_text(text: object, references: ReferenceIndex | None, lang: str = "en") -> str:
