@@ -968,17 +968,24 @@ _LABELS: dict[str, tuple[str, str]] = {
     "more_not_ranked": ("… and {n} more not ranked", "… et {n} autres non classées"),
     "quoted_out_of_context": ("quoted out of context:", "citée hors contexte :"),
     "distancing_words": ("the sentence distances itself with", "la phrase s'en distancie par"),
-    "near_match_says": ("near match — the document says", "correspondance approchée — le document dit"),
+    "near_match_says": (
+        "near match — the document says",
+        "correspondance approchée — le document dit",
+    ),
     "support_supports": ("supports the claim", "appuie l'affirmation"),
     "support_contradicts": ("contradicts the claim", "contredit l'affirmation"),
     "support_unrelated": ("does not address the claim", "ne traite pas de l'affirmation"),
     "support_unchecked": ("support not checked", "appui non vérifié"),
     "support_by": ("checked by {by}", "vérifié par {by}"),
+    "support_rules": ("argue's offline rules", "les règles hors ligne d'argue"),
     "contradicted_by_source": (
         "contradicted by the source it quotes:",
         "contredite par la source qu'elle cite :",
     ),
-    "nr_refusal": ("the model refused to answer (not an argument)", "refus du modèle (pas un argument)"),
+    "nr_refusal": (
+        "the model refused to answer (not an argument)",
+        "refus du modèle (pas un argument)",
+    ),
     "nr_unverified_reference": (
         "it carries references that match no retrieved document: {detail}",
         "elle porte des références qui ne correspondent à aucun document trouvé : {detail}",

@@ -275,13 +275,13 @@ def strongest_arguments(
     the claims that would have taken a place but cannot rank, with why (at most
     :data:`PER_SIDE` per side listed, the rest counted). A claim repeating one already ranked
     for its side, word for word, is not ranked twice."""
-    lang = lang or config.language
+    words_lang = lang or config.language
     sides: dict[str, Side] = {}
     side_by_letter: dict[str, str] = {}
     for letter in config.personas:
         key, advocate = side_of(config, letter)
         side_by_letter[letter] = key
-        side = sides.setdefault(key, Side(key, side_words(key, advocate, lang), []))
+        side = sides.setdefault(key, Side(key, side_words(key, advocate, words_lang), []))
         side.letters.append(letter)
     ordered = sorted(
         ((claims[cid], score) for cid, score in scores.items() if cid in claims),
@@ -289,11 +289,8 @@ def strongest_arguments(
     )
     shown: dict[str, set[str]] = {}
     for claim, score in ordered:
-        key = side_by_letter.get(claim.persona)
-        if key is None:
-            key = claim.persona
-            sides.setdefault(key, Side(key, "", [claim.persona]))
-        side = sides[key]
+        key = side_by_letter.get(claim.persona, claim.persona)
+        side = sides.setdefault(key, Side(key, "", [claim.persona]))
         if len(side.ranked) >= PER_SIDE:
             continue
         reason = blocker(claim, references)
@@ -353,7 +350,8 @@ def reason_detail(
             if c.support_note:
                 part += f" — {text(c.support_note)}"
             if c.support_by:
-                part += f" ({label('support_by', lang, by=text(c.support_by))})"
+                by = label("support_rules", lang) if c.support_by == "rules" else text(c.support_by)
+                part += f" ({label('support_by', lang, by=by)})"
             parts.append(part)
     elif item.reason == "out_of_context":
         for c in item.citations:

@@ -157,8 +157,20 @@ def marked_sentence(citation: Citation) -> str:
     """A located quote in its sentence, as one inert line with the quoted words in bold:
     ``before **located** after`` (what the document says around what the model quoted)."""
     before, located, after = sentence_parts(citation)
-    marked = f"**{_inert_piece(located)}**" if located else ""
-    return _block_safe(f"{_inert_piece(before)}{marked}{_inert_piece(after)}".strip())
+    head, core, tail = _inert_piece(before), _inert_piece(located).strip(), _inert_piece(after)
+    if not core:
+        return _block_safe(f"{head}{tail}".strip())
+    # CommonMark opens ``**`` before punctuation only after a space or punctuation, and closes
+    # it after punctuation only before one: a space is shown there, or the bold would not hold.
+    if _is_punctuation(core[0]) and head and head[-1].isalnum():
+        head += " "
+    if _is_punctuation(core[-1]) and tail and tail[0].isalnum():
+        tail = " " + tail
+    return _block_safe(f"{head}**{core}**{tail}".strip())
+
+
+def _is_punctuation(char: str) -> bool:
+    return not char.isalnum() and not char.isspace()
 
 
 def model_text(text: object, references: ReferenceIndex | None, lang: str = "en") -> str:

@@ -25,13 +25,13 @@ from argue.domain import DebateState, Evidence, Failure, Usage
 from argue.records.history import DebateHistory
 from argue.records.labels import Labels, label
 from argue.records.prose import SynthesisDraft
-from argue.render import words
 from argue.records.strongest import (
     PER_SIDE,
     contradicted_by,
     reason_words,
     strongest_arguments,
 )
+from argue.render import words
 from argue.render.inline import (
     _model_filter,
     _model_paragraphs_filter,
