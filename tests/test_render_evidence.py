@@ -475,3 +475,13 @@ def test_the_run_json_document_carries_the_strongest_arguments(debate) -> None:
     document = app.outcome(run.store, run.state).as_json()
     assert [side["side"] for side in document["strongest"]["sides"]] == ["for", "against"]
     json.dumps(document)
+
+
+def test_code_words_put_into_the_report_unescaped_hold_no_markup() -> None:
+    """The report escapes each not-ranked label, but the words ``reason_detail`` puts inside
+    its detail (the support checker, the distancing words) are code's labels as they are."""
+    from argue.records.labels import _LABELS
+
+    for key in ("support_by", "support_rules", "distancing_words"):
+        for words in _LABELS[key]:
+            assert not set("<>&\"'") & set(words.replace("'", "")), key
