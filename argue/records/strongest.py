@@ -321,11 +321,14 @@ def reason_words(
     *,
     text: Callable[[str], str] = _plain,
     sentence: Callable[[Citation], str] = plain_sentence,
+    reference: Callable[[str], str] | None = None,
 ) -> str:
     """Why ``item`` cannot rank, in ``lang``, with its specifics. ``text`` makes outside text
-    (references, ids, notes, distancing words) safe for the document, ``sentence`` a located
-    quote's sentence (marked, in Markdown and HTML); the default is plain text (JSON)."""
-    return label(reason_key(item), lang, detail=reason_detail(item, lang, text, sentence))
+    (ids, notes, distancing words) safe for the document, ``sentence`` a located quote's
+    sentence (marked, in Markdown and HTML), ``reference`` an unverified reference (followed by
+    the document's **unverified** marker; default ``text``); the default is plain text (JSON)."""
+    detail = reason_detail(item, lang, text, sentence, reference)
+    return label(reason_key(item), lang, detail=detail)
 
 
 def reason_key(item: NotRanked) -> str:
@@ -338,12 +341,13 @@ def reason_detail(
     lang: str,
     text: Callable[[str], str] = _plain,
     sentence: Callable[[Citation], str] = plain_sentence,
+    reference: Callable[[str], str] | None = None,
 ) -> str:
     """The specifics of ``item``'s reason: the references, each citation's sentence and the
     checker's note, the distancing words, the ids ("—" when there are none)."""
     parts: list[str] = []
     if item.reason == "unverified_reference":
-        parts = [text(ref) for ref in item.references]
+        parts = [(reference or text)(ref) for ref in item.references]
     elif item.reason in ("contradicts", "unrelated", "unchecked"):
         for c in item.citations:
             part = f"[{text(c.evidence_id)}] “{sentence(c)}”"

@@ -166,7 +166,11 @@ def _document_words(lang: str) -> dict[str, Any]:
         "component_words": lambda name: words.component_words(name, lang),
         "component_reason": lambda component: words.component_reason(component, lang),
         "not_ranked_words": lambda item: reason_words(
-            item, lang, text=inert_text, sentence=marked_sentence
+            item,
+            lang,
+            text=inert_text,
+            sentence=marked_sentence,
+            reference=lambda ref: f"{inert_text(ref)} **{label('unverified', lang)}**",
         ),
         "support_words": lambda citation: words.support_words(citation, lang),
         "contradicted_by": contradicted_by,

@@ -46,6 +46,7 @@ from argue.report.text import (
     model_html,
     model_paragraphs_html,
     node_anchor,
+    unverified_marker,
 )
 
 
@@ -157,6 +158,7 @@ def report_context(
             lang,
             lambda value: str(inert_html(value)),
             lambda citation: str(marked_sentence_html(citation)),
+            lambda ref: str(Markup("<code>{}</code> {}").format(ref, unverified_marker(lang))),
         )
         return Markup(escape(label(reason_key(item), lang))).format(detail=Markup(detail))
 
