@@ -58,6 +58,10 @@ MODEL_FIELDS = {
     "crux",
     "common_ground",
     "located",
+    "context_before",  # the document's sentence around a located quote (issue 36)
+    "context_after",
+    "distancing",
+    "support_note",  # the support checker's reason (a model's words)
     "quote",
     "view",
     "ready_reason",

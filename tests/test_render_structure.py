@@ -46,6 +46,11 @@ MODEL_FIELDS: set[tuple[str, str]] = {
     ("Claim", "warrant"),
     ("Citation", "quote"),
     ("Citation", "located"),
+    ("Citation", "context_before"),
+    ("Citation", "context_after"),
+    ("Citation", "distancing"),
+    ("Citation", "support_note"),
+    ("Citation", "support_by"),
     ("Counter", "text"),
     ("Concession", "text"),
     ("Concession", "reason"),
@@ -191,6 +196,9 @@ def _load(recorded: tuple[str, str, str]) -> tuple[DebateHistory, DebateState, S
         research.evidence[-1].provenance = "testimony"  # a colleague's answer: its snippet shows
     for argument in first.arguments.values():  # a quote not found: the model's quote shows
         argument.claims[0].citations[0].verdict = "quote_not_found"
+    for argument in history.rounds[max(history.rounds)].arguments.values():
+        # quoted out of context: the distancing words show (issue 36)
+        argument.claims[0].citations[0].verdict = "out_of_context"
     state = DebateState.model_validate_json(state_json)
     state.termination_detail = "d"
     return history, state, SynthesisDraft.model_validate_json(prose_json)

@@ -11,7 +11,7 @@ from pydantic import BaseModel
 
 from argue.app._errors import ArgueError, OperationError, UsageError
 from argue.app._limits import NOTE_MAX_CHARS
-from argue.app._report import write_report
+from argue.app._report import strongest_document, write_report
 from argue.app._run import RunOutcome, UsageSummary, completeness, outcome, run_debate
 from argue.app._workspace import Reporter, Workspace, quiet, server_limits
 
@@ -266,6 +266,13 @@ class SynthesisResult(BaseModel):
     written: bool  # False: synthesis.md was already there and is returned as written
     report_path: str | None = None
     report_error: str | None = None
+    strongest: dict[str, Any] | None = None
+    """The strongest arguments of each side and why the others cannot rank (JSON-ready)."""
+
+    def as_json(self) -> dict[str, Any]:
+        """``argue synthesize ID --json``: where it was written, and the strongest arguments
+        (the Markdown itself is the file at ``path``)."""
+        return self.model_dump(exclude={"text"})
 
 
 def synthesize(
@@ -313,7 +320,11 @@ def synthesize(
         text = read_text(store.paths.root, store.paths.synthesis)
         if text is not None:
             return SynthesisResult(
-                id=debate_id, text=text, path=str(store.paths.synthesis), written=False
+                id=debate_id,
+                text=text,
+                path=str(store.paths.synthesis),
+                written=False,
+                strongest=strongest_document(store),
             )
     config = store.config()
     chat_model = None
@@ -329,7 +340,13 @@ def synthesize(
     except ModelError as exc:
         raise OperationError(str(exc)) from None
     reporter(f"Synthesis written to {store.paths.synthesis}")
-    result = SynthesisResult(id=debate_id, text=text, path=str(store.paths.synthesis), written=True)
+    result = SynthesisResult(
+        id=debate_id,
+        text=text,
+        path=str(store.paths.synthesis),
+        written=True,
+        strongest=strongest_document(store),
+    )
     try:
         result.report_path = str(write_report(store))
         reporter(f"Report written to {result.report_path}")

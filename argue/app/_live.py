@@ -49,6 +49,11 @@ class LiveClaim(BaseModel):
     text: str
     evidence_state: str = Field(description="quoted, quote_not_found, unverified or uncited")
     refusal: bool = False
+    contradicted_by: list[str] = Field(
+        default_factory=list,
+        description="evidence ids whose quoted sentence the support check found to contradict "
+        "the claim",
+    )
 
 
 class LiveTurn(BaseModel):
@@ -153,6 +158,7 @@ def live_debate(
 
 
 def _personas(history: DebateHistory) -> list[LivePersona]:
+    from argue.records.strongest import contradicted_by
     from argue.records.terminal import rebuttal_line
 
     lang = history.config.language
@@ -172,7 +178,11 @@ def _personas(history: DebateHistory) -> list[LivePersona]:
                     position=argument.position if argument else None,
                     claims=[
                         LiveClaim(
-                            id=c.id, text=c.text, evidence_state=c.evidence_state, refusal=c.refusal
+                            id=c.id,
+                            text=c.text,
+                            evidence_state=c.evidence_state,
+                            refusal=c.refusal,
+                            contradicted_by=contradicted_by(c),
                         )
                         for c in (argument.claims if argument else [])
                     ],

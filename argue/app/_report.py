@@ -4,7 +4,7 @@ and as every run ends."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from argue.app._errors import OperationError
 
@@ -48,3 +48,24 @@ def write_report(store: DebateStore, out: Path | None = None) -> Path:
     except OSError as exc:
         raise OperationError(f"cannot write the report: {exc}") from None
     return target
+
+
+def strongest_document(store: DebateStore) -> dict[str, Any]:
+    """The strongest arguments of each side as the ``--json`` documents and the MCP answers
+    give them (``argue.records.strongest``): per side, its best claims with the sentences their
+    quotes stand in and each support verdict; the claims that cannot rank, with their reason
+    (a key, and in words in the debate's language)."""
+    from argue.records.strongest import strongest_arguments
+    from argue.store import StoreError
+    from argue.store.history import load_history
+
+    try:
+        history = load_history(store)
+    except StoreError as exc:
+        raise OperationError(str(exc)) from None
+    config = history.config
+    names = {letter: history.persona_name(letter) for letter in history.letters}
+    found = strongest_arguments(
+        config, history.claim_index(), history.claim_scores(), history.reference_index()
+    )
+    return found.as_json(names, config.language)

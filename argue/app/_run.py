@@ -72,6 +72,9 @@ class RunOutcome(BaseModel):
     """The HTML report written as the run ended (``debates/<id>/report.html``)."""
     report_error: str | None = None
     """Why that report could not be written (the debate itself is unaffected)."""
+    strongest: dict[str, Any] | None = None
+    """The strongest arguments of each side, once the synthesis is written (see
+    ``argue.app._report.strongest_document``)."""
 
     def as_json(self) -> dict[str, Any]:
         """The ``--json`` document the CLI ends with."""
@@ -121,8 +124,11 @@ def completeness(store: DebateStore, state: DebateState) -> dict[str, Any]:
 
 
 def outcome(store: DebateStore, state: DebateState) -> RunOutcome:
+    from argue.app._report import strongest_document
+
     synthesis = store.paths.synthesis
     return RunOutcome(
+        strongest=strongest_document(store) if synthesis.exists() else None,
         id=store.debate_id,
         status=state.status,
         termination=state.termination,

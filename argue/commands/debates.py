@@ -242,6 +242,12 @@ def synthesize_command(
     model: str | None = typer.Option(None, "--model", help="Override the model."),
     raw: bool = typer.Option(False, "--raw", help="Print the Markdown source as is."),
     debates_dir: Path | None = typer.Option(None, "--debates-dir", help=DEBATES_DIR_HELP),
+    json_output: bool = typer.Option(
+        False,
+        "--json",
+        help="Print one JSON object (where it was written, the strongest arguments of each side) "
+        "instead of the Markdown.",
+    ),
 ) -> None:
     """(Re)write synthesis.md; a debate that did not finish gets a synthesis labelled partial."""
     from argue import app
@@ -254,6 +260,9 @@ def synthesize_command(
             workspace=workspace(debates_dir),
             reporter=_report,
         )
+    if json_output:
+        print(json.dumps(result.as_json(), ensure_ascii=False))
+        return
     _print_markdown(result.text, raw)
 
 

@@ -70,6 +70,18 @@ def _text(text: str) -> CallToolResult:
     return CallToolResult(content=[TextContent(type="text", text=redact(text))])
 
 
+def _text_and_data(value: tuple[str, dict[str, Any]]) -> CallToolResult:
+    """Markdown for the reader, and the same facts as a structured value (secrets masked in
+    both, as :func:`_json` does)."""
+    text, data = value
+    compact = json.dumps(data, ensure_ascii=False)
+    masked = redact(compact)
+    structured = data if masked == compact else json.loads(masked)
+    return CallToolResult(
+        content=[TextContent(type="text", text=redact(text))], structured_content=structured
+    )
+
+
 def run_tool(work: Callable[[], Any], render: Callable[[Any], CallToolResult]) -> CallToolResult:
     """``work()`` rendered by ``render``; an ``ArgueError`` becomes a tool error, and so does
     anything else, as one ``internal error`` line (logged once, without a traceback)."""

@@ -24,6 +24,7 @@ from argue.mcp.capture import (
     _error,
     _json,
     _text,
+    _text_and_data,
     internal_error_line,
     log_plainly,
     logger,
@@ -200,11 +201,17 @@ def build_server(debates_dir: Path | None = None, *, max_running: int = MAX_RUNN
 
     async def get_synthesis(debate_id: DebateId) -> CallToolResult:
         """The debate's synthesis in Markdown: agreements, disagreements, concession log,
-        strongest arguments, cruxes, conclusion and sources. Available once the debate is no
-        longer running; one that ended early has a synthesis labelled partial."""
-        return await _off_loop(
-            functools.partial(run_tool, lambda: debates.synthesis(debate_id), _text)
-        )
+        strongest arguments of each side, cruxes, conclusion and sources. Its structured
+        content gives the strongest arguments as data: per side, the claims, each quote's
+        sentence in the document and its support verdict, and the claims that cannot rank with
+        their reason. Available once the debate is no longer running; one that ended early has
+        a synthesis labelled partial."""
+
+        def work() -> tuple[str, dict[str, Any]]:
+            result = debates.synthesis_result(debate_id)
+            return result.text, {"id": result.id, "strongest": result.strongest}
+
+        return await _off_loop(functools.partial(run_tool, work, _text_and_data))
 
     async def interject(
         debate_id: DebateId,

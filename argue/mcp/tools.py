@@ -178,10 +178,14 @@ class Debates:
     def synthesis(self, debate_id: str) -> str:
         """synthesis.md as written; a debate that ended without one gets it written first, as
         ``argue synthesize ID`` does (labelled partial when the debate did not finish)."""
-        result = app.synthesize(
+        return self.synthesis_result(debate_id).text
+
+    def synthesis_result(self, debate_id: str) -> app.SynthesisResult:
+        """The synthesis as :meth:`synthesis` gives it, with the strongest arguments of each
+        side as data (``strongest``)."""
+        return app.synthesize(
             check_id(debate_id), rewrite=False, wait_s=FINISHING_WAIT_S, workspace=self.workspace()
         )
-        return result.text
 
     # -- steer
 

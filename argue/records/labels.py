@@ -947,6 +947,92 @@ _LABELS: dict[str, tuple[str, str]] = {
         "fait à quelle affirmation.",
     ),
     "map_claims": ("claims", "affirme"),
+    # evidence as shown (issue 36): the sentence around a quote, its support, why a claim
+    # cannot rank, the strongest arguments of each side
+    "strongest_each_side": (
+        "Strongest arguments of each side",
+        "Arguments les plus forts de chaque camp",
+    ),
+    "strongest_each_participant": (
+        "Strongest arguments of each participant",
+        "Arguments les plus forts de chaque participant",
+    ),
+    "strongest_per_side_note": (
+        "At most {n} per side, by score; only a claim whose quote was found word for word in a "
+        "retrieved document, in a sentence that supports it, can rank.",
+        "Au plus {n} par camp, par score ; seule une affirmation dont la citation a été trouvée "
+        "mot pour mot dans un document trouvé, dans une phrase qui l'appuie, peut être classée.",
+    ),
+    "strongest_per_participant_note": (
+        "At most {n} per participant, by score; only a claim whose quote was found word for word "
+        "in a retrieved document, in a sentence that supports it, can rank.",
+        "Au plus {n} par participant, par score ; seule une affirmation dont la citation a été "
+        "trouvée mot pour mot dans un document trouvé, dans une phrase qui l'appuie, peut être "
+        "classée.",
+    ),
+    "no_ranked_claim": (
+        "(no claim of this side can rank)",
+        "(aucune affirmation de ce camp ne peut être classée)",
+    ),
+    "not_ranked_why": ("Not ranked:", "Non classées :"),
+    "more_not_ranked": ("… and {n} more not ranked", "… et {n} autres non classées"),
+    "quoted_out_of_context": ("quoted out of context:", "citée hors contexte :"),
+    "distancing_words": ("the sentence distances itself with", "la phrase s'en distancie par"),
+    "near_match_says": (
+        "near match — the document says",
+        "correspondance approchée — le document dit",
+    ),
+    "support_supports": ("supports the claim", "appuie l'affirmation"),
+    "support_contradicts": ("contradicts the claim", "contredit l'affirmation"),
+    "support_unrelated": ("does not address the claim", "ne traite pas de l'affirmation"),
+    "support_unchecked": ("support not checked", "appui non vérifié"),
+    "support_by": ("checked by {by}", "vérifié par {by}"),
+    "support_rules": ("argue's offline rules", "les règles hors ligne d'argue"),
+    "contradicted_by_source": (
+        "contradicted by the source it quotes:",
+        "contredite par la source qu'elle cite :",
+    ),
+    "nr_refusal": (
+        "the model refused to answer (not an argument)",
+        "refus du modèle (pas un argument)",
+    ),
+    "nr_unverified_reference": (
+        "it carries references that match no retrieved document: {detail}",
+        "elle porte des références qui ne correspondent à aucun document trouvé : {detail}",
+    ),
+    "nr_contradicts": (
+        "the sentence it quotes contradicts it: {detail}",
+        "la phrase qu'elle cite la contredit : {detail}",
+    ),
+    "nr_unrelated": (
+        "the sentence it quotes does not address it: {detail}",
+        "la phrase qu'elle cite ne traite pas de l'affirmation : {detail}",
+    ),
+    "nr_unchecked": (
+        "nobody checked that the sentence it quotes supports it: {detail}",
+        "personne n'a vérifié que la phrase qu'elle cite l'appuie : {detail}",
+    ),
+    "nr_out_of_context": (
+        "quoted out of context: {detail}",
+        "citée hors contexte : {detail}",
+    ),
+    "nr_near_match": (
+        "a near match only, not the document's words: {detail}",
+        "une correspondance approchée seulement, pas les mots du document : {detail}",
+    ),
+    "nr_quote_not_found": (
+        "its quote was not found in the document it cites: {detail}",
+        "sa citation est introuvable dans le document cité : {detail}",
+    ),
+    "nr_unknown_evidence": (
+        "it cites evidence that does not exist: {detail}",
+        "elle cite des preuves qui n'existent pas : {detail}",
+    ),
+    "nr_model_written_only": (
+        "it cites only model-written items, never evidence: {detail}",
+        "elle ne cite que des éléments écrits par un modèle, jamais des preuves : {detail}",
+    ),
+    "nr_uncited": ("it cites no evidence", "elle ne cite aucune preuve"),
 }
 
 _FRENCH_WORDS = frozenset(

@@ -17,8 +17,10 @@ from urllib.parse import quote
 from jinja2 import pass_context
 from jinja2.runtime import Context
 
+from argue.domain import Citation
 from argue.grounding.index import ReferenceIndex
 from argue.records.labels import Labels, label
+from argue.records.strongest import sentence_parts
 
 # What can start a block at the beginning of a line (after up to three spaces; one_line leaves
 # none): an ATX heading (any run of ``#``, with or without a space after it), a quote, a
@@ -138,6 +140,37 @@ def inert_text(text: object) -> str:
     """Untrusted text that is not model prose (titles, snippets, error messages): one line,
     look-alikes folded, no Markdown syntax, no live link."""
     return _block_safe(_inert_segment(one_line(fold_lookalikes(text))))
+
+
+def _inert_piece(text: str) -> str:
+    """Part of a line made inert (:func:`inert_text` without the block rule), keeping one space
+    at either end where the text had white space there (a sentence cut around a marked span)."""
+    core = _inert_segment(one_line(fold_lookalikes(text)))
+    if not core:
+        return " " if text and text.isspace() else ""
+    lead = " " if text[:1].isspace() else ""
+    trail = " " if text[-1:].isspace() else ""
+    return f"{lead}{core}{trail}"
+
+
+def marked_sentence(citation: Citation) -> str:
+    """A located quote in its sentence, as one inert line with the quoted words in bold:
+    ``before **located** after`` (what the document says around what the model quoted)."""
+    before, located, after = sentence_parts(citation)
+    head, core, tail = _inert_piece(before), _inert_piece(located).strip(), _inert_piece(after)
+    if not core:
+        return _block_safe(f"{head}{tail}".strip())
+    # CommonMark opens ``**`` before punctuation only after a space or punctuation, and closes
+    # it after punctuation only before one: a space is shown there, or the bold would not hold.
+    if _is_punctuation(core[0]) and head and head[-1].isalnum():
+        head += " "
+    if _is_punctuation(core[-1]) and tail and tail[0].isalnum():
+        tail = " " + tail
+    return _block_safe(f"{head}**{core}**{tail}".strip())
+
+
+def _is_punctuation(char: str) -> bool:
+    return not char.isalnum() and not char.isspace()
 
 
 def model_text(text: object, references: ReferenceIndex | None, lang: str = "en") -> str:

@@ -21,11 +21,16 @@ from jinja2 import (
 )
 from jinja2.runtime import Context
 
-from argue.domain import Claim, DebateState, Evidence, Failure, Usage
-from argue.grounding.index import ReferenceIndex
+from argue.domain import DebateState, Evidence, Failure, Usage
 from argue.records.history import DebateHistory
 from argue.records.labels import Labels, label
 from argue.records.prose import SynthesisDraft
+from argue.records.strongest import (
+    PER_SIDE,
+    contradicted_by,
+    reason_words,
+    strongest_arguments,
+)
 from argue.render import words
 from argue.render.inline import (
     _model_filter,
@@ -33,6 +38,7 @@ from argue.render.inline import (
     inert_text,
     inline_markdown,
     markdown_paragraphs,
+    marked_sentence,
     safe_link,
 )
 
@@ -80,6 +86,7 @@ def _environment_for(
     env.filters["paragraphs"] = markdown_paragraphs
     env.filters["link"] = safe_link
     env.filters["inert"] = inert_text
+    env.filters["sentence"] = marked_sentence
     env.filters["model"] = _model_filter
     env.filters["model_paragraphs"] = _model_paragraphs_filter
     env.filters["cost"] = _describe_cost
@@ -158,6 +165,15 @@ def _document_words(lang: str) -> dict[str, Any]:
         "target_note_words": lambda note: words.target_note_words(note, lang),
         "component_words": lambda name: words.component_words(name, lang),
         "component_reason": lambda component: words.component_reason(component, lang),
+        "not_ranked_words": lambda item: reason_words(
+            item,
+            lang,
+            text=inert_text,
+            sentence=marked_sentence,
+            reference=lambda ref: f"{inert_text(ref)} **{label('unverified', lang)}**",
+        ),
+        "support_words": lambda citation: words.support_words(citation, lang),
+        "contradicted_by": contradicted_by,
     }
 
 
@@ -257,7 +273,7 @@ def synthesis_context(
         if rb.declined_to_concede
     ]
     references = history.reference_index()
-    strongest, excluded = _strongest(claims, scores, references)
+    strongest = strongest_arguments(history.config, claims, scores, references)
     cruxes = []
     trajectories = []
     for letter in history.letters:
@@ -301,11 +317,11 @@ def synthesis_context(
         "concessions": concessions,
         "declined": declined,
         "strongest": strongest,
+        "per_side": PER_SIDE,
         "cruxes": cruxes,
         "trajectories": trajectories,
         "sources": sources,
         "model_written": model_written,
-        "excluded_from_strongest": excluded,
         "references": references,
         "rounds_started": max(history.rounds, default=0),
         "failures": history.failures,
@@ -351,48 +367,13 @@ def _failure_row(failure: Failure) -> dict[str, Any]:
     return {"failure": failure, "count": 1, "rounds": [failure.round], "personas": personas}
 
 
-STRONGEST = 5
-
-
-def _strongest(
-    claims: dict[str, Claim], scores: dict[str, float], references: ReferenceIndex
-) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """The top-scored claims with a quote found in a retrieved document. A claim carrying an
-    unverified reference, or whose quotes were not found, cannot be one of them: those that
-    would have been are listed apart, with why."""
-    strongest: list[dict[str, Any]] = []
-    excluded: list[dict[str, Any]] = []
-    for cid, score in sorted(scores.items(), key=lambda kv: (-kv[1], kv[0])):
-        claim = claims.get(cid)
-        if claim is None:
-            continue
-        if claim.refusal:
-            continue  # the model declined: not an argument
-        if not claim.quoted_evidence_ids:
-            if claim.verified_evidence_ids and len(strongest) < STRONGEST:
-                excluded.append({"claim": claim, "score": score, "references": []})
-            continue
-        unverified = list(
-            dict.fromkeys(
-                claim.unverified_references
-                + [r.text for r in references.unverified(claim.text)]
-                + [r.text for r in references.unverified(claim.warrant)]
-            )
-        )
-        if unverified:
-            if len(strongest) < STRONGEST:
-                excluded.append({"claim": claim, "score": score, "references": unverified})
-            continue
-        if len(strongest) < STRONGEST:
-            strongest.append({"claim": claim, "score": score})
-    return strongest, excluded
-
-
 def _cited_sources(
     history: DebateHistory, evidence: dict[str, Evidence]
 ) -> tuple[list[dict[str, Any]], dict[str, list[dict[str, Any]]]]:
     """Cited items, one row per item: retrieved documents (the Sources), and apart from them the
-    model-written items (colleague answers, memories, taxonomy labels) grouped by provenance."""
+    model-written items (colleague answers, memories, taxonomy labels) grouped by provenance.
+    A document's row keeps each quote found in it (``quotes``: the citation, in its sentence,
+    and the claim that quotes it, whose support verdict the page shows beside it)."""
     rows: dict[tuple[str, str, str | None], dict[str, Any]] = {}
     for claim in history.all_claims():
         for eid in [*claim.quoted_evidence_ids, *claim.model_written_evidence_ids]:
@@ -400,12 +381,16 @@ def _cited_sources(
             if item is None:
                 continue
             key = (item.provenance, item.url or item.title.lower(), item.locator)
-            row = rows.setdefault(key, {"item": item, "ids": [], "quotes": []})
+            row = rows.setdefault(key, {"item": item, "ids": [], "quotes": [], "_seen": set()})
             if eid not in row["ids"]:
                 row["ids"].append(eid)
             for citation in claim.quoted_citations:
-                if citation.evidence_id == eid and citation.located not in row["quotes"]:
-                    row["quotes"].append(citation.located)
+                seen = (citation.sentence, citation.located, citation.support)
+                if citation.evidence_id == eid and seen not in row["_seen"]:
+                    row["_seen"].add(seen)
+                    row["quotes"].append({"citation": citation, "claim_id": claim.id})
+    for row in rows.values():
+        del row["_seen"]
     documents = [r for r in rows.values() if r["item"].is_document]
     model_written: dict[str, list[dict[str, Any]]] = {}
     for row in rows.values():

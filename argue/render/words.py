@@ -17,7 +17,7 @@ from argue.records import reasons
 from argue.records.labels import _LABELS, label
 
 if TYPE_CHECKING:
-    from argue.domain import Failure, Persona, ScoreComponent, Usage
+    from argue.domain import Citation, Failure, Persona, ScoreComponent, Usage
 
 
 def _word(prefix: str, value: str, lang: str) -> str:
@@ -58,6 +58,12 @@ def kind_words(kind: str, lang: str) -> str:
     if f"kind_{kind}" in _LABELS:
         return label(f"kind_{kind}", lang)
     return _word("edge", kind, lang)
+
+
+def support_words(citation: Citation, lang: str) -> str:
+    """What the support check found for a located quote: "supports the claim", "contradicts
+    the claim", "does not address the claim", "support not checked"."""
+    return label(f"support_{citation.support}", lang)
 
 
 def capitalised(text: str) -> str:

@@ -17,12 +17,13 @@ from functools import lru_cache
 from typing import Any
 
 from jinja2 import Environment, PackageLoader, StrictUndefined
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
 from argue.domain import DebateState, Usage
 from argue.records.history import DebateHistory
 from argue.records.labels import Labels, label
 from argue.records.prose import SynthesisDraft
+from argue.records.strongest import NotRanked, reason_detail, reason_key
 from argue.render import synthesis_context
 from argue.report.argument_map import ArgumentMap, ClaimNode, build_map, render_map_svg
 from argue.report.charts import (
@@ -41,9 +42,11 @@ from argue.report.text import (
     document_link,
     evidence_anchor,
     inert_html,
+    marked_sentence_html,
     model_html,
     model_paragraphs_html,
     node_anchor,
+    unverified_marker,
 )
 
 
@@ -147,6 +150,18 @@ def report_context(
             return Markup('<a class="eid" href="#{}">{}</a>').format(target, evidence_id)
         return inert_html(evidence_id)
 
+    def not_ranked_words(item: NotRanked) -> Markup:
+        """Why a claim cannot rank: code's words escaped, the specifics inert, the sentence's
+        quoted words marked."""
+        detail = reason_detail(
+            item,
+            lang,
+            lambda value: str(inert_html(value)),
+            lambda citation: str(marked_sentence_html(citation)),
+            lambda ref: str(Markup("<code>{}</code> {}").format(ref, unverified_marker(lang))),
+        )
+        return Markup(escape(label(reason_key(item), lang))).format(detail=Markup(detail))
+
     argument_map = build_map(history, references, scores, lang)
     citing: dict[str, list[str]] = {}
     for claim in history.all_claims():
@@ -219,6 +234,8 @@ def report_context(
         "eid": eid,
         "doclink": document_link,
         "brief": lambda value: clip(str(value), BRIEF_CHARS),
+        "sentence": marked_sentence_html,
+        "not_ranked_words": not_ranked_words,
         "claim_anchor": claim_anchor,
         "evidence_anchor": evidence_anchor,
         "edge_words": lambda kind: label(f"edge_{kind}", lang),

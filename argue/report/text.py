@@ -16,8 +16,10 @@ from urllib.parse import quote
 
 from markupsafe import Markup, escape
 
+from argue.domain import Citation
 from argue.grounding.index import ReferenceIndex
 from argue.records.labels import label
+from argue.records.strongest import sentence_parts
 from argue.render.inline import BARE_LINK, fold_lookalikes, one_line
 
 # BARE_LINK: what a browser or a reader would take for a link, beyond what the reference
@@ -60,6 +62,24 @@ def inert_html(text: object) -> Markup:
     """Untrusted text that is not model prose (titles, snippets, error messages): one line,
     look-alikes folded, escaped, no live link."""
     return _inert_segment(one_line(fold_lookalikes(text)))
+
+
+def _inert_piece(text: str) -> Markup:
+    """Part of a line, inert (:func:`inert_html`), keeping one space at either end where the
+    text had white space there (a sentence cut around a marked span)."""
+    core = inert_html(text)
+    if not core:
+        return Markup(" ") if text and text.isspace() else Markup("")
+    lead = " " if text[:1].isspace() else ""
+    trail = " " if text[-1:].isspace() else ""
+    return Markup("{}{}{}").format(lead, core, trail)
+
+
+def marked_sentence_html(citation: Citation) -> Markup:
+    """A located quote in its sentence, escaped, the quoted words in ``<mark>``."""
+    before, located, after = sentence_parts(citation)
+    marked = Markup("<mark>{}</mark>").format(_inert_piece(located)) if located else Markup("")
+    return Markup("{}{}{}").format(_inert_piece(before), marked, _inert_piece(after))
 
 
 def model_html(

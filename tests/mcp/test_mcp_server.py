@@ -169,9 +169,15 @@ async def test_a_debate_started_by_an_agent_runs_to_its_synthesis(cli: Cli, fake
         assert done["synthesis_available"] is True and done["usage"]["calls"] > 0
         assert fake.count() == done["usage"]["calls"]  # every call went to the loopback model
 
-        synthesis = _text(_ok(await client.call_tool("get_synthesis", {"debate_id": debate_id})))
+        answer = _ok(await client.call_tool("get_synthesis", {"debate_id": debate_id}))
+        synthesis = _text(answer)
         assert synthesis == (folder / "synthesis.md").read_text(encoding="utf-8")
         assert QUESTION in synthesis and "## " in synthesis
+        # The strongest arguments of each side as data too (issue 36): both sides, in seat order.
+        strongest = (answer.structured_content or {})["strongest"]
+        assert [side["personas"] for side in strongest["sides"]] == [["A"], ["B"]]
+        assert [side["side"] for side in strongest["sides"]] == ["for", "against"]
+        assert "## Strongest arguments of each side" in synthesis
         transcript = _text(_ok(await client.call_tool("get_transcript", {"debate_id": debate_id})))
         assert QUESTION in transcript and "Embry" in transcript and "Horus" in transcript
 

@@ -225,8 +225,10 @@ def test_the_printed_panel_starts_with_the_summary_and_has_no_blank_page(
     texts = [" ".join((page.extract_text() or "").split()) for page in pages]
     # Printed light even from a dark screen, summary first: the conclusion is on page 1.
     assert "Summary" in texts[0] and "Nuanced conclusion" in texts[0]
-    # Teeth: the old report printed this panel on 17 pages, the first half empty.
-    assert len(pages) < 17, len(pages)
+    # Teeth: the old report printed this panel on 17 pages, the first half empty. It printed
+    # on 16 full pages before the strongest arguments were given per participant (issue 36:
+    # up to 3 each for 5 panelists, with the claims that cannot rank and why): 17 full pages.
+    assert len(pages) < 18, len(pages)
     blank = [i + 1 for i, text in enumerate(texts[:-1]) if len(text) < 200]
     assert not blank, f"pages with next to nothing on them: {blank}"
 

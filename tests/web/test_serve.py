@@ -19,7 +19,7 @@ import pytest
 from typer.testing import CliRunner
 
 from argue.cli import app
-from argue.domain import ArgumentRecord, Claim, Failure, Usage
+from argue.domain import ArgumentRecord, Citation, Claim, Failure, Usage
 from argue.store import DebateStore
 from tests.web.conftest import LiveServer
 
@@ -172,6 +172,27 @@ def test_the_debate_page_shows_claims_failures_and_the_termination_line(
     assert f"/debates/{run.store.debate_id}/report?token={server.token}" in page
     assert 'data-running="no"' in page
     assert 'id="controls" class="controls" aria-label="Steer the debate" hidden' in page
+
+
+def test_the_live_page_prints_a_contradicting_source_beside_its_claim(live_server, new_store):
+    """Issue 36, item 6: a quote whose sentence contradicts the claim is said beside the claim
+    (teeth: drop ``contradicted_by`` from ``LiveClaim`` and this fails)."""
+    store = new_store("debates")
+    citation = Citation(
+        evidence_id="A-R1-E1",
+        verdict="quoted",
+        exact=True,
+        located="six words of the document here",
+        support="contradicts",
+    )
+    claim = Claim(id="A1.c1", persona="A", round=1, text="claim words", citations=[citation])
+    record = ArgumentRecord(persona="A", round=1, position="p", claims=[claim])
+    store.save(store.paths.argument("A", 1), record)
+    store.update_state(round=1, phase="rebuttal")
+    with live_server.client() as client:
+        page = client.get(live_server.url(f"/debates/{store.debate_id}")).text
+    line = next(line for line in page.splitlines() if "claim words" in line)
+    assert "contradicted by the source it quotes:</strong> A-R1-E1" in line
 
 
 def test_model_text_is_escaped_and_never_a_live_link(live_server: LiveServer, new_store):
