@@ -192,7 +192,7 @@ def model_text(text: object, references: ReferenceIndex | None, lang: str = "en"
         if not resolution.verified:
             shown += f" **{label('unverified', lang)}**"
         elif ref.kind in _LINKISH and resolution.evidence_id:
-            shown += f" (= {resolution.evidence_id})"
+            shown += f" **(= {resolution.evidence_id})**"
         out.append(shown)
         last = ref.end
     out.append(_inert_segment(line[last:]))

@@ -120,9 +120,11 @@ def model_html(
         elif ref.kind in _LINKISH and resolution.evidence_id:
             target = evidence_link(resolution.evidence_id)
             shown += (
-                Markup(' (= <a href="#{}">{}</a>)').format(target, resolution.evidence_id)
+                Markup(' <strong>(= <a href="#{}">{}</a>)</strong>').format(
+                    target, resolution.evidence_id
+                )
                 if target
-                else Markup(" (= {})").format(resolution.evidence_id)
+                else Markup(" <strong>(= {})</strong>").format(resolution.evidence_id)
             )
         out.append(shown)
         last = ref.end

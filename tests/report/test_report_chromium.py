@@ -227,8 +227,10 @@ def test_the_printed_panel_starts_with_the_summary_and_has_no_blank_page(
     assert "Summary" in texts[0] and "Nuanced conclusion" in texts[0]
     # Teeth: the old report printed this panel on 17 pages, the first half empty. It printed
     # on 16 full pages before the strongest arguments were given per participant (issue 36:
-    # up to 3 each for 5 panelists, with the claims that cannot rank and why): 17 full pages.
-    assert len(pages) < 18, len(pages)
+    # up to 3 each for 5 panelists, with the claims that cannot rank and why): 17 full pages;
+    # 18 once code's markers (the source says, support words, "(= id)") were set in bold
+    # (issue 37: markers model text cannot imitate) and the wider words wrapped more.
+    assert len(pages) < 19, len(pages)
     blank = [i + 1 for i, text in enumerate(texts[:-1]) if len(text) < 200]
     assert not blank, f"pages with next to nothing on them: {blank}"
 
