@@ -15,8 +15,9 @@ dropped request: 13 counted for 14 received); with ``possibly_billed=sent_before
 there set to False the "reset" tests fail; with ``sent_before_dropping`` answering True for
 everything (``unknown=True`` and "ConnectError" left out of ``_BEFORE_SENDING``,
 argue/llm/_retry.py) the connect-refused test fails (rows for requests nobody received); with
-``earlier.recovered_from(error)`` removed from ``OpenAICompatModel._send`` the dialect test fails
-(the dropped json_schema request is lost when argue asks again another way).
+``earlier.recovered_from(error)`` removed from ``OpenAICompatModel._send`` (or from
+``AnthropicModel._send``, ``OllamaNativeModel._send``) its adapter's "asks another way" test
+fails (the dropped request is lost when argue sends again after a rejection).
 """
 
 from __future__ import annotations
@@ -40,12 +41,14 @@ from argue.llm import (
     RetryPolicy,
     UsageLedger,
 )
+from argue.llm._ollama import OllamaNativeModel, OllamaNativeProvider
 from argue.llm.base import billed_answers
 from argue.llm.pricing import describe_cost
 from tests.llm.wire import (
     VALID_VERDICT,
     SleepRecorder,
     Verdict,
+    anthropic_error,
     anthropic_text_reply,
     openai_json_reply,
     openai_reply,
@@ -162,6 +165,50 @@ async def test_a_dropped_schema_request_stays_counted_when_argue_asks_another_wa
     assert len(loopback.requests) == 3  # json_schema, json_object + schema, json_object
     assert len(ledger) == 3 == result.usage.calls
     assert [row.possibly_billed_calls for row in ledger] == [1, 1, 0]
+
+
+async def test_anthropic_keeps_a_dropped_attempt_when_it_adapts_to_a_rejection(
+    loopback: LoopbackServer,
+):
+    """Dropped, then a 400 naming the temperature (not billed), then sent without one: the
+    dropped attempt billed to the rejection stays in usage."""
+    loopback.enqueue(
+        Reply(hang_up="close"),
+        anthropic_error(400, "invalid_request_error", "temperature is not supported"),
+        anthropic_text_reply("Yes, mostly."),
+    )
+    ledger = await metered_call(claude(loopback.url), temperature=0.3)
+    assert len(loopback.requests) == 3
+    assert [row.possibly_billed_calls for row in ledger] == [1, 0]  # the 400 is not billed
+    assert "temperature" not in loopback.requests[2].json()
+
+
+async def test_ollama_keeps_a_dropped_schema_request_when_it_asks_another_way(
+    loopback: LoopbackServer,
+):
+    def drops_schemas(request: RecordedRequest) -> Reply:
+        if isinstance(request.json().get("format"), dict):
+            return Reply(hang_up="close")
+        return Reply(
+            json={
+                "model": "qwen3:8b",
+                "message": {"role": "assistant", "content": json.dumps(VALID_VERDICT)},
+                "done": True,
+                "done_reason": "stop",
+                "prompt_eval_count": 52,
+                "eval_count": 31,
+            }
+        )
+
+    loopback.handler = drops_schemas
+    model = OllamaNativeModel(
+        "qwen3:8b", provider=OllamaNativeProvider(loopback.url), retry=RETRY, sleep=SleepRecorder()
+    )
+    ledger: list[Usage] = []
+    await MeteredModel(model, ledger).complete(MESSAGES, output=Verdict)
+    await model.aclose()
+    assert [r.json().get("format") == "json" for r in loopback.requests] == [False, True]
+    assert [row.possibly_billed_calls for row in ledger] == [1, 0]
 
 
 def refused_url() -> str:
