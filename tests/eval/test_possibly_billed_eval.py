@@ -5,7 +5,7 @@ record (``ItemResult.possibly_billed_calls``), so the eval's spending and each a
 are a lower bound, never stated as exact; a record without one serialises as before.
 
 Teeth: with ``possibly_billed_calls=total.possibly_billed_calls`` removed from ``_finish``
-(argue/eval/arms.py) every test here fails (the cost is stated exact: "$0.0010").
+(argue/eval/arms.py) the first test fails (the cost is stated exact: "$0.0010").
 """
 
 from __future__ import annotations
