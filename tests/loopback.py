@@ -2,7 +2,8 @@
 
 Both SDKs ride on httpx2, so respx/pytest-httpx cannot intercept them; a loopback server can.
 Queue replies with ``enqueue`` (served in order, the last one repeats) or install a ``handler``
-that builds a reply from the recorded request. Every request is kept in ``requests``.
+that builds a reply from the recorded request. Every request is kept in ``requests``. A reply
+may be no reply at all (``hang_up``: the connection closed or reset once the request is read).
 """
 
 from __future__ import annotations
@@ -10,12 +11,13 @@ from __future__ import annotations
 import contextlib
 import json
 import socket
+import struct
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, Literal
 from urllib.parse import parse_qs, urlsplit
 
 
@@ -27,6 +29,9 @@ class Reply:
     headers: dict[str, str] = field(default_factory=dict)
     delay_s: float = 0.0
     content_type: str | None = None
+    # No reply at all, once the whole request is read: "close" closes the connection without a
+    # word (httpx: RemoteProtocolError), "reset" aborts it (a TCP reset; httpx: ReadError).
+    hang_up: Literal["close", "reset"] | None = None
 
     def encoded(self) -> tuple[bytes, str]:
         if self.json is not None:
@@ -94,6 +99,9 @@ class LoopbackServer:
                     reply = server._next_reply(recorded)
                     if reply.delay_s:
                         time.sleep(reply.delay_s)
+                    if reply.hang_up is not None:
+                        self._hang_up(reply.hang_up)
+                        return
                     payload, content_type = reply.encoded()
                     try:
                         self.send_response(reply.status)
@@ -108,6 +116,14 @@ class LoopbackServer:
                 finally:
                     with server._lock:
                         server.in_flight -= 1
+
+            def _hang_up(self, how: str) -> None:
+                self.close_connection = True  # and the server closes it: a FIN, no reply
+                if how == "reset":  # closed now with a zero linger: a RST instead
+                    linger = struct.pack("ii", 1, 0)
+                    self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, linger)
+                    self.rfile.close()  # the socket closes once no file holds it
+                    self.connection.close()
 
             do_GET = do_POST = do_PUT = do_DELETE = _serve
 

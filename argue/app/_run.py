@@ -40,7 +40,8 @@ Moderator = Callable[[int], Awaitable[str | None]]
 
 class UsageSummary(BaseModel):
     """Calls, tokens and cost. ``cost_usd`` is None unless every call has a known price and
-    no request timed out (``possibly_billed_calls``: sent, never answered, maybe billed);
+    every request was answered (``possibly_billed_calls``: sent, then timed out or dropped,
+    maybe billed);
     ``cost_usd_at_least`` is the priced part; ``cost`` says it in words."""
 
     calls: int

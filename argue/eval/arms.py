@@ -84,6 +84,12 @@ class ItemResult(BaseModel):
     tokens: int = 0
     cost_usd: float = Field(default=0.0, description="USD of the priced calls")
     unpriced_calls: int = 0
+    possibly_billed_calls: int = Field(
+        default=0,
+        exclude_if=lambda v: not v,
+        description="requests sent and never answered (timed out, connection dropped): maybe "
+        "billed at a cost nobody can read, so cost_usd is a lower bound",
+    )
     started_at: float = Field(description="Unix time the arm started on the item")
     finished_at: float
     error: str | None = Field(default=None, description="why there is no answer, if none")
@@ -162,6 +168,7 @@ def _finish(
             tokens=total_tokens(total),
             cost_usd=round(total.cost_usd, 8),
             unpriced_calls=total.unpriced_calls,
+            possibly_billed_calls=total.possibly_billed_calls,
             started_at=started,
             finished_at=time.time(),
             **fields,
@@ -179,6 +186,7 @@ def _finish(
         tokens=total_tokens(total),
         cost_usd=round(total.cost_usd, 8),
         unpriced_calls=total.unpriced_calls,
+        possibly_billed_calls=total.possibly_billed_calls,
         started_at=started,
         finished_at=time.time(),
         **fields,

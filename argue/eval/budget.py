@@ -33,6 +33,7 @@ def record_usage(result: ItemResult) -> Usage:
         cost_usd=result.cost_usd,
         calls=result.calls,
         unpriced_calls=result.unpriced_calls,
+        possibly_billed_calls=result.possibly_billed_calls,
     )
 
 
@@ -78,14 +79,16 @@ class EvalBudget:
         from argue.llm.pricing import describe_cost, total_tokens
 
         spent = self.spent()
+        exact = spent.unpriced_calls == 0 and spent.possibly_billed_calls == 0
         return {
             "budget": {"usd": self.usd, "tokens": self.tokens},
             "spent": {
                 "calls": spent.calls,
                 "tokens": total_tokens(spent),
-                "cost_usd": round(spent.cost_usd, 8) if spent.unpriced_calls == 0 else None,
+                "cost_usd": round(spent.cost_usd, 8) if exact else None,
                 "cost_usd_at_least": round(spent.cost_usd, 8),
                 "unpriced_calls": spent.unpriced_calls,
+                "possibly_billed_calls": spent.possibly_billed_calls,
                 "cost": describe_cost(spent),
             },
         }

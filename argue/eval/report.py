@@ -195,6 +195,8 @@ def judged_summary(records: list[ItemResult]) -> dict[str, Any]:
 def arm_summary(records: list[ItemResult]) -> dict[str, Any]:
     n = len(records)
     unpriced = sum(r.unpriced_calls for r in records)
+    # Requests sent and never answered may have been billed: the priced part is a lower bound.
+    possibly_billed = sum(r.possibly_billed_calls for r in records)
     cost = sum(r.cost_usd for r in records)
     if is_judged(records):
         scoring = judged_summary(records)
@@ -215,10 +217,12 @@ def arm_summary(records: list[ItemResult]) -> dict[str, Any]:
         **scoring,
         "mean_calls": sum(r.calls for r in records) / n if n else 0.0,
         "mean_tokens": sum(r.tokens for r in records) / n if n else 0.0,
-        # Unknown when any call had no price; the priced part is a lower bound.
-        "mean_cost_usd": (cost / n if n else 0.0) if unpriced == 0 else None,
+        # Unknown when any call had no price or may have been billed unanswered; the priced
+        # part is a lower bound.
+        "mean_cost_usd": (cost / n if n else 0.0) if unpriced == possibly_billed == 0 else None,
         "mean_cost_usd_at_least": cost / n if n else 0.0,
         "unpriced_calls": unpriced,
+        "possibly_billed_calls": possibly_billed,
         "wall_time_s": round(
             max(r.finished_at for r in records) - min(r.started_at for r in records), 3
         )

@@ -37,6 +37,7 @@ from argue.llm._retry import (
     call_with_retries,
     error_detail,
     one_line,
+    sent_before_dropping,
     sent_before_timeout,
     status_failure,
 )
@@ -50,6 +51,7 @@ from argue.llm.base import (
     ModelRequestError,
     ModelUnavailableError,
     bill,
+    billed_answers,
 )
 from argue.llm.pricing import PriceTable
 from argue.redact import redact, strip_credential_text
@@ -251,10 +253,11 @@ class SDKAdapter(Adapter, Generic[ConnectionT, ClientT, ResponseT]):
 
     async def _call(self, request: dict[str, Any]) -> tuple[ResponseT, float, list[Usage]]:
         """``request`` sent with retries inside a provider slot: the response, its latency (s),
-        and one Usage per earlier attempt that timed out after it was sent (``unanswered``: no
-        tokens, ``possibly_billed_calls`` 1, since the provider may have computed and billed
-        it). A caller puts those before its answer's Usage (``with_unanswered``); when the call
-        fails they are billed to the error.
+        and one Usage per earlier attempt that reached the server and got no answer: it timed
+        out after it was sent, or the server closed or reset the connection after reading it
+        (``unanswered``: no tokens, ``possibly_billed_calls`` 1, since the provider may have
+        computed and billed it). A caller puts those before its answer's Usage
+        (``with_unanswered``); when the call fails they are billed to the error.
 
         Each attempt carries its own ``timeout`` (the policy's, cut to the call's budget left).
 
@@ -277,7 +280,7 @@ class SDKAdapter(Adapter, Generic[ConnectionT, ClientT, ResponseT]):
                 return await self._attempt(client, {**request, "timeout": timeout_s})
             except TransportFailure as failure:
                 last[:] = [failure]
-                if failure.kind == "timeout" and failure.possibly_billed:
+                if failure.possibly_billed:  # sent, then no answer: each such attempt counts
                     unanswered.append(self._unanswered(self._clock() - sent_at))
                 if failure.kind == "unreadable":  # a 2xx came back: the server answered
                     unreadable.append(failure)
@@ -346,8 +349,9 @@ class SDKAdapter(Adapter, Generic[ConnectionT, ClientT, ResponseT]):
             return response, self._clock() - started, unanswered
 
     def _unanswered(self, waited_s: float) -> Usage:
-        """A request sent whose answer never came (timed out): maybe computed and billed, at a
-        cost nobody can read. Not "unpriced" (its price is known, its tokens are not)."""
+        """A request sent whose answer never came (timed out, or its connection dropped): maybe
+        computed and billed, at a cost nobody can read. Not "unpriced" (its price is known, its
+        tokens are not)."""
         return Usage(
             provider=self.provider,
             model=self.model,
@@ -381,10 +385,14 @@ class SDKAdapter(Adapter, Generic[ConnectionT, ClientT, ResponseT]):
         except sdk.APIConnectionError as error:
             if _dropped_mid_request(error):
                 raise TransportFailure(
-                    "dropped", detail="the server closed the connection without answering"
+                    "dropped",
+                    detail="the server closed the connection without answering",
+                    possibly_billed=True,
                 ) from None
             raise TransportFailure(
-                "connection", detail=f"connection failed ({error.__cause__ or error})"
+                "connection",
+                detail=f"connection failed ({error.__cause__ or error})",
+                possibly_billed=sent_before_dropping(error),  # a reset after sending: ReadError
             ) from None
         except sdk.APIResponseValidationError as error:
             raise TransportFailure("unreadable", detail=error.message) from None
@@ -395,8 +403,9 @@ class SDKAdapter(Adapter, Generic[ConnectionT, ClientT, ResponseT]):
 
 
 def with_unanswered(reply: RawReply, unanswered: list[Usage]) -> RawReply:
-    """``reply`` with the timed-out attempts before it (``SDKAdapter._call``) as answers of its
-    own: possibly billed, so counted."""
+    """``reply`` with the unanswered attempts before it (``SDKAdapter._call``: timed out or
+    dropped after sending) as answers of its own: possibly billed, so counted. Also the rows
+    billed to the rejections an adapter adapted to before this reply (``EarlierBills``)."""
     if not unanswered:
         return reply
     answers = [*unanswered, *reply.answers]
@@ -404,6 +413,30 @@ def with_unanswered(reply: RawReply, unanswered: list[Usage]) -> RawReply:
     for answer in answers[1:]:
         total = total + answer
     return replace(reply, usage=total, answers=answers)
+
+
+class EarlierBills:
+    """The rows billed to the errors one ``_send`` recovered from (a rejection it adapted to
+    and sent again after: another dialect, no temperature; a dropped attempt possibly billed
+    among them), so that they stay counted: before the reply that came at last (``before``),
+    or on the error that ended the call (inside ``kept``)."""
+
+    def __init__(self) -> None:
+        self.rows: list[Usage] = []
+
+    def recovered_from(self, error: BaseException) -> None:
+        self.rows.extend(billed_answers(error))
+
+    def before(self, reply: RawReply) -> RawReply:
+        return with_unanswered(reply, self.rows)
+
+    @contextlib.contextmanager
+    def kept(self) -> Iterator[None]:
+        try:
+            yield
+        except ModelError as error:
+            bill(error, self.rows)
+            raise
 
 
 def carries_schema(request: dict[str, Any]) -> bool:

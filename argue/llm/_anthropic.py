@@ -41,6 +41,7 @@ from pydantic import BaseModel
 from argue.domain import Usage
 from argue.llm._adapter import (
     CallSettings,
+    EarlierBills,
     SDKAdapter,
     alternating_blocks,
     alternating_turns,
@@ -128,15 +129,19 @@ class AnthropicModel(SDKAdapter[AnthropicProvider, "AsyncAnthropic", "AnthropicM
         return usable[0] if usable else "prompt"
 
     async def _send(self, messages: list[Message], call: CallSettings) -> RawReply:
-        """Send; on a 400 about a feature this model lacks, stop using it and send again."""
-        while True:
-            output = call.output
-            mode = self.structured_mode_for(output, messages) if output is not None else None
-            try:
-                return await self._send_in_mode(messages, call, mode)
-            except ModelRequestError as error:
-                if not self._stop_using_rejected_feature(error, mode, call.temperature):
-                    raise
+        """Send; on a 400 about a feature this model lacks, stop using it and send again (what
+        the rejected call was billed, e.g. an attempt dropped before the 400, stays counted)."""
+        earlier = EarlierBills()
+        with earlier.kept():
+            while True:
+                output = call.output
+                mode = self.structured_mode_for(output, messages) if output is not None else None
+                try:
+                    return earlier.before(await self._send_in_mode(messages, call, mode))
+                except ModelRequestError as error:
+                    if not self._stop_using_rejected_feature(error, mode, call.temperature):
+                        raise
+                    earlier.recovered_from(error)
 
     def _stop_using_rejected_feature(
         self, error: ModelRequestError, mode: StructuredMode | None, temperature: float | None

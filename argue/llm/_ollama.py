@@ -16,13 +16,14 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from argue.domain import Usage
-from argue.llm._adapter import CallSettings, SDKAdapter, with_unanswered
+from argue.llm._adapter import CallSettings, EarlierBills, SDKAdapter, with_unanswered
 from argue.llm._dialects import compact_schema
 from argue.llm._retry import (
     RetryPolicy,
     Sleep,
     TransportFailure,
     one_line,
+    sent_before_dropping,
     sent_before_timeout,
     status_failure,
 )
@@ -92,19 +93,22 @@ class OllamaNativeModel(SDKAdapter[OllamaNativeProvider, _HttpClient, dict]):
         return f"OllamaNativeModel(model={self.model!r}, host={self._connection.base_url!r})"
 
     async def _send(self, messages: list[Message], call: CallSettings) -> RawReply:
-        while True:
-            request = self._build_request(messages, call)
-            try:
-                return await self._reply(request, call.max_tokens)
-            except ModelRequestError as error:
-                if not (self.schema_in_format and "format" in request and _about_format(error)):
-                    raise
-                self.schema_in_format = False
-                self.dialect_notes.append(
-                    "the server rejected a JSON schema in `format` "
-                    f'(HTTP {error.status_code}); argue now sends format "json" with the '
-                    "schema in the prompt"
-                )
+        earlier = EarlierBills()  # what rejected calls were billed stays counted
+        with earlier.kept():
+            while True:
+                request = self._build_request(messages, call)
+                try:
+                    return earlier.before(await self._reply(request, call.max_tokens))
+                except ModelRequestError as error:
+                    if not (self.schema_in_format and "format" in request and _about_format(error)):
+                        raise
+                    earlier.recovered_from(error)
+                    self.schema_in_format = False
+                    self.dialect_notes.append(
+                        "the server rejected a JSON schema in `format` "
+                        f'(HTTP {error.status_code}); argue now sends format "json" with the '
+                        "schema in the prompt"
+                    )
 
     def _build_request(self, messages: list[Message], call: CallSettings) -> dict[str, Any]:
         output = call.output
@@ -169,10 +173,16 @@ class OllamaNativeModel(SDKAdapter[OllamaNativeProvider, _HttpClient, dict]):
             ) from None
         except httpx.RemoteProtocolError:
             raise TransportFailure(
-                "dropped", detail="the server closed the connection without answering"
+                "dropped",
+                detail="the server closed the connection without answering",
+                possibly_billed=True,
             ) from None
         except httpx.TransportError as error:
-            raise TransportFailure("connection", detail=f"connection failed ({error})") from None
+            raise TransportFailure(
+                "connection",
+                detail=f"connection failed ({error})",
+                possibly_billed=sent_before_dropping(error),  # a reset after sending: ReadError
+            ) from None
         try:
             body: object = response.json()
         except ValueError:

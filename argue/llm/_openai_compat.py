@@ -49,6 +49,7 @@ from pydantic import BaseModel
 from argue.domain import Usage
 from argue.llm._adapter import (
     CallSettings,
+    EarlierBills,
     SDKAdapter,
     cached_prefix_chars,
     has_cache_point,
@@ -82,6 +83,7 @@ from argue.llm.base import (
     ModelRequestError,
     ModelServerDiedError,
     bill,
+    billed_answers,
 )
 from argue.llm.pricing import PriceTable
 from argue.text.refusal import first_words
@@ -188,35 +190,45 @@ class OpenAICompatModel(SDKAdapter[OpenAICompatProvider, "AsyncOpenAI", "ChatCom
     async def _send(self, messages: list[Message], call: CallSettings) -> RawReply:
         """Send; on a rejection of a parameter or dialect this server refuses, adapt and resend.
 
-        The answer is checked against the model by the caller, whatever the dialect."""
-        while True:
-            request = self._build_request(messages, call.output, call.max_tokens, call.temperature)
-            try:
-                reply = await self._send_request(request, call.max_tokens)
-            except ModelServerDiedError as error:
-                if "response_format" in request:
-                    # It may have died on the schema: the rest of this run asks another way.
-                    self._step_down_dialect(error, "crashed", crashed=True)
-                raise
-            except ModelRequestError as error:
-                if self._stop_schema_in_prompt(error, messages, call.output):
-                    continue
-                if not self._adapt_to_rejection(error, request):
-                    if self._dialect_setting and names_structured_output(str(error)):
-                        raise masked_error(
-                            ModelRequestError,
-                            self.provider,
-                            f"{str(error).removeprefix(f'{self.provider}: ')} (argue did not "
-                            f"try another way: {self._dialect_setting} forces {self.dialect}; "
-                            "set it to auto)",
-                            status_code=error.status_code,
-                            secrets=self._secrets(),
-                        ) from None
+        The answer is checked against the model by the caller, whatever the dialect. What the
+        rejected requests were billed (a connection dropped after sending: possibly) stays
+        counted, on the reply or on the error that ends the call."""
+        earlier = EarlierBills()
+        with earlier.kept():
+            while True:
+                request = self._build_request(
+                    messages, call.output, call.max_tokens, call.temperature
+                )
+                try:
+                    reply = await self._send_request(request, call.max_tokens)
+                except ModelServerDiedError as error:
+                    if "response_format" in request:
+                        # It may have died on the schema: the rest of this run asks another way.
+                        self._step_down_dialect(error, "crashed", crashed=True)
                     raise
-            else:
-                if call.output is not None and not self.dialect_forced:
-                    self._remember_dialect()
-                return reply
+                except ModelRequestError as error:
+                    if self._stop_schema_in_prompt(error, messages, call.output):
+                        earlier.recovered_from(error)
+                        continue
+                    if not self._adapt_to_rejection(error, request):
+                        if self._dialect_setting and names_structured_output(str(error)):
+                            said = str(error).removeprefix(f"{self.provider}: ")
+                            forced = masked_error(
+                                ModelRequestError,
+                                self.provider,
+                                f"{said} (argue did not try another way: "
+                                f"{self._dialect_setting} forces {self.dialect}; set it to auto)",
+                                status_code=error.status_code,
+                                secrets=self._secrets(),
+                            )
+                            bill(forced, billed_answers(error))
+                            raise forced from None
+                        raise
+                    earlier.recovered_from(error)
+                else:
+                    if call.output is not None and not self.dialect_forced:
+                        self._remember_dialect()
+                    return earlier.before(reply)
 
     def request_dialect(self, messages: list[Message], output: type[BaseModel] | None) -> Dialect:
         """The dialect for this request: ``json_object`` in place of a schema on the wire at

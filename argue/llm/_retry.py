@@ -119,7 +119,8 @@ class TransportFailure(Exception):
     ) -> None:
         super().__init__(detail)
         self.kind = kind
-        # A timeout after the request was sent: the server may have computed it, and billed it.
+        # The request was sent, and no answer came (a timeout, a connection dropped or reset
+        # after sending): the server may have computed it, and billed it.
         self.possibly_billed = possibly_billed
         self.status = status
         self.detail = detail
@@ -148,22 +149,58 @@ class TransportFailure(Exception):
         return self.detail
 
 
-def sent_before_timeout(error: BaseException) -> bool:
-    """Whether a timeout came while waiting for the answer to a request already sent (httpx's
-    ReadTimeout), so that the server may have computed, and billed, it. A timeout connecting,
-    waiting for a pooled connection or still writing the request (ConnectTimeout, PoolTimeout,
-    WriteTimeout) was not; a timeout that cannot be told apart counts as sent."""
+# httpx's errors (httpx and httpx2 name them alike) that came after the whole request was sent:
+# waiting for the answer (ReadTimeout), or the connection closed or reset before one came
+# (RemoteProtocolError: "Server disconnected without sending a response"; ReadError). The
+# server may have computed, and billed, the request.
+_AFTER_SENDING = frozenset({"ReadTimeout", "ReadError", "RemoteProtocolError"})
+# Those that came before the request was wholly sent: nothing a server could compute or bill.
+_BEFORE_SENDING = frozenset(
+    {
+        "ConnectTimeout",
+        "PoolTimeout",
+        "WriteTimeout",
+        "ConnectError",
+        "WriteError",
+        "LocalProtocolError",
+        "UnsupportedProtocol",
+        "ProxyError",
+    }
+)
+
+
+def reached_server(error: BaseException, *, unknown: bool) -> bool:
+    """Whether the request behind ``error`` (an SDK's or httpx's, its causes followed) was
+    wholly sent before it failed, so that the server may have computed, and billed, it;
+    ``unknown`` when its causes do not say."""
     seen: BaseException | None = error
     for _ in range(6):
         if seen is None:
             break
         name = type(seen).__name__
-        if name in ("ConnectTimeout", "PoolTimeout", "WriteTimeout"):
+        if name in _BEFORE_SENDING:
             return False
-        if name == "ReadTimeout":
+        if name in _AFTER_SENDING:
             return True
         seen = seen.__cause__ or seen.__context__
-    return True
+    return unknown
+
+
+def sent_before_timeout(error: BaseException) -> bool:
+    """Whether a timeout came while waiting for the answer to a request already sent (httpx's
+    ReadTimeout), so that the server may have computed, and billed, it. A timeout connecting,
+    waiting for a pooled connection or still writing the request (ConnectTimeout, PoolTimeout,
+    WriteTimeout) was not; a timeout that cannot be told apart counts as sent."""
+    return reached_server(error, unknown=True)
+
+
+def sent_before_dropping(error: BaseException) -> bool:
+    """Whether a failed connection had sent the whole request first: the server read it, then
+    closed or reset the connection without an answer (RemoteProtocolError, ReadError), so it
+    may have computed, and billed, it. A connection refused, a failed write, a proxy or TLS
+    failure (ConnectError, WriteError…) sent nothing; one that cannot be told apart counts as
+    not sent (nothing says it reached a server)."""
+    return reached_server(error, unknown=False)
 
 
 def one_line(text: str, limit: int = DETAIL_LIMIT) -> str:

@@ -311,8 +311,9 @@ def missing_price_message(provider: str, model: str) -> str:
 def describe_cost(usage: Usage, lang: str = "en") -> str:
     """A cost as people should read it (``lang``: "en" or "fr"): "$0.0123" when every call has
     a known price; "at least $0.0123 (3 unpriced calls)" when some calls have none, or "(1
-    request timed out, possibly billed)" when a request's answer never arrived (the provider
-    may have computed and billed it); "unknown (…)" when no call has a known cost."""
+    request unanswered, possibly billed)" when a request was sent and its answer never arrived
+    (timed out, or the connection dropped: the provider may have computed and billed it);
+    "unknown (…)" when no call has a known cost."""
     from argue.records.labels import label
 
     unpriced, possibly_billed = usage.unpriced_calls, usage.possibly_billed_calls

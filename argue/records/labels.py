@@ -223,13 +223,14 @@ _LABELS: dict[str, tuple[str, str]] = {
     "cost_at_least": ("at least {cost}", "au moins {cost}"),
     "cost_unpriced_one": ("{n} unpriced call", "{n} appel sans prix connu"),
     "cost_unpriced_many": ("{n} unpriced calls", "{n} appels sans prix connu"),
+    # sent, then no answer: a timeout, or the connection dropped after sending
     "cost_possibly_billed_one": (
-        "{n} request timed out, possibly billed",
-        "{n} requête expirée, peut-être facturée",
+        "{n} request unanswered, possibly billed",
+        "{n} requête sans réponse, peut-être facturée",
     ),
     "cost_possibly_billed_many": (
-        "{n} requests timed out, possibly billed",
-        "{n} requêtes expirées, peut-être facturées",
+        "{n} requests unanswered, possibly billed",
+        "{n} requêtes sans réponse, peut-être facturées",
     ),
     # partial reasons
     "partial_status": (

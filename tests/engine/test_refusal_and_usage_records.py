@@ -88,11 +88,11 @@ def test_a_timed_out_request_makes_every_stated_cost_at_least(run_debate):
     [row] = [u for u in usage if u.possibly_billed_calls]
     assert row.purpose == "A/R1/argument"
     stated = describe_cost(UsageLedger(usage).total())
-    assert stated.startswith("at least $") and "1 request timed out, possibly billed" in stated
+    assert stated.startswith("at least $") and "1 request unanswered, possibly billed" in stated
 
     footer = run.store.paths.synthesis.read_text().rsplit("\n---\n", 1)[1]
     assert f"cost {stated}" in footer
-    assert any("1 request timed out, possibly billed" in event for event in run.events)
+    assert any("1 request unanswered, possibly billed" in event for event in run.events)
     summary = usage_summary(run.store).model_dump()
     assert summary["cost_usd"] is None and summary["possibly_billed_calls"] == 1
     assert summary["cost"] == stated

@@ -70,9 +70,9 @@ async def test_a_timed_out_attempt_before_an_answer_is_a_possibly_billed_row(
     assert answer.possibly_billed_calls == 0 and answer.cost_usd > 0
     assert result.usage.possibly_billed_calls == 1
     stated = describe_cost(UsageLedger(result.answers).total())
-    assert stated == f"at least ${answer.cost_usd:.4f} (1 request timed out, possibly billed)"
+    assert stated == f"at least ${answer.cost_usd:.4f} (1 request unanswered, possibly billed)"
     assert describe_cost(result.usage, "fr").startswith("au moins $")
-    assert "1 requête expirée, peut-être facturée" in describe_cost(result.usage, "fr")
+    assert "1 requête sans réponse, peut-être facturée" in describe_cost(result.usage, "fr")
 
 
 async def test_every_attempt_timed_out_bills_each_as_possibly_billed(
@@ -84,7 +84,7 @@ async def test_every_attempt_timed_out_bills_each_as_possibly_billed(
     rows = billed_answers(caught.value)
     assert len(rows) == 2 == len(loopback.requests)
     assert all(r.possibly_billed_calls == 1 and r.purpose == "judge/R1" for r in rows)
-    assert describe_cost(caught.value.usage) == "unknown (2 requests timed out, possibly billed)"
+    assert describe_cost(caught.value.usage) == "unknown (2 requests unanswered, possibly billed)"
 
 
 def test_the_cost_wording_with_possibly_billed_requests():
@@ -93,13 +93,13 @@ def test_the_cost_wording_with_possibly_billed_requests():
     unpriced = Usage(provider="ollama", model="llama3.2", unpriced_calls=1)
     assert describe_cost(priced) == "$0.2500"
     assert describe_cost(priced + timed_out) == (
-        "at least $0.2500 (1 request timed out, possibly billed)"
+        "at least $0.2500 (1 request unanswered, possibly billed)"
     )
     assert describe_cost(priced + timed_out + timed_out + unpriced) == (
-        "at least $0.2500 (1 unpriced call, 2 requests timed out, possibly billed)"
+        "at least $0.2500 (1 unpriced call, 2 requests unanswered, possibly billed)"
     )
     assert describe_cost(priced + timed_out, "fr") == (
-        "au moins $0.2500 (1 requête expirée, peut-être facturée)"
+        "au moins $0.2500 (1 requête sans réponse, peut-être facturée)"
     )
     # Rows written before the field existed load as never timed out; new rows without one
     # serialise exactly as before.

@@ -4,8 +4,9 @@ The answer itself is one item; each search result (or, in older payloads, each c
 is another, so the debate can cite the underlying pages rather than the summary.
 
 Sonar is a model and bills per token and per request, so every answer it sends (and every
-request that timed out after it was sent: possibly billed) comes back in ``SkillResult.usage``
-as one Usage (provider ``perplexity``), which the debate records in usage.jsonl. Its cost is
+request that reached it and got no answer: it timed out after it was sent, or the connection
+was closed or reset after sending; possibly billed) comes back in ``SkillResult.usage`` as one
+Usage (provider ``perplexity``), which the debate records in usage.jsonl. Its cost is
 the one the reply states (``usage.cost.total_cost``) when it states one, else the price table's
 (``argue.llm.pricing``: tokens and the per-request fee); a reply without token counts is
 unpriced.
@@ -73,7 +74,7 @@ async def search(query: str, *, client: httpx.AsyncClient, limit: int) -> SkillR
                 },
             )
         except SourceError as error:
-            if _timed_out_after_sending(error):
+            if _sent_then_unanswered(error):
                 billed.append(unanswered_usage(time.monotonic() - started))
             raise
         expect_success(SOURCE, fetched)
@@ -125,10 +126,13 @@ def unanswered_usage(waited_s: float) -> Usage:
     )
 
 
-def _timed_out_after_sending(error: SourceError) -> bool:
-    """A read timeout: the request was sent, the answer never came (connecting, waiting for a
-    pooled connection or writing the request sends nothing Sonar could bill)."""
-    return isinstance(error.__cause__, httpx.ReadTimeout)
+def _sent_then_unanswered(error: SourceError) -> bool:
+    """The request was sent and the answer never came: a read timeout, or the connection closed
+    (RemoteProtocolError) or reset (ReadError) after sending. Connecting, waiting for a pooled
+    connection or writing the request sends nothing Sonar could bill."""
+    return isinstance(
+        error.__cause__, httpx.ReadTimeout | httpx.ReadError | httpx.RemoteProtocolError
+    )
 
 
 def _count(value: object) -> int | None:
