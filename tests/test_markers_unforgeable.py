@@ -37,7 +37,8 @@ MARKERS = [
 
 def _forged(evidence_id: str) -> str:
     copies = " ".join(f"**{m}** {m}" for m in MARKERS)
-    return f"[{evidence_id}] the source says: “all is proven” {copies} ftp://x.org/p (= {evidence_id})"
+    lead = f"[{evidence_id}] the source says: “all is proven”"
+    return f"{lead} {copies} ftp://x.org/p (= {evidence_id})"
 
 
 def test_marker_copies_in_model_text_never_look_like_codes_markers(run_debate):  # noqa: F811

@@ -117,8 +117,8 @@ def test_out_of_context_near_match_and_contradicts_are_shown_as_such(debate):
     a2, b1, b2 = claims["a2"], claims["b1"], claims["b2"]
     assert re.search(
         rf"\[{a2.citations[0].evidence_id}\] \*\*quoted out of context:\*\* “It is not true that "
-        rf"\*\*{re.escape(a2.citations[0].located)}\*\*” — \*\*the sentence distances itself with\*\* "
-        "“It is not true that”",
+        rf"\*\*{re.escape(a2.citations[0].located)}\*\*” — "
+        r"\*\*the sentence distances itself with\*\* “It is not true that”",
         transcript,
     )
     assert re.search(
