@@ -125,7 +125,8 @@ class Usage(BaseModel):
     possibly_billed_calls: int = Field(
         default=0,
         exclude_if=lambda v: not v,
-        description="requests sent whose answer never arrived (timed out): the provider may "
+        description="requests sent whose answer never arrived (timed out, or the connection "
+        "dropped): the provider may "
         "still have computed and billed them, at a cost nobody can read; cost_usd then is a "
         "lower bound. Such a row has no tokens.",
     )
