@@ -77,9 +77,13 @@ class RunOutcome(BaseModel):
     """The strongest arguments of each side, once the synthesis is written (see
     ``argue.app._report.strongest_document``)."""
 
+    conclusion: str | None = None
+    """The synthesis's nuanced conclusion as the model wrote it (model text: data), when the
+    synthesis prose is on disk and is not a refusal."""
+
     def as_json(self) -> dict[str, Any]:
         """The ``--json`` document the CLI ends with."""
-        return self.model_dump(exclude={"exit_code", "error"})
+        return self.model_dump(exclude={"exit_code", "error", "conclusion"})
 
 
 class DetachedRun(BaseModel):
@@ -124,12 +128,27 @@ def completeness(store: DebateStore, state: DebateState) -> dict[str, Any]:
     return {"partial": bool(reasons), "partial_reasons": reasons, "failures": len(history.failures)}
 
 
+def _conclusion(store: DebateStore) -> str | None:
+    """The prose conclusion, unless it is missing, unreadable or the model declining."""
+    from argue.records import SynthesisDraft
+    from argue.store import StoreError
+
+    try:
+        prose = store.load(store.paths.synthesis_prose, SynthesisDraft)
+    except StoreError:
+        return None
+    if prose is None or "conclusion" in prose.refusing_sections():
+        return None
+    return prose.conclusion.strip() or None
+
+
 def outcome(store: DebateStore, state: DebateState) -> RunOutcome:
     from argue.app._report import strongest_document
 
     synthesis = store.paths.synthesis
     return RunOutcome(
         strongest=strongest_document(store) if synthesis.exists() else None,
+        conclusion=_conclusion(store) if synthesis.exists() else None,
         id=store.debate_id,
         status=state.status,
         termination=state.termination,

@@ -123,6 +123,15 @@ def slots_option() -> Any:
     )
 
 
+def quiet_option() -> Any:
+    return typer.Option(
+        False,
+        "--quiet",
+        "-q",
+        help="End with the paths only: no conclusion and strongest arguments on stdout.",
+    )
+
+
 def structured_output_option() -> Any:
     return typer.Option(
         None,
@@ -154,12 +163,43 @@ def stdin_moderator(lang: str) -> Any:
     return moderator
 
 
-def finish(store: DebateStore, result: RunOutcome, json_output: bool) -> NoReturn:
-    """The run's last line (where the synthesis is, or how to resume), its ``--json``
-    document, and its exit code."""
+def print_answer(result: RunOutcome, lang: str) -> None:
+    """The conclusion and the strongest argument of each side, on stdout, wrapped at word
+    boundaries in a terminal (a rich Text lays out its own lines; piped output is unchanged)."""
+    from rich.text import Text
+
+    from argue.console import stdout_console, terminal_safe
+    from argue.records.labels import label
+
+    blocks: list[str] = []
+    if result.conclusion:
+        blocks.append(f"{label('t_answer_conclusion', lang)}\n{result.conclusion}")
+    for side in (result.strongest or {}).get("sides", []):
+        arguments = side.get("arguments") or []
+        who = ", ".join(side.get("names") or [])
+        heading = f"{side['side_words']} ({who})" if side.get("side_words") else who
+        if arguments:
+            best = arguments[0]
+            line = f"{best['text']} [{best['claim_id']}; {', '.join(best['evidence_ids'])}]"
+        else:
+            line = label("t_answer_none_ranked", lang)
+        blocks.append(f"{label('t_answer_strongest', lang, side=heading)}\n{line}")
+    for block in blocks:
+        stdout_console.print(Text(terminal_safe(block)), soft_wrap=False)
+        stdout_console.print()
+
+
+def finish(
+    store: DebateStore, result: RunOutcome, json_output: bool, *, quiet: bool = False
+) -> NoReturn:
+    """The run's answer (its conclusion and the strongest argument of each side, unless
+    ``quiet`` or ``json_output``), its last line (where the synthesis is, or how to resume),
+    its ``--json`` document, and its exit code."""
     from argue.records.labels import label
 
     lang = store.config().language
+    if not (quiet or json_output) and result.status == "completed":
+        print_answer(result, lang)
     if result.report_path:
         kind = (
             "t_partial_report" if result.partial or result.status != "completed" else "t_and_report"

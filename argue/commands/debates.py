@@ -16,6 +16,7 @@ from argue.commands._debate import (
     command_name,
     finish,
     max_attempts_option,
+    quiet_option,
     request_timeout_option,
     slots_option,
     structured_output_option,
@@ -42,6 +43,7 @@ def resume_command(
     slots: int | None = slots_option(),
     structured_output: str | None = structured_output_option(),
     json_output: bool = typer.Option(False, "--json", help="End with one JSON object on stdout."),
+    quiet: bool = quiet_option(),
 ) -> None:
     """Continue a stopped or interrupted debate from its last committed step."""
     from argue import app
@@ -60,7 +62,7 @@ def resume_command(
             command=command_name(),
         )
         store = where.open(debate_id)
-    finish(store, result, json_output)
+    finish(store, result, json_output, quiet=quiet)
 
 
 def stop_command(

@@ -16,6 +16,7 @@ from argue.commands._debate import (
     command_name,
     finish,
     max_attempts_option,
+    quiet_option,
     request_timeout_option,
     slots_option,
     stdin_moderator,
@@ -108,6 +109,7 @@ def argue_command(
     slots: int | None = slots_option(),
     structured_output: str | None = structured_output_option(),
     json_output: bool = typer.Option(False, "--json", help="End with one JSON object on stdout."),
+    quiet: bool = quiet_option(),
     lang: str | None = typer.Option(
         None,
         "--lang",
@@ -163,7 +165,7 @@ def argue_command(
             moderator=moderator,
             command=command_name(),
         )
-    finish(store, result, json_output)
+    finish(store, result, json_output, quiet=quiet)
 
 
 def _language(lang: str | None) -> str | None:

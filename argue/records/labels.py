@@ -716,6 +716,12 @@ _LABELS: dict[str, tuple[str, str]] = {
     "t_failed": ("Debate {id} failed: {error}", "Le débat {id} a échoué : {error}"),
     "t_synthesis_path": ("Synthesis: {path}", "Synthèse : {path}"),
     "t_and_report": (" · report: {path}", " · rapport : {path}"),
+    "t_answer_conclusion": ("Conclusion:", "Conclusion :"),
+    "t_answer_strongest": ("Strongest argument, {side}:", "Argument le plus fort, {side} :"),
+    "t_answer_none_ranked": (
+        "(no claim of this side can rank: see the synthesis for why)",
+        "(aucune affirmation de ce camp ne peut être classée : la synthèse dit pourquoi)",
+    ),
     "t_partial_report": (" · partial report: {path}", " · rapport partiel : {path}"),
     "t_no_report": (" · no report ({why})", " · pas de rapport ({why})"),
     "t_background": (
