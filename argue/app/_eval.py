@@ -45,6 +45,10 @@ class EvalRequest(Request):
     # The society arm (Du et al.'s protocol): argue.eval.arms' DEFAULT_/MAX_SOCIETY_*.
     society_agents: int = Field(default=3, ge=1, le=10)
     society_rounds: int = Field(default=2, ge=1, le=10)
+    # The du arm (Du et al.'s code to the letter): None is the paper's for the dataset's
+    # wording (math 2 × 3, gsm 3 × 2; argue.eval.du_protocol.DEFAULT_SHAPE).
+    du_agents: int | None = Field(default=None, ge=1, le=10)
+    du_rounds: int | None = Field(default=None, ge=1, le=10)
     personas: list[str] = Field(default_factory=lambda: list(DEFAULT_PERSONAS))
     concurrency: int | None = Field(default=None, ge=1, le=256)
     shard: str | None = None  # "i/n"
@@ -90,6 +94,9 @@ class EvalPlan:
     batch_client: BatchClient | None = None
     batch_note: str | None = None
     batch_polling: BatchPolling | None = None
+    # The du arm: the paper's wording for this dataset and its agents × rounds.
+    du_wording: str = "gsm"
+    du_shape: tuple[int, int] = (3, 2)
 
 
 # How often a batch is first asked after, in seconds (then less and less often).
@@ -139,7 +146,17 @@ def prepare_eval(request: EvalRequest, workspace: Workspace | None = None) -> Ev
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     mode: Mode = "panel" if len(lineup) >= 3 else "adversarial"
-    key = _key(data, chat_model, lineup, mode, request.rounds, request.samples, _society(request))
+    wording, du_shape, du_default = _du(request)
+    key = _key(
+        data,
+        chat_model,
+        lineup,
+        mode,
+        request.rounds,
+        request.samples,
+        _society(request),
+        None if du_shape == du_default else du_shape,
+    )
     name = f"{_safe(data.name)}_{key[:10]}" + (
         f"_shard{shard_of[0]}of{shard_of[1]}" if shard_of else ""
     )
@@ -170,7 +187,20 @@ def prepare_eval(request: EvalRequest, workspace: Workspace | None = None) -> Ev
         batch_client=batch_client,
         batch_note=batch_note,
         batch_polling=polling,
+        du_wording=wording,
+        du_shape=du_shape,
     )
+
+
+def _du(request: EvalRequest) -> tuple[str, tuple[int, int], tuple[int, int]]:
+    """The du arm's wording for this dataset, its agents × rounds (the flags over the
+    paper's), and the paper's."""
+    from argue.eval.du_protocol import DEFAULT_SHAPE, wording_for
+
+    wording = wording_for(request.dataset)
+    default = DEFAULT_SHAPE[wording]
+    shape = (request.du_agents or default[0], request.du_rounds or default[1])
+    return wording, shape, default
 
 
 def _batch_polling(env: Any) -> BatchPolling:
@@ -230,6 +260,7 @@ def _run_eval(
             request.rounds,
             request.samples,
             _society(request),
+            None if _du(request)[1] == _du(request)[2] else _du(request)[1],
         ),
         "dataset": data.name,
         "fingerprint": data.fingerprint,
@@ -242,6 +273,9 @@ def _run_eval(
         "rounds": request.rounds,
     }
     _check_society(manifest, request, folder.root)
+    manifest.update(
+        du_wording=plan.du_wording, du_agents=plan.du_shape[0], du_rounds=plan.du_shape[1]
+    )
     manifest["shard"] = list(plan.shard) if plan.shard else None
     folder.save_manifest(manifest)
     at_once = (
@@ -412,6 +446,7 @@ def _key(
     rounds: int,
     samples: int | None,
     society: tuple[int, int] = (3, 2),
+    du_shape: tuple[int, int] | None = None,
 ) -> str:
     what: list[Any] = [
         data.fingerprint,
@@ -424,6 +459,8 @@ def _key(
     ]
     if society != (3, 2):  # the default keeps the key (and folder) evals had before the arm
         what.append(list(society))
+    if du_shape is not None:  # the paper's shape keeps the key evals had before the du arm
+        what.append(["du", *du_shape])
     return hashlib.sha256(json.dumps(what).encode()).hexdigest()
 
 
@@ -476,6 +513,9 @@ def _run(
         rounds=request.rounds,
         society_agents=request.society_agents,
         society_rounds=request.society_rounds,
+        du_wording=plan.du_wording,  # type: ignore[arg-type]
+        du_agents=plan.du_shape[0],
+        du_rounds=plan.du_shape[1],
         record_usage=folder.append_usage,
     )
     in_main_thread = threading.current_thread() is threading.main_thread()

@@ -74,9 +74,10 @@ def eval_command(
     arms: str = typer.Option(
         "debate,single,vote",
         "--arms",
-        help="Arms to run, comma-separated: debate, single, vote, society (Du et al.'s "
-        "multiagent debate: N identical agents see each other's answers for R rounds, then "
-        "vote).",
+        help="Arms to run, comma-separated: debate, single, vote, society (argue's structured "
+        "take on Du et al.'s multiagent debate: N identical agents see each other's answers "
+        "for R rounds, then vote), du (Du et al.'s code to the letter: the paper's prompts, "
+        "free text, its parser and majority; number items).",
     ),
     rounds: int = typer.Option(2, "--rounds", min=1, max=10, help="Debate rounds."),
     samples: int | None = typer.Option(
@@ -95,6 +96,20 @@ def eval_command(
         min=1,
         max=10,
         help="Society arm: rounds (R); N × R calls per item.",
+    ),
+    du_agents: int | None = typer.Option(
+        None,
+        "--du-agents",
+        min=1,
+        max=10,
+        help="du arm: agents (default the paper's: 2 on arithmetic, 3 on GSM-style items).",
+    ),
+    du_rounds: int | None = typer.Option(
+        None,
+        "--du-rounds",
+        min=1,
+        max=10,
+        help="du arm: rounds (default the paper's: 3 on arithmetic, 2 on GSM-style items).",
     ),
     personas: str = typer.Option(
         DEFAULT_PERSONAS,
@@ -160,6 +175,8 @@ def eval_command(
             samples=samples,
             society_agents=society_agents,
             society_rounds=society_rounds,
+            du_agents=du_agents,
+            du_rounds=du_rounds,
             personas=personas.split(","),
             concurrency=concurrency,
             shard=shard,

@@ -28,8 +28,9 @@ from argue.eval.judging import FactJudgment, JudgedScore, judge_answer, partial_
 from argue.eval.normalize import majority, normalize
 from argue.llm.base import ChatModel, Message, ModelAuthError, ModelError
 
-ARMS = ("debate", "single", "vote", "society")
+ARMS = ("debate", "single", "vote", "society", "du")
 JUDGED_ARMS = ("single", "society")
+NUMBER_ONLY_ARMS = ("du",)  # the paper's math and gsm protocols read a number from the reply
 DEFAULT_SOCIETY_AGENTS = 3  # the paper's headline: 3 agents × 2 rounds
 DEFAULT_SOCIETY_ROUNDS = 2
 MAX_SOCIETY_AGENTS = 10  # each later-round prompt holds the other N-1 full answers
@@ -61,6 +62,13 @@ FREE_TEXT_FORM = (
 def check_arms(items: Sequence[EvalItem], arms: Sequence[str]) -> None:
     """A judged dataset runs only the arms that can answer free text (the module docstring);
     another arm is a ``DatasetError`` (a usage error) before any model call."""
+    not_numbers = sorted({item.kind for item in items if item.kind != "number"})
+    for arm in arms:
+        if arm in NUMBER_ONLY_ARMS and not_numbers:
+            raise DatasetError(
+                f"arm {arm} is Du et al.'s math and gsm protocols, which read a number from the "
+                f"reply: it runs on number items only, not {', '.join(not_numbers)} items"
+            )
     refused = [arm for arm in arms if arm not in JUDGED_ARMS]
     if not refused or not any(item.judged for item in items):
         return
@@ -117,6 +125,10 @@ class ArmSettings:
     vote_samples: int = 0
     society_agents: int = DEFAULT_SOCIETY_AGENTS
     society_rounds: int = DEFAULT_SOCIETY_ROUNDS
+    # The du arm (argue.eval.du_protocol): the paper's wording for this dataset, agents × rounds.
+    du_wording: Literal["math", "gsm"] = "gsm"
+    du_agents: int = 3
+    du_rounds: int = 2
     record_usage: Callable[[Usage], None] = lambda _: None
     usage_seen: list[Usage] = field(default_factory=list)
 

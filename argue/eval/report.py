@@ -70,6 +70,8 @@ COMPARISONS = (
     ("debate", "vote"),
     ("debate", "society"),
     ("society", "single"),
+    ("debate", "du"),
+    ("du", "single"),
 )
 """Pairs compared item by item (McNemar), when both arms ran: argue's debate against each
 baseline, and the paper's protocol against one call (the paper's own headline comparison)."""
@@ -77,6 +79,8 @@ baseline, and the paper's protocol against one call (the paper's own headline co
 
 def paper_verdict(record: ItemResult) -> bool | None:
     """Right or wrong under Du et al.'s convention; None when the item is dropped."""
+    if record.arm == "du":  # the paper's own parse and majority already decided it
+        return None if record.answer is None or record.error else record.correct
     expected = normalize_number(record.expected) if plain_number(record.expected) else None
     if expected is None:  # a choice or text item: unanswered dropped, the rest as argue scores
         return None if record.normalized is None else record.correct
@@ -272,6 +276,11 @@ def build_report(
         "society": {
             "agents": manifest.get("society_agents"),
             "rounds": manifest.get("society_rounds"),
+        },
+        "du": {
+            "wording": manifest.get("du_wording"),
+            "agents": manifest.get("du_agents"),
+            "rounds": manifest.get("du_rounds"),
         },
         "answer_type": "judged" if judged else "exact",
         "scoring": _scoring(arms)

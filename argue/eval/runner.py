@@ -35,6 +35,7 @@ from argue.eval.arms import (
 )
 from argue.eval.budget import EvalControl, TalliedModel
 from argue.eval.datasets import EvalItem
+from argue.eval.du_protocol import run_du
 from argue.eval.folder import EvalFolder
 from argue.llm.base import ChatModel
 
@@ -46,6 +47,7 @@ RUNNERS = {
     "single": run_single,
     "vote": run_vote,
     "society": run_society,
+    "du": run_du,
 }
 DEFAULT_VOTE_SAMPLES = 5
 
