@@ -68,8 +68,9 @@ class EvalRequest(Request):
 
 class EvalOutcome(BaseModel):
     """The eval's report (``argue.eval.report.build_report`` plus how the run ended) and the
-    exit code the CLI uses (0 every item ran on every arm, 3 stopped on budget, 130
-    interrupted)."""
+    exit code the CLI uses (0 every item answered on every arm, 1 partial: some have no answer
+    — a failed call, an expired batch — and a re-run asks exactly those again, 3 stopped on
+    budget, 130 interrupted)."""
 
     report: dict[str, Any]
     status: str
@@ -276,6 +277,7 @@ def _run_eval(
     manifest.update(
         du_wording=plan.du_wording, du_agents=plan.du_shape[0], du_rounds=plan.du_shape[1]
     )
+    _fence_of(manifest)
     manifest["shard"] = list(plan.shard) if plan.shard else None
     folder.save_manifest(manifest)
     at_once = (
@@ -299,13 +301,48 @@ def _run_eval(
         )
     results, seconds = _run(plan, control, reporter, on_result, command, batching)
     missing = [(i.id, a) for a in plan.arms for i in plan.items if (i.id, a) not in results]
-    status = (control.stopped or "interrupted") if missing else "completed"
+    unanswered = [key for key, record in results.items() if record.unanswered]
+    status = (
+        (control.stopped or "interrupted") if missing else "partial" if unanswered else "completed"
+    )
     run = _run_fields(status, missing, control)
+    run["unanswered"] = _unanswered_fields(unanswered)
     batch = _batch_fields(plan, batching)
     if batch is not None:
         run["batch"] = batch
-    report = eval_report(results.values(), [folder.manifest()], seconds, str(folder.root), run)
-    return EvalOutcome(report=report, status=status, exit_code=EXIT_BY_STATUS[status])
+    report = eval_report(
+        results.values(), [folder.manifest()], seconds, str(folder.root), run, len(plan.items)
+    )
+    exit_code = EVAL_EXIT.get(status, EXIT_BY_STATUS.get(status, 1))
+    return EvalOutcome(report=report, status=status, exit_code=exit_code)
+
+
+# An eval whose every item ran but some have no answer (failed, expired): partial, exit 1.
+EVAL_EXIT = {"partial": 1}
+
+
+FENCE = re.compile(r"[0-9a-f]{16}")
+
+
+def _fence_of(manifest: dict[str, Any]) -> str:
+    """The eval folder's fence nonce (``argue.engine.prompts.FENCE_NONCE``), drawn once and
+    kept in eval.json: every per-request random part of a body is fixed per eval folder, so a
+    re-run rebuilds the same requests and finds them in the batches recorded. One that is not
+    16 hex digits (an edited or foreign eval.json) is drawn again."""
+    import secrets
+
+    fence = manifest.get("fence")
+    if not isinstance(fence, str) or not FENCE.fullmatch(fence):
+        fence = secrets.token_hex(8)
+        manifest["fence"] = fence
+    return fence
+
+
+def _unanswered_fields(keys: list[tuple[str, str]]) -> dict[str, Any]:
+    by_arm: dict[str, int] = {}
+    for _, arm in keys:
+        by_arm[arm] = by_arm.get(arm, 0) + 1
+    return {"item_arms": len(keys), "by_arm": by_arm}
 
 
 def merge_evals(folders: list[Path], out: Path | None = None) -> EvalOutcome:
@@ -335,13 +372,20 @@ def _merge_evals(folders: list[Path], out: Path | None) -> EvalOutcome:
         merged = dict(target.results())
         for shard in shards:
             for key, record in shard.results().items():
-                if key not in merged:
+                if key not in merged or (merged[key].unanswered and not record.unanswered):
                     merged[key] = record
                     target.append_result(record)
         merged_from = [str(f) for f in folders]
         target.save_manifest({**manifests[0], "shard": None, "merged_from": merged_from})
-    report = eval_report(merged.values(), manifests, None, str(target.root))
-    return EvalOutcome(report=report, status="completed", exit_code=0)
+    items = len({item for item, _ in merged})
+    report = eval_report(merged.values(), manifests, None, str(target.root), None, items)
+    left = sum(1 for record in merged.values() if record.unanswered)
+    status = "partial" if left else "completed"
+    report.update(
+        status=status,
+        unanswered=_unanswered_fields([key for key, record in merged.items() if record.unanswered]),
+    )
+    return EvalOutcome(report=report, status=status, exit_code=EVAL_EXIT.get(status, 0))
 
 
 def eval_report(
@@ -350,10 +394,11 @@ def eval_report(
     seconds: float | None,
     where: str,
     run: dict[str, Any] | None = None,
+    items: int | None = None,
 ) -> dict[str, Any]:
     from argue.eval.report import build_report
 
-    report = build_report(results, manifests)
+    report = build_report(results, manifests, items)
     report["folder"] = where
     report.update(run or {})
     if seconds is not None:
@@ -521,6 +566,9 @@ def _run(
     in_main_thread = threading.current_thread() is threading.main_thread()
 
     async def main() -> Any:
+        from argue.engine.prompts import FENCE_NONCE
+
+        FENCE_NONCE.set(_fence_of(folder.manifest()))  # this task's and its children's
         loop = asyncio.get_running_loop()
         current = asyncio.current_task()
         presses = 0
