@@ -389,11 +389,11 @@ class BatchCollector:
         is refused in one line and its requests submitted anew."""
         try:
             batch_id: str | None = None
-            if kind == "batch" and key is not None:
-                batch_id = await self._reattach(key, members)
-            elif kind == "intent" and key is not None:
-                batch_id = await self._found(key, members)
             try:
+                if kind == "batch" and key is not None:
+                    batch_id = await self._reattach(key, members)
+                elif kind == "intent" and key is not None:
+                    batch_id = await self._found(key, members)
                 if batch_id is None:
                     raise _NotOurs  # nothing to re-attach to: a new batch
                 answers = await self._answers_of(batch_id, members)

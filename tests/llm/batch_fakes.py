@@ -90,6 +90,7 @@ class BatchFake:
     answer: Callable[[dict[str, Any]], dict[str, Any]] = openai_reply
     fail: Callable[[str, dict[str, Any]], str | None] = lambda custom_id, body: None
     expire_after: int | None = None
+    list_expired: bool = True  # OpenAI: an expired request has a line in the error file
     polls_to_end: int = 2
     hold: threading.Event = field(default_factory=threading.Event)
     batches: dict[str, FakeBatch] = field(default_factory=dict)
@@ -232,6 +233,8 @@ class OpenAIBatchFake(BatchFake):
             for custom_id, (kind, value) in batch.answers.items():
                 if kind == "succeeded":
                     out.append(self._output_line(custom_id, value))
+                elif kind == "expired" and not self.list_expired:
+                    failed += 1
                 elif kind == "expired":
                     failed += 1
                     err.append(
