@@ -45,6 +45,10 @@ class EvalRequest(Request):
     # The society arm (Du et al.'s protocol): argue.eval.arms' DEFAULT_/MAX_SOCIETY_*.
     society_agents: int = Field(default=3, ge=1, le=10)
     society_rounds: int = Field(default=2, ge=1, le=10)
+    # The du arm (Du et al.'s code to the letter): None is the paper's for the dataset's
+    # wording (math 2 × 3, gsm 3 × 2; argue.eval.du_protocol.DEFAULT_SHAPE).
+    du_agents: int | None = Field(default=None, ge=1, le=10)
+    du_rounds: int | None = Field(default=None, ge=1, le=10)
     personas: list[str] = Field(default_factory=lambda: list(DEFAULT_PERSONAS))
     concurrency: int | None = Field(default=None, ge=1, le=256)
     shard: str | None = None  # "i/n"
@@ -64,8 +68,9 @@ class EvalRequest(Request):
 
 class EvalOutcome(BaseModel):
     """The eval's report (``argue.eval.report.build_report`` plus how the run ended) and the
-    exit code the CLI uses (0 every item ran on every arm, 3 stopped on budget, 130
-    interrupted)."""
+    exit code the CLI uses (0 every item answered on every arm, 1 partial: some have no answer
+    — a failed call, an expired batch — and a re-run asks exactly those again, 3 stopped on
+    budget, 130 interrupted)."""
 
     report: dict[str, Any]
     status: str
@@ -90,6 +95,9 @@ class EvalPlan:
     batch_client: BatchClient | None = None
     batch_note: str | None = None
     batch_polling: BatchPolling | None = None
+    # The du arm: the paper's wording for this dataset and its agents × rounds.
+    du_wording: str = "gsm"
+    du_shape: tuple[int, int] = (3, 2)
 
 
 # How often a batch is first asked after, in seconds (then less and less often).
@@ -139,7 +147,17 @@ def prepare_eval(request: EvalRequest, workspace: Workspace | None = None) -> Ev
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     mode: Mode = "panel" if len(lineup) >= 3 else "adversarial"
-    key = _key(data, chat_model, lineup, mode, request.rounds, request.samples, _society(request))
+    wording, du_shape, du_default = _du(request)
+    key = _key(
+        data,
+        chat_model,
+        lineup,
+        mode,
+        request.rounds,
+        request.samples,
+        _society(request),
+        None if du_shape == du_default else du_shape,
+    )
     name = f"{_safe(data.name)}_{key[:10]}" + (
         f"_shard{shard_of[0]}of{shard_of[1]}" if shard_of else ""
     )
@@ -170,7 +188,20 @@ def prepare_eval(request: EvalRequest, workspace: Workspace | None = None) -> Ev
         batch_client=batch_client,
         batch_note=batch_note,
         batch_polling=polling,
+        du_wording=wording,
+        du_shape=du_shape,
     )
+
+
+def _du(request: EvalRequest) -> tuple[str, tuple[int, int], tuple[int, int]]:
+    """The du arm's wording for this dataset, its agents × rounds (the flags over the
+    paper's), and the paper's."""
+    from argue.eval.du_protocol import DEFAULT_SHAPE, wording_for
+
+    wording = wording_for(request.dataset)
+    default = DEFAULT_SHAPE[wording]
+    shape = (request.du_agents or default[0], request.du_rounds or default[1])
+    return wording, shape, default
 
 
 def _batch_polling(env: Any) -> BatchPolling:
@@ -230,6 +261,7 @@ def _run_eval(
             request.rounds,
             request.samples,
             _society(request),
+            None if _du(request)[1] == _du(request)[2] else _du(request)[1],
         ),
         "dataset": data.name,
         "fingerprint": data.fingerprint,
@@ -242,6 +274,10 @@ def _run_eval(
         "rounds": request.rounds,
     }
     _check_society(manifest, request, folder.root)
+    manifest.update(
+        du_wording=plan.du_wording, du_agents=plan.du_shape[0], du_rounds=plan.du_shape[1]
+    )
+    _fence_of(manifest)
     manifest["shard"] = list(plan.shard) if plan.shard else None
     folder.save_manifest(manifest)
     at_once = (
@@ -265,13 +301,48 @@ def _run_eval(
         )
     results, seconds = _run(plan, control, reporter, on_result, command, batching)
     missing = [(i.id, a) for a in plan.arms for i in plan.items if (i.id, a) not in results]
-    status = (control.stopped or "interrupted") if missing else "completed"
+    unanswered = [key for key, record in results.items() if record.unanswered]
+    status = (
+        (control.stopped or "interrupted") if missing else "partial" if unanswered else "completed"
+    )
     run = _run_fields(status, missing, control)
+    run["unanswered"] = _unanswered_fields(unanswered)
     batch = _batch_fields(plan, batching)
     if batch is not None:
         run["batch"] = batch
-    report = eval_report(results.values(), [folder.manifest()], seconds, str(folder.root), run)
-    return EvalOutcome(report=report, status=status, exit_code=EXIT_BY_STATUS[status])
+    report = eval_report(
+        results.values(), [folder.manifest()], seconds, str(folder.root), run, len(plan.items)
+    )
+    exit_code = EVAL_EXIT.get(status, EXIT_BY_STATUS.get(status, 1))
+    return EvalOutcome(report=report, status=status, exit_code=exit_code)
+
+
+# An eval whose every item ran but some have no answer (failed, expired): partial, exit 1.
+EVAL_EXIT = {"partial": 1}
+
+
+FENCE = re.compile(r"[0-9a-f]{16}")
+
+
+def _fence_of(manifest: dict[str, Any]) -> str:
+    """The eval folder's fence nonce (``argue.engine.prompts.FENCE_NONCE``), drawn once and
+    kept in eval.json: every per-request random part of a body is fixed per eval folder, so a
+    re-run rebuilds the same requests and finds them in the batches recorded. One that is not
+    16 hex digits (an edited or foreign eval.json) is drawn again."""
+    import secrets
+
+    fence = manifest.get("fence")
+    if not isinstance(fence, str) or not FENCE.fullmatch(fence):
+        fence = secrets.token_hex(8)
+        manifest["fence"] = fence
+    return fence
+
+
+def _unanswered_fields(keys: list[tuple[str, str]]) -> dict[str, Any]:
+    by_arm: dict[str, int] = {}
+    for _, arm in keys:
+        by_arm[arm] = by_arm.get(arm, 0) + 1
+    return {"item_arms": len(keys), "by_arm": by_arm}
 
 
 def merge_evals(folders: list[Path], out: Path | None = None) -> EvalOutcome:
@@ -301,13 +372,20 @@ def _merge_evals(folders: list[Path], out: Path | None) -> EvalOutcome:
         merged = dict(target.results())
         for shard in shards:
             for key, record in shard.results().items():
-                if key not in merged:
+                if key not in merged or (merged[key].unanswered and not record.unanswered):
                     merged[key] = record
                     target.append_result(record)
         merged_from = [str(f) for f in folders]
         target.save_manifest({**manifests[0], "shard": None, "merged_from": merged_from})
-    report = eval_report(merged.values(), manifests, None, str(target.root))
-    return EvalOutcome(report=report, status="completed", exit_code=0)
+    items = len({item for item, _ in merged})
+    report = eval_report(merged.values(), manifests, None, str(target.root), None, items)
+    left = sum(1 for record in merged.values() if record.unanswered)
+    status = "partial" if left else "completed"
+    report.update(
+        status=status,
+        unanswered=_unanswered_fields([key for key, record in merged.items() if record.unanswered]),
+    )
+    return EvalOutcome(report=report, status=status, exit_code=EVAL_EXIT.get(status, 0))
 
 
 def eval_report(
@@ -316,10 +394,11 @@ def eval_report(
     seconds: float | None,
     where: str,
     run: dict[str, Any] | None = None,
+    items: int | None = None,
 ) -> dict[str, Any]:
     from argue.eval.report import build_report
 
-    report = build_report(results, manifests)
+    report = build_report(results, manifests, items)
     report["folder"] = where
     report.update(run or {})
     if seconds is not None:
@@ -412,6 +491,7 @@ def _key(
     rounds: int,
     samples: int | None,
     society: tuple[int, int] = (3, 2),
+    du_shape: tuple[int, int] | None = None,
 ) -> str:
     what: list[Any] = [
         data.fingerprint,
@@ -424,6 +504,8 @@ def _key(
     ]
     if society != (3, 2):  # the default keeps the key (and folder) evals had before the arm
         what.append(list(society))
+    if du_shape is not None:  # the paper's shape keeps the key evals had before the du arm
+        what.append(["du", *du_shape])
     return hashlib.sha256(json.dumps(what).encode()).hexdigest()
 
 
@@ -476,11 +558,17 @@ def _run(
         rounds=request.rounds,
         society_agents=request.society_agents,
         society_rounds=request.society_rounds,
+        du_wording=plan.du_wording,  # type: ignore[arg-type]
+        du_agents=plan.du_shape[0],
+        du_rounds=plan.du_shape[1],
         record_usage=folder.append_usage,
     )
     in_main_thread = threading.current_thread() is threading.main_thread()
 
     async def main() -> Any:
+        from argue.engine.prompts import FENCE_NONCE
+
+        FENCE_NONCE.set(_fence_of(folder.manifest()))  # this task's and its children's
         loop = asyncio.get_running_loop()
         current = asyncio.current_task()
         presses = 0

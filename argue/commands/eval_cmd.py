@@ -26,8 +26,10 @@ class _RunByDefault(TyperGroup):
 
 EXIT_CODES = """\b
 Exit codes of argue eval DATASET (argue eval run --help for its options):
-  0    every item ran on every arm
-  1    failed (e.g. the provider refused the API key)
+  0    every item ran and was answered on every arm
+  1    failed (e.g. the provider refused the API key), or partial: some items have no
+       answer (a failed call, an expired batch; left out of accuracy); re-run the same
+       command to ask exactly those again
   2    usage error (bad dataset line, unknown arm, --budget-usd on an unpriced model)
   3    stopped on budget (--budget-usd / --max-tokens cover the whole eval), like a debate
        stopped on budget; re-run with a larger budget to resume
@@ -74,9 +76,10 @@ def eval_command(
     arms: str = typer.Option(
         "debate,single,vote",
         "--arms",
-        help="Arms to run, comma-separated: debate, single, vote, society (Du et al.'s "
-        "multiagent debate: N identical agents see each other's answers for R rounds, then "
-        "vote).",
+        help="Arms to run, comma-separated: debate, single, vote, society (argue's structured "
+        "take on Du et al.'s multiagent debate: N identical agents see each other's answers "
+        "for R rounds, then vote), du (Du et al.'s code to the letter: the paper's prompts, "
+        "free text, its parser and majority; number items).",
     ),
     rounds: int = typer.Option(2, "--rounds", min=1, max=10, help="Debate rounds."),
     samples: int | None = typer.Option(
@@ -95,6 +98,20 @@ def eval_command(
         min=1,
         max=10,
         help="Society arm: rounds (R); N × R calls per item.",
+    ),
+    du_agents: int | None = typer.Option(
+        None,
+        "--du-agents",
+        min=1,
+        max=10,
+        help="du arm: agents (default the paper's: 2 on arithmetic, 3 on GSM-style items).",
+    ),
+    du_rounds: int | None = typer.Option(
+        None,
+        "--du-rounds",
+        min=1,
+        max=10,
+        help="du arm: rounds (default the paper's: 3 on arithmetic, 2 on GSM-style items).",
     ),
     personas: str = typer.Option(
         DEFAULT_PERSONAS,
@@ -160,6 +177,8 @@ def eval_command(
             samples=samples,
             society_agents=society_agents,
             society_rounds=society_rounds,
+            du_agents=du_agents,
+            du_rounds=du_rounds,
             personas=personas.split(","),
             concurrency=concurrency,
             shard=shard,
@@ -216,8 +235,9 @@ def _progress(total: int) -> Iterator[Callable[[Any], None]]:
     task = progress.add_task("", total=total)
 
     def advance(result: Any) -> None:
+        verdict = "unanswered" if result and result.unanswered else None
         label = (
-            f"{result.arm} {result.item}: {'right' if result.correct else 'wrong'}"
+            f"{result.arm} {result.item}: {verdict or ('right' if result.correct else 'wrong')}"
             if result
             else "resumed"
         )
@@ -247,12 +267,13 @@ def print_report(report: dict[str, Any]) -> None:
         title=f"argue eval — {report['dataset']} — {report['model']}",
         caption=table_caption(report),
     )
-    columns = ("arm", "n", "accuracy", "95 % CI", "paper", "calls", "tokens", "cost", "time")
+    columns = ("arm", "answered", "accuracy", "95 % CI", "paper", "calls", "tokens", "cost", "time")
     for column in columns:
         table.add_column(column, justify="left" if column == "arm" else "right", no_wrap=True)
     for arm, s in report["arms"].items():
         accuracy = f"{s['accuracy']:.1%}" if s["accuracy"] is not None else "-"
-        low, high = s["ci95"]
+        interval = f"{s['ci95'][0]:.0%}–{s['ci95'][1]:.0%}" if s.get("ci95") else "-"
+        answered = f"{s.get('answered', s['n'])} of {s.get('items', s['n'])}"
         paper = s.get("paper") or {}
         paper_cell = (
             f"{paper['accuracy']:.1%} of {paper['n']}" if paper.get("accuracy") is not None else "-"
@@ -265,9 +286,9 @@ def print_report(report: dict[str, Any]) -> None:
             cost = "unknown"
         table.add_row(
             arm,
-            str(s["n"]),
+            answered,
             accuracy,
-            f"{low:.0%}–{high:.0%}",
+            interval,
             paper_cell,
             f"{s['mean_calls']:.1f}",
             f"{s['mean_tokens']:.0f}",
@@ -295,10 +316,12 @@ def batch_line(batch: dict[str, Any] | None) -> str | None:
     if batch.get("engine") is None:
         return str(batch.get("note") or "--batch: direct calls were used")
     run = batch.get("this_run") or {}
-    batches = batch.get("batches") or []
+    refused = run.get("refused") or []
     return (
-        f"batch: {len(batches)} batch(es) on the {batch['engine']} ({batch['requests']} "
-        f"requests, {batch['answered']} answered), priced at {batch['price']}; this run "
-        f"submitted {len(run.get('created') or [])} and re-attached to "
-        f"{len(run.get('reattached') or [])}"
+        f"batch: this run sent {run.get('requests_submitted', 0)} request(s) in "
+        f"{len(run.get('created') or [])} new batch(es) and re-attached "
+        f"{run.get('requests_reattached', 0)} to {len(run.get('reattached') or [])} earlier "
+        f"one(s) on the {batch['engine']}; {batch['answered']} of its {batch['requests']} "
+        f"request(s) answered, priced at {batch['price']}"
+        + (f"; refused {len(refused)} recorded batch(es) not this eval's" if refused else "")
     )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import secrets
+from contextvars import ContextVar
 
 from argue.domain import Claim, DebateConfig, Evidence, Persona, plan_failed
 from argue.engine.digest import clip
@@ -23,12 +24,16 @@ RULES = (
 # Unguessable per process, and removed from any text before it is fenced: text from outside
 # cannot close a data block and speak as the prompt.
 _FENCE = secrets.token_hex(8)
+# An eval sets its folder's own nonce here (argue.app._eval), so that a re-run after a kill
+# builds the same request bodies, hence the same batch custom_ids; unset: the process's.
+FENCE_NONCE: ContextVar[str | None] = ContextVar("argue_fence_nonce", default=None)
 
 
 def data(text: str, what: str = "material") -> str:
     """Untrusted text (model, web, user) fenced as data in a user message."""
-    clean = text.replace(_FENCE, "[boundary removed]")
-    return f"<data {what} {_FENCE}>\n{clean}\n</data {_FENCE}>"
+    fence = FENCE_NONCE.get() or _FENCE
+    clean = text.replace(fence, "[boundary removed]")
+    return f"<data {what} {fence}>\n{clean}\n</data {fence}>"
 
 
 def system_prompt(persona: Persona, card: str, config: DebateConfig, stance: str) -> str:

@@ -28,8 +28,9 @@ from argue.eval.judging import FactJudgment, JudgedScore, judge_answer, partial_
 from argue.eval.normalize import majority, normalize
 from argue.llm.base import ChatModel, Message, ModelAuthError, ModelError
 
-ARMS = ("debate", "single", "vote", "society")
+ARMS = ("debate", "single", "vote", "society", "du")
 JUDGED_ARMS = ("single", "society")
+NUMBER_ONLY_ARMS = ("du",)  # the paper's math and gsm protocols read a number from the reply
 DEFAULT_SOCIETY_AGENTS = 3  # the paper's headline: 3 agents × 2 rounds
 DEFAULT_SOCIETY_ROUNDS = 2
 MAX_SOCIETY_AGENTS = 10  # each later-round prompt holds the other N-1 full answers
@@ -61,6 +62,13 @@ FREE_TEXT_FORM = (
 def check_arms(items: Sequence[EvalItem], arms: Sequence[str]) -> None:
     """A judged dataset runs only the arms that can answer free text (the module docstring);
     another arm is a ``DatasetError`` (a usage error) before any model call."""
+    not_numbers = sorted({item.kind for item in items if item.kind != "number"})
+    for arm in arms:
+        if arm in NUMBER_ONLY_ARMS and not_numbers:
+            raise DatasetError(
+                f"arm {arm} is Du et al.'s math and gsm protocols, which read a number from the "
+                f"reply: it runs on number items only, not {', '.join(not_numbers)} items"
+            )
     refused = [arm for arm in arms if arm not in JUDGED_ARMS]
     if not refused or not any(item.judged for item in items):
         return
@@ -110,6 +118,13 @@ class ItemResult(BaseModel):
         default=None, description="why a judged score covers only some of the facts"
     )
 
+    @property
+    def unanswered(self) -> bool:
+        """No answer to score: a call failed, a batch expired, a sample or an agent is missing.
+        Left out of accuracy and of the paired tests, counted apart, and run again by a re-run
+        (``argue.eval.runner``); an answer that cannot be read is answered (and wrong)."""
+        return self.error is not None
+
 
 @dataclass
 class ArmSettings:
@@ -123,6 +138,10 @@ class ArmSettings:
     vote_samples: int = 0
     society_agents: int = DEFAULT_SOCIETY_AGENTS
     society_rounds: int = DEFAULT_SOCIETY_ROUNDS
+    # The du arm (argue.eval.du_protocol): the paper's wording for this dataset, agents × rounds.
+    du_wording: Literal["math", "gsm"] = "gsm"
+    du_agents: int = 3
+    du_rounds: int = 2
     record_usage: Callable[[Usage], None] = lambda _: None
     usage_seen: list[Usage] = field(default_factory=list)
 
@@ -292,21 +311,29 @@ async def run_vote(settings: ArmSettings, item: EvalItem) -> ItemResult:
     usage: list[Usage] = []
     k = settings.vote_samples
 
+    errors: list[str] = []
+
     async def sample(n: int) -> str | None:
         try:
             return await _ask(settings, item, usage, f"eval/{item.id}/vote/{n}")
         except ModelAuthError:
             raise
-        except ModelError:
+        except ModelError as exc:
+            errors.append(str(exc)[:300])
             return None
 
     answers = await asyncio.gather(*(sample(n) for n in range(1, k + 1)))
     normalized = [normalize(a, item.kind, item.choices) for a in answers]
     winner, counts = majority(normalized)
     raw = next((a for a, n in zip(answers, normalized, strict=True) if n == winner), None)
-    detail = {"samples": k, "failed_samples": answers.count(None), "votes": counts}
+    failed = answers.count(None)
+    detail: dict[str, Any] = {"samples": k, "failed_samples": failed, "votes": counts}
+    if failed:  # a vote of fewer than K samples is not the vote asked for: unanswered
+        detail["majority_of_the_rest"] = raw
+        why = f"{failed} of {k} sample(s) failed, so the vote is unanswered: {errors[0]}"
+        return _finish(item, "vote", started, usage, detail=detail, error=why)
     if winner is None:
-        return _finish(item, "vote", started, usage, detail=detail, error="no sample answered")
+        detail["no_answer"] = "no sample's answer could be read"
     return _finish(item, "vote", started, usage, answer=raw, detail=detail)
 
 
@@ -416,13 +443,16 @@ async def run_society(settings: ArmSettings, item: EvalItem) -> ItemResult:
             if answered
             else f"every agent had failed by round {len(answers)}"
         )
-    if winner is None:
+    if failed:  # an agent dropped out: not the N-agent majority asked for, so unanswered
+        detail["majority_of_the_rest"] = raw
+        first = failed[0]
         why = (
-            f"no agent answered round {rounds}"
-            if not answered
-            else f"no round-{rounds} answer could be read as a {item.kind}"
+            f"{len(failed)} call(s) failed (agent {first['agent']}, round {first['round']}: "
+            f"{first['error'][:200]}), so the society is unanswered"
         )
         return _finish(item, "society", started, usage, detail=detail, error=why)
+    if winner is None:
+        detail["no_answer"] = f"no round-{rounds} answer could be read as a {item.kind}"
     return _finish(item, "society", started, usage, answer=raw, detail=detail)
 
 
@@ -453,7 +483,8 @@ async def _society_judged(
             if answering
             else f"every agent had failed by round {len(answers)}"
         )
-    if not answering:
+    if failed or not answering:  # an agent dropped out: unanswered, nothing judged
+        first = failed[0] if failed else None
         return _finish(
             item,
             "society",
@@ -461,7 +492,10 @@ async def _society_judged(
             usage,
             detail=detail,
             judged=(_judge_name(settings), [], []),
-            error=f"no agent answered round {rounds}",
+            error=f"{len(failed)} call(s) failed (agent {first['agent']}, round "
+            f"{first['round']}: {first['error'][:200]}), so the society is unanswered"
+            if first
+            else f"no agent answered round {rounds}",
         )
     judged = await _judge(settings, item, answering, [], f"eval/{item.id}/society/judge")
     return _finish(

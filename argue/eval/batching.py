@@ -33,11 +33,11 @@ import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any, NoReturn, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from argue.eval.folder import BatchRecord, EvalFolder
+from argue.eval.folder import INTENT, BatchRecord, EvalFolder
 from argue.llm import WrappedModel
 from argue.llm._batch import (
     BATCH_ROUTE,
@@ -160,8 +160,19 @@ def _fresh(error: BaseException) -> BaseException:
 class _RunCounts:
     created: list[str] = field(default_factory=list)
     reattached: list[str] = field(default_factory=list)
+    refused: list[str] = field(default_factory=list)
     submitted: int = 0
     reattached_requests: int = 0
+
+
+class _NotOurs(Exception):
+    """A recorded or found batch whose requests are not this run's: refused, not used."""
+
+
+def intent_token(custom_ids: list[str]) -> str:
+    """The client token of a batch of these requests: the same requests, the same token, so a
+    run killed before recording the batch's id finds it again under the intent it recorded."""
+    return hashlib.sha256("\n".join(sorted(custom_ids)).encode()).hexdigest()[:32]
 
 
 class BatchCollector:
@@ -188,7 +199,15 @@ class BatchCollector:
         self._lanes: set[BatchLane] = set()
         self._queue: list[_Queued] = []
         self._wake: asyncio.Event | None = None
-        self._known: dict[str, str] = {}  # custom_id -> the recorded batch holding it
+        self._known: dict[str, str] = {}  # custom_id -> the recorded batch that answers it
+        self._calls_of: dict[str, set[str]] = {}  # batch id -> its recorded custom_ids
+        self._intent_of: dict[str, str] = {}  # batch id -> its recorded client token
+        self._pending: dict[str, str] = {}  # custom_id -> an intent with no batch recorded
+        self._intents: dict[str, BatchRecord] = {}  # client token -> its intent line
+        self._status: dict[str, str] = {}  # batch id -> how it ended
+        self._mine: set[str] = set()  # the custom_ids this run queued
+        self._answered: set[str] = set()  # of those, the ones a batch answered
+        self._wave = 0
         self._followed: dict[str, asyncio.Task[dict[str, BatchAnswer]]] = {}
         self._tasks: set[asyncio.Task[None]] = set()
         self.this_run = _RunCounts()
@@ -200,12 +219,24 @@ class BatchCollector:
         """Collect while the body runs; on the way out (cancelled too) stop polling and close
         the client. Batches already submitted stay recorded for the next run."""
         self._wake = asyncio.Event()
-        self._known = {
-            custom_id: batch_id
-            for batch_id, record in self._folder.batches().items()
-            if record.provider == self.client.provider
-            for custom_id in record.calls
-        }
+        records, intents, problems = self._folder.batch_lines()
+        for problem in problems:
+            self._report(problem)
+        ours = {k: r for k, r in records.items() if r.provider == self.client.provider}
+        for batch_id, record in ours.items():
+            self._calls_of[batch_id] = set(record.calls)
+            if record.intent:
+                self._intent_of[batch_id] = record.intent
+            failed = set(record.failed)  # not answered there: submitted again
+            self._known.update({c: batch_id for c in record.calls if c not in failed})
+        placed = set(self._intent_of.values())
+        for intent in intents:
+            self._wave = max(self._wave, intent.wave or 0)
+            if intent.provider != self.client.provider or intent.intent in placed:
+                continue
+            assert intent.intent is not None
+            self._intents[intent.intent] = intent
+            self._pending.update({c: intent.intent for c in intent.calls})
         collector = asyncio.create_task(self._collect())
         try:
             yield self
@@ -244,6 +275,7 @@ class BatchCollector:
             asyncio.get_running_loop().create_future()
         )
         self._queue.append(_Queued(custom_id, body, call, future))
+        self._mine.add(custom_id)
         lane.open.add(future)
         self._poke()
         try:
@@ -257,24 +289,33 @@ class BatchCollector:
         from argue.llm.pricing import BATCH_PRICE_FACTOR
 
         records = self._folder.batches()
+        used = [
+            (record, len(set(record.calls) & self._mine))
+            for batch_id, record in records.items()
+            if batch_id not in self.this_run.refused
+        ]
         return {
             "engine": self.client.engine,
             "provider": self.client.provider,
             "price": f"{BATCH_PRICE_FACTOR:.0%} of list price",
+            # Only this run's requests are counted: a recorded batch's other custom_ids (an
+            # earlier run's, or lines from elsewhere) are not.
             "batches": [
                 {
                     "id": record.batch_id,
-                    "requests": len(record.calls),
+                    "requests": mine,
                     "status": record.status,
                     "counts": record.counts,
                 }
-                for record in records.values()
+                for record, mine in used
+                if mine
             ],
-            "requests": sum(len(r.calls) for r in records.values()),
-            "answered": sum(r.counts.get("succeeded", 0) for r in records.values()),
+            "requests": len(self._mine),
+            "answered": len(self._answered & self._mine),
             "this_run": {
                 "created": list(self.this_run.created),
                 "reattached": list(self.this_run.reattached),
+                "refused": list(self.this_run.refused),
                 "requests_submitted": self.this_run.submitted,
                 "requests_reattached": self.this_run.reattached_requests,
             },
@@ -324,25 +365,41 @@ class BatchCollector:
 
     def _submit_queue(self) -> None:
         queued, self._queue = self._live(), []
-        groups: dict[str | None, list[_Queued]] = {}
+        groups: dict[tuple[str, str | None], list[_Queued]] = {}
         for item in queued:
-            groups.setdefault(self._known.get(item.custom_id), []).append(item)
-        for batch_id, members in groups.items():
-            task = asyncio.create_task(self._run_batch(batch_id, members))
+            if item.custom_id in self._known:
+                group: tuple[str, str | None] = ("batch", self._known[item.custom_id])
+            elif item.custom_id in self._pending:
+                group = ("intent", self._pending[item.custom_id])
+            else:
+                group = ("new", None)
+            groups.setdefault(group, []).append(item)
+        for (kind, key), members in groups.items():
+            task = asyncio.create_task(self._run_batch(kind, key, members))
             self._tasks.add(task)
             task.add_done_callback(self._tasks.discard)
 
     # -- one batch
 
-    async def _run_batch(self, batch_id: str | None, members: list[_Queued]) -> None:
-        """Submit ``members`` as a new batch (``batch_id`` None) or re-attach to the recorded
-        one, then give each waiting call its answer, or the error that stopped them all."""
+    async def _run_batch(self, kind: str, key: str | None, members: list[_Queued]) -> None:
+        """Re-attach ``members`` to the batch recorded for them (``kind`` "batch"), or to the
+        one created for the intent recorded for them ("intent"), or submit them as a new batch
+        ("new", or when neither is found); then give each waiting call its answer, or the
+        error that stopped them all. A batch that turns out not to hold this run's requests
+        is refused in one line and its requests submitted anew."""
         try:
-            if batch_id is not None:
-                batch_id = await self._reattach(batch_id, members)
-            if batch_id is None:
+            batch_id: str | None = None
+            try:
+                if kind == "batch" and key is not None:
+                    batch_id = await self._reattach(key, members)
+                elif kind == "intent" and key is not None:
+                    batch_id = await self._found(key, members)
+                if batch_id is None:
+                    raise _NotOurs  # nothing to re-attach to: a new batch
+                answers = await self._answers_of(batch_id, members)
+            except _NotOurs:
                 batch_id = await self._create(members)
-            answers = await asyncio.shield(self._follow(batch_id))
+                answers = await asyncio.shield(self._follow(batch_id))
         except asyncio.CancelledError:
             raise
         except Exception as error:  # a ModelError, or the folder refusing a write
@@ -350,13 +407,47 @@ class BatchCollector:
                 if not member.future.done():
                     member.future.set_exception(_fresh(error))
             return
+        expired = self._status.get(batch_id) == "expired"
         for member in members:
+            answer = answers.get(member.custom_id)
+            if answer is None and expired:  # OpenAI: an expired batch may list nothing
+                answer = BatchAnswer(member.custom_id, "expired")
+            if answer is not None and answer.kind == "succeeded":
+                self._answered.add(member.custom_id)
             if not member.future.done():
-                member.future.set_result((batch_id, answers.get(member.custom_id)))
+                member.future.set_result((batch_id, answer))
+
+    async def _answers_of(self, batch_id: str, members: list[_Queued]) -> dict[str, BatchAnswer]:
+        """A re-attached batch's answers, once it is checked to be this run's: raises
+        ``_NotOurs`` (said in one line) when its answers hold none of ``members``."""
+        answers = await asyncio.shield(self._follow(batch_id))
+        if answers and not any(m.custom_id in answers for m in members):
+            self._refuse(
+                batch_id,
+                members,
+                f"none of its {len(answers)} answer(s) is for this run's requests",
+            )
+        return answers
+
+    def _refuse(self, batch_id: str, members: list[_Queued], why: str) -> NoReturn:
+        self._report(
+            f"batch {batch_id}: not this eval's batch ({why}): refused, not used; its "
+            f"{len(members)} request(s) are submitted anew"
+        )
+        if batch_id not in self.this_run.refused:
+            self.this_run.refused.append(batch_id)
+        if batch_id in self.this_run.reattached:
+            self.this_run.reattached.remove(batch_id)
+        self.this_run.reattached_requests -= len(members)
+        for member in members:
+            self._known.pop(member.custom_id, None)
+        raise _NotOurs
 
     async def _reattach(self, batch_id: str, members: list[_Queued]) -> str | None:
-        """``batch_id`` when the provider still knows it; None (submit again) when it does
-        not (404: another account, or results past their retention)."""
+        """``batch_id`` when the provider still knows it as the batch recorded; None (submit
+        again) when it does not (404: another account, or results past their retention);
+        ``_NotOurs`` (refused, said in one line) when its size or client token are not the
+        recorded batch's."""
         self._report(
             f"batch {batch_id}: re-attached to {len(members)} request(s) an earlier run "
             "submitted (not sent again)"
@@ -365,11 +456,12 @@ class BatchCollector:
             self.this_run.reattached.append(batch_id)
         self.this_run.reattached_requests += len(members)
         try:
-            await asyncio.shield(self._follow(batch_id))
-        except ModelRequestError as error:
+            progress = await self.client.progress(batch_id)
+        except (ModelAuthError, ModelRequestError) as error:
             if error.status_code != 404:
                 raise
-            self._followed.pop(batch_id, None)
+            self.this_run.reattached.remove(batch_id)
+            self.this_run.reattached_requests -= len(members)
             for member in members:
                 self._known.pop(member.custom_id, None)
             self._report(
@@ -377,10 +469,41 @@ class BatchCollector:
                 "requests are submitted again"
             )
             return None
+        except ModelError:
+            return batch_id  # asked after again while it is followed, with its own patience
+        recorded = self._calls_of.get(batch_id, set())
+        token = self._intent_of.get(batch_id)
+        if progress.tag is not None and token is not None and progress.tag != token:
+            self._refuse(batch_id, members, "it was created for another intent")
+        if progress.total and recorded and progress.total != len(recorded):
+            self._refuse(
+                batch_id,
+                members,
+                f"it holds {progress.total} request(s), the record {len(recorded)}",
+            )
         return batch_id
 
-    async def _create(self, members: list[_Queued]) -> str:
-        batch_id = await self.client.create([(m.custom_id, m.body) for m in members])
+    async def _found(self, token: str, members: list[_Queued]) -> str | None:
+        """The batch the provider created for the recorded intent ``token`` (a run killed
+        between creating it and recording its id), recorded now; None when there is none
+        (the run was killed before the provider created it: submitted now)."""
+        intent = self._intents[token]
+        ids = set(intent.calls)
+        batch_id = await self.client.find(token, ids, intent.at)
+        for custom_id in ids:
+            self._pending.pop(custom_id, None)
+        if batch_id is None:
+            return None
+        self._record_created(batch_id, token, intent.calls)
+        self.this_run.reattached.append(batch_id)
+        self.this_run.reattached_requests += len(members)
+        self._report(
+            f"batch {batch_id}: found the batch an earlier run created for {len(ids)} "
+            "request(s) before it could record it; re-attached (not sent again)"
+        )
+        return batch_id
+
+    def _record_created(self, batch_id: str, token: str, calls: dict[str, str]) -> None:
         at = self._now()
         try:
             record = BatchRecord(
@@ -388,8 +511,9 @@ class BatchCollector:
                 engine=self.client.engine,
                 batch_id=batch_id,
                 status="submitted",
+                intent=token,
                 submitted_at=at,
-                calls={m.custom_id: m.call for m in members},
+                calls=calls,
                 at=at,
             )
         except ValidationError:
@@ -401,7 +525,29 @@ class BatchCollector:
             ) from None
         # Recorded before anything else happens: a run killed from here on re-attaches.
         self._folder.append_batch(record)
-        self._known.update({m.custom_id: batch_id for m in members})
+        self._known.update({custom_id: batch_id for custom_id in calls})
+        self._calls_of[batch_id] = set(calls)
+        self._intent_of[batch_id] = token
+
+    async def _create(self, members: list[_Queued]) -> str:
+        """The intent recorded first (its wave, custom_ids and client token), then the batch
+        created, tagged with the token where the API keeps one, then its id recorded."""
+        calls = {m.custom_id: m.call for m in members}
+        token = intent_token(list(calls))
+        self._wave += 1
+        self._folder.append_batch(
+            BatchRecord(
+                provider=self.client.provider,
+                engine=self.client.engine,
+                status=INTENT,
+                intent=token,
+                wave=self._wave,
+                calls=calls,
+                at=self._now(),
+            )
+        )
+        batch_id = await self.client.create([(m.custom_id, m.body) for m in members], token)
+        self._record_created(batch_id, token, calls)
         self.this_run.created.append(batch_id)
         self.this_run.submitted += len(members)
         self._report(
@@ -468,6 +614,13 @@ class BatchCollector:
         counts = {kind: 0 for kind in ANSWER_KINDS}
         for answer in answers.values():
             counts[answer.kind] = counts.get(answer.kind, 0) + 1
+        self._status[batch_id] = progress.status
+        recorded = self._calls_of.get(batch_id, set())
+        unanswered = sorted(
+            c for c in recorded if c not in answers or answers[c].kind != "succeeded"
+        )
+        for custom_id in unanswered:  # the next run submits them again
+            self._known.pop(custom_id, None)
         self._folder.append_batch(
             BatchRecord(
                 provider=self.client.provider,
@@ -475,6 +628,7 @@ class BatchCollector:
                 batch_id=batch_id,
                 status=progress.status,
                 counts={k: v for k, v in counts.items() if v},
+                failed=unanswered,
                 at=self._now(),
             )
         )

@@ -17,7 +17,9 @@ inside a line. Every refusal is an :class:`EvalFolderError`, one line naming the
 from __future__ import annotations
 
 import fcntl
+import json
 import os
+import re
 import stat
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -40,21 +42,43 @@ LOCK = ".lock"
 WHAT = "eval folder"
 
 
+BATCH_ID = r"^[A-Za-z0-9_-]{1,200}$"
+INTENT = "intent"
+
+
 class BatchRecord(BaseModel):
-    """One line of batches.jsonl: a provider batch when created (``status`` "submitted",
-    ``calls`` set), or later news of it (its end: ``status`` the provider's word, ``counts``).
+    """One line of batches.jsonl: the intent to create a batch (``status`` "intent", no
+    ``batch_id`` yet: ``intent`` its client token, ``wave``, ``calls``), written before the
+    provider is asked; the batch once created (``status`` "submitted", ``batch_id``, ``calls``,
+    ``intent``); or later news of it (its end: ``status`` the provider's word, ``counts``, and
+    ``failed``: the custom_ids it did not answer, which the next run submits again).
     ``calls`` maps each request's custom_id to the call it stands for (item/arm/purpose)."""
 
     provider: str
     engine: str
     # Both providers' ids are letters, digits, _ and -; anything else in a shared or edited
-    # folder is not sent to the provider's URL (the line is skipped).
-    batch_id: str = Field(pattern=r"^[A-Za-z0-9_-]{1,200}$")
+    # folder is not sent to the provider's URL (the line is named and skipped).
+    batch_id: str | None = Field(default=None, pattern=BATCH_ID)
     status: str
+    intent: str | None = Field(default=None, pattern=r"^[0-9a-f]{32}$")
+    wave: int | None = None
     submitted_at: float | None = None
     calls: dict[str, str] = Field(default_factory=dict)
     counts: dict[str, int] = Field(default_factory=dict)
+    failed: list[str] = Field(default_factory=list)
     at: float = Field(description="Unix time of this line")
+
+
+def _named_batch_id(line: bytes) -> str | None:
+    """The ``batch_id`` a line that failed to load names, when it is a string (else None)."""
+    try:
+        data = json.loads(line)
+    except ValueError:
+        return None
+    said = data.get("batch_id") if isinstance(data, dict) else None
+    if not isinstance(said, str):
+        return None
+    return None if re.fullmatch(BATCH_ID, said) else said
 
 
 class EvalFolderError(ValueError):
@@ -164,14 +188,24 @@ class EvalFolder:
     # -- results
 
     def results(self) -> dict[tuple[str, str], ItemResult]:
-        """Finished (item, arm) records; a torn or foreign line is skipped (re-run, not trusted)."""
+        """The latest record of each (item, arm): an unanswered one is run again by the next
+        run, whose record comes after it; a torn or foreign line is skipped (re-run, not
+        trusted)."""
         found: dict[tuple[str, str], ItemResult] = {}
+        for record in self.result_lines():
+            known = found.get((record.item, record.arm))
+            if known is None or known.unanswered:  # an answer is never replaced
+                found[(record.item, record.arm)] = record
+        return found
+
+    def result_lines(self) -> list[ItemResult]:
+        """Every record in items.jsonl, earlier unanswered attempts included (they spent)."""
+        found: list[ItemResult] = []
         for line in self._lines(RESULTS):
             try:
-                record = ItemResult.model_validate_json(line)
+                found.append(ItemResult.model_validate_json(line))
             except (ValidationError, ValueError):
                 continue
-            found.setdefault((record.item, record.arm), record)
         return found
 
     def _lines(self, name: str) -> Iterator[bytes]:
@@ -199,13 +233,30 @@ class EvalFolder:
         self._append(RESULTS, redact(result.model_dump_json()))
 
     def batches(self) -> dict[str, BatchRecord]:
-        """Every batch recorded, by id: its creation line (its calls) with the latest status
-        and counts of later lines; a torn or foreign line is skipped."""
+        """Every batch recorded, by id: its creation line (its calls) with the latest status,
+        counts and failed ids of later lines; a torn or foreign line is skipped."""
+        return self.batch_lines()[0]
+
+    def batch_lines(self) -> tuple[dict[str, BatchRecord], list[BatchRecord], list[str]]:
+        """The batches (``batches``), the intents recorded (in order), and one line naming
+        each line that was skipped because its batch id is malformed (never sent anywhere)."""
         found: dict[str, BatchRecord] = {}
-        for line in self._lines(BATCHES):
+        intents: list[BatchRecord] = []
+        problems: list[str] = []
+        for number, line in enumerate(self._lines(BATCHES), 1):
             try:
                 record = BatchRecord.model_validate_json(line)
             except (ValidationError, ValueError):
+                said = _named_batch_id(line)
+                if said is not None:
+                    problems.append(
+                        f"{self.root / BATCHES} line {number}: {said[:80]!r} is not a batch id "
+                        "(letters, digits, _ and - only): line skipped, nothing sent for it"
+                    )
+                continue
+            if record.batch_id is None:
+                if record.status == INTENT and record.intent is not None:
+                    intents.append(record)
                 continue
             known = found.get(record.batch_id)
             if known is None:
@@ -216,10 +267,12 @@ class EvalFolder:
                         "status": record.status,
                         "counts": record.counts or known.counts,
                         "calls": known.calls or record.calls,
+                        "intent": known.intent or record.intent,
+                        "failed": record.failed or known.failed,
                         "at": record.at,
                     }
                 )
-        return found
+        return found, intents, problems
 
     def append_batch(self, record: BatchRecord) -> None:
         self._append(BATCHES, record.model_dump_json())

@@ -2,11 +2,15 @@
 per item, wall time; paired McNemar comparisons of debate against single and vote; and the
 terminal table. Everything is computed from the per-item records, so a merge reports alike.
 
-Accuracy is scored two ways, each labelled. ``accuracy``: every item counts, an answer that
-cannot be read is wrong (argue's own normalisation). ``paper``: Du et al.'s convention — a
-number item's answer is the last float-like token of the arm's answer (commas turned into
-dots), an answer that does not parse is dropped from the denominator, and so is an item none
-of whose agents' answers parse (the society arm: the paper's majority of the agents' last
+Accuracy is scored two ways, each labelled, both over the *answered* items only: an item an arm
+has no answer for (a failed call, an expired batch, a vote sample or society agent missing:
+``ItemResult.unanswered``) is not wrong, it is left out of every figure and of the paired tests,
+counted apart ("answered 82 of 100"), and the run ends ``partial``. ``accuracy``: every
+answered item counts, an answer that cannot be read is wrong (argue's own normalisation).
+``paper``: Du et al.'s convention — a number item's answer is the last float-like token of the
+arm's answer (commas turned into dots), an answer that does not parse is dropped from the
+denominator, and so is an item none of whose agents' answers parse (the society arm: the
+paper's majority of the agents' last
 answers, re-taken over the paper's parse; single, vote and debate: the arm's one final answer).
 Choice and text items have no paper parse: there an unanswered item is dropped, the rest scored
 as by argue. The paired comparisons use ``accuracy`` (every item in both arms).
@@ -14,7 +18,7 @@ as by argue. The paired comparisons use ``accuracy`` (every item in both arms).
 A judged eval (free-text answers checked against reference facts by the eval's model,
 ``argue.eval.judging``) is labelled model-judged, with the judge model's name. ``accuracy`` is
 then the mean over items of each item's fraction of judged facts found consistent (an
-unanswered item scores 0; an item none of whose facts could be judged is left out), with a
+unanswered item is left out, as is an item none of whose facts could be judged), with a
 plain mean ± 1.96 standard errors — not a Wilson interval, which is for a count of right
 answers, not a mean of fractions. ``paper`` is Du et al.'s biography figure: every (answer,
 fact) verdict pooled, consistent over consistent + inconsistent (uncertain and failed dropped),
@@ -43,16 +47,17 @@ from argue.eval.normalize import (
 from argue.eval.stats import compare, wilson_interval
 
 ARGUE_CONVENTION = (
-    "argue's scoring: every item in the denominator; an answer that cannot be read as the "
-    "item's kind is wrong"
+    "argue's scoring: every answered item in the denominator; an answer that cannot be read as "
+    "the item's kind is wrong; an item with no answer (a failed call, an expired batch) is "
+    "unanswered: left out, counted apart"
 )
 
 MODEL_JUDGED = "model-judged"
 JUDGED_CONVENTION = (
     "model-judged: an item's score is the fraction of its reference facts the judge model "
     "found consistent with the answer (an uncertain verdict counts as not consistent; a fact "
-    "whose judge call failed is left out); an unanswered item scores 0, an item with no fact "
-    "judged is left out; the arm's figure is the mean score over items"
+    "whose judge call failed is left out); an unanswered item is left out, as is an item "
+    "with no fact judged; the arm's figure is the mean score over items"
 )
 JUDGED_INTERVAL = (
     "mean ± 1.96 standard errors over items (normal approximation; not Wilson: the scores "
@@ -70,6 +75,8 @@ COMPARISONS = (
     ("debate", "vote"),
     ("debate", "society"),
     ("society", "single"),
+    ("debate", "du"),
+    ("du", "single"),
 )
 """Pairs compared item by item (McNemar), when both arms ran: argue's debate against each
 baseline, and the paper's protocol against one call (the paper's own headline comparison)."""
@@ -77,6 +84,8 @@ baseline, and the paper's protocol against one call (the paper's own headline co
 
 def paper_verdict(record: ItemResult) -> bool | None:
     """Right or wrong under Du et al.'s convention; None when the item is dropped."""
+    if record.arm == "du":  # the paper's own parse and majority already decided it
+        return None if record.answer is None or record.error else record.correct
     expected = normalize_number(record.expected) if plain_number(record.expected) else None
     if expected is None:  # a choice or text item: unanswered dropped, the rest as argue scores
         return None if record.normalized is None else record.correct
@@ -92,6 +101,7 @@ def paper_verdict(record: ItemResult) -> bool | None:
 
 
 def paper_summary(records: list[ItemResult]) -> dict[str, Any]:
+    """Du et al.'s figure over the answered records (``arm_summary`` leaves the rest out)."""
     verdicts = [v for v in map(paper_verdict, records) if v is not None]
     scored, correct = len(verdicts), sum(verdicts)
     low, high = wilson_interval(correct, scored)
@@ -113,6 +123,8 @@ def judged_item_score(record: ItemResult) -> float | None:
     """The item's score in the mean: its fraction of judged facts found consistent (counted
     from its judgments), 0 when the arm gave no answer, None (left out) when an answer was
     given but no fact could be judged."""
+    if record.unanswered:
+        return None
     return 0.0 if record.answer is None else JudgedScore.of(record.judgments).fraction
 
 
@@ -161,6 +173,7 @@ def judged_summary(records: list[ItemResult]) -> dict[str, Any]:
     counted = JudgedScore.of([j for r in records for j in r.judgments])
     judges = sorted({r.judge_model for r in records if r.judge_model})
     return {
+        "unreadable": sum(1 for r in records if r.answer is None),
         "label": MODEL_JUDGED,
         "judge_model": ", ".join(judges) or None,
         "n": len(scores),
@@ -170,7 +183,6 @@ def judged_summary(records: list[ItemResult]) -> dict[str, Any]:
         "ci95": _interval(mean, stderr),
         "interval": JUDGED_INTERVAL,
         "convention": JUDGED_CONVENTION,
-        "unanswered": sum(1 for r in records if r.answer is None),
         "judging": {
             "verdicts": {v: getattr(counted, v) for v in VERDICTS},
             "facts_judged": counted.judged,
@@ -192,29 +204,42 @@ def judged_summary(records: list[ItemResult]) -> dict[str, Any]:
     }
 
 
-def arm_summary(records: list[ItemResult]) -> dict[str, Any]:
+def arm_summary(records: list[ItemResult], items: int | None = None) -> dict[str, Any]:
+    """One arm's figures. Accuracy is over the answered records only (``ItemResult.unanswered``:
+    no answer, as after a failed call or an expired batch, is not a wrong answer); ``items`` is
+    how many items the arm was to answer (default: its records), so that the table says
+    "answered 82 of 100" and an arm with nothing answered has no accuracy at all."""
     n = len(records)
+    answered = [r for r in records if not r.unanswered]
+    total = max(items if items is not None else n, n)
     unpriced = sum(r.unpriced_calls for r in records)
     # Requests sent and never answered may have been billed: the priced part is a lower bound.
     possibly_billed = sum(r.possibly_billed_calls for r in records)
     cost = sum(r.cost_usd for r in records)
     if is_judged(records):
-        scoring = judged_summary(records)
+        scoring = judged_summary(answered)
     else:
-        correct = sum(r.correct for r in records)
-        low, high = wilson_interval(correct, n)
+        correct = sum(r.correct for r in answered)
+        scored = len(answered)
+        low, high = wilson_interval(correct, scored)
         scoring = {
-            "n": n,
+            "n": scored,
             "correct": correct,
-            "accuracy": correct / n if n else None,
-            "ci95": [round(low, 4), round(high, 4)],
+            "accuracy": correct / scored if scored else None,
+            "ci95": [round(low, 4), round(high, 4)] if scored else None,
             "interval": "Wilson score, 95 %",
             "convention": ARGUE_CONVENTION,
-            "unanswered": sum(1 for r in records if r.normalized is None),
-            "paper": paper_summary(records),
+            "unreadable": sum(1 for r in answered if r.normalized is None),
+            "paper": paper_summary(answered),
         }
+    if not answered:
+        scoring.update(accuracy=None, ci95=None)
     return {
         **scoring,
+        "items": total,
+        "answered": len(answered),
+        "unanswered": total - len(answered),
+        "unanswered_because": unanswered_because(records),
         "mean_calls": sum(r.calls for r in records) / n if n else 0.0,
         "mean_tokens": sum(r.tokens for r in records) / n if n else 0.0,
         # Unknown when any call had no price or may have been billed unanswered; the priced
@@ -232,20 +257,47 @@ def arm_summary(records: list[ItemResult]) -> dict[str, Any]:
     }
 
 
+def unanswered_because(records: Iterable[ItemResult]) -> dict[str, int]:
+    """The unanswered records by why, in the fixed words: ``expired`` (a batch's 24-hour
+    window ended first), ``cancelled``, ``failed`` (any other failure)."""
+    why: dict[str, int] = {}
+    for record in records:
+        if not record.unanswered:
+            continue
+        error = record.error or ""
+        kind = (
+            "expired"
+            if "batch expired" in error
+            else "cancelled"
+            if "batch was cancelled" in error
+            else "failed"
+        )
+        why[kind] = why.get(kind, 0) + 1
+    return why
+
+
 def build_report(
-    results: Iterable[ItemResult], manifests: Sequence[dict[str, Any]]
+    results: Iterable[ItemResult],
+    manifests: Sequence[dict[str, Any]],
+    items: int | None = None,
 ) -> dict[str, Any]:
+    """``items``: how many items each arm was to answer (the eval's, or the merged shards')."""
     by_arm: dict[str, dict[str, ItemResult]] = {}
     for record in results:
         by_arm.setdefault(record.arm, {})[record.item] = record
-    arms = {arm: arm_summary(list(by_arm[arm].values())) for arm in ARMS if arm in by_arm}
+    arms = {arm: arm_summary(list(by_arm[arm].values()), items) for arm in ARMS if arm in by_arm}
     judged = any(s.get("label") == MODEL_JUDGED for s in arms.values())
     comparisons = []
     for first, second in COMPARISONS:
         if first in by_arm and second in by_arm and judged:
             comparisons.append(judged_comparison(first, second, by_arm[first], by_arm[second]))
         elif first in by_arm and second in by_arm:
-            shared = sorted(set(by_arm[first]) & set(by_arm[second]))
+            # Only the items both arms answered: an unanswered one is no right/wrong pair.
+            shared = sorted(
+                i
+                for i in set(by_arm[first]) & set(by_arm[second])
+                if not by_arm[first][i].unanswered and not by_arm[second][i].unanswered
+            )
             pairs = [(by_arm[first][i].correct, by_arm[second][i].correct) for i in shared]
             result = compare(first, second, pairs)
             comparisons.append(
@@ -276,6 +328,11 @@ def build_report(
         "society": {
             "agents": manifest.get("society_agents"),
             "rounds": manifest.get("society_rounds"),
+        },
+        "du": {
+            "wording": manifest.get("du_wording"),
+            "agents": manifest.get("du_agents"),
+            "rounds": manifest.get("du_rounds"),
         },
         "answer_type": "judged" if judged else "exact",
         "scoring": _scoring(arms)
@@ -374,7 +431,8 @@ def judged_comparison(
 
 
 EXACT_CAPTION = (
-    "accuracy: every item counts, an unreadable answer is wrong; paper: Du et al.'s scoring "
+    "accuracy: of the answered items (unanswered ones are left out), an unreadable answer is "
+    "wrong; paper: Du et al.'s scoring "
     "(last float-like token; unparsed answers dropped), of the items it scored; calls, tokens "
     "and cost: mean per item; time: first start to last finish"
 )
@@ -387,7 +445,7 @@ def table_caption(report: dict[str, Any]) -> str:
         return EXACT_CAPTION
     return (
         f"accuracy: {report['scoring']['label']}, the mean fraction of reference facts found "
-        "consistent per item (an unanswered item scores 0); 95 % CI: mean ± 1.96 standard "
+        "consistent per item (an unanswered item is left out); 95 % CI: mean ± 1.96 standard "
         "errors; paper: Du et al.'s pooled consistent / (consistent + inconsistent), of the "
         "fact verdicts it counted; calls, tokens and cost: mean per item, the judge's calls "
         "included; time: first start to last finish"
@@ -453,5 +511,31 @@ def run_lines(report: dict[str, Any]) -> list[str]:
     elif status == "interrupted":
         lines.append(
             f"Interrupted: {left}; the report covers what ran. Re-run the same command to resume."
+        )
+    lines += unanswered_lines(report)
+    return lines
+
+
+def unanswered_lines(report: dict[str, Any]) -> list[str]:
+    """Per arm with unanswered items: how many it answered, why the rest were not, and that a
+    re-run asks exactly those again (the accuracy figures leave them out)."""
+    lines = []
+    for arm, summary in report.get("arms", {}).items():
+        left = summary.get("unanswered") or 0
+        if not left:
+            continue
+        why = summary.get("unanswered_because") or {}
+        said = ", ".join(f"{count} {kind}" for kind, count in why.items())
+        not_run = left - sum(why.values())
+        if not_run > 0:
+            said = ", ".join(x for x in (said, f"{not_run} not run") if x)
+        figure = (
+            "no accuracy figure"
+            if summary.get("accuracy") is None
+            else "its accuracy is over those only"
+        )
+        lines.append(
+            f"{arm}: answered {summary['answered']} of {summary['items']} ({left} unanswered: "
+            f"{said}; {figure}). Re-run the same command to ask exactly those again."
         )
     return lines

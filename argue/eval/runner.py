@@ -4,7 +4,9 @@ Items run ``concurrency`` at a time (each arm of each item is one task); the pro
 slot limit (``ARGUE_MAX_CONCURRENCY``) still caps the calls in flight. ``debate``, ``single``
 and ``society`` (its N × R calls inside the one task: rounds in turn, a round's agents at once)
 run first; ``vote`` runs after them, so that K can match the calls the debate arm
-actually spent per item. A finished (item, arm) is never run again.
+actually spent per item. An answered (item, arm) is never run again; an unanswered one (a
+failed call, an expired batch, a missing sample or agent: ``ItemResult.unanswered``) is run
+again by the next run, and only those.
 
 ``control`` (an ``EvalControl``) is asked before each (item, arm) starts, and before the vote
 wave: once the whole eval's budget is reached or a stop was requested (Ctrl-C), nothing new
@@ -35,6 +37,7 @@ from argue.eval.arms import (
 )
 from argue.eval.budget import EvalControl, TalliedModel
 from argue.eval.datasets import EvalItem
+from argue.eval.du_protocol import run_du
 from argue.eval.folder import EvalFolder
 from argue.llm.base import ChatModel
 
@@ -46,6 +49,7 @@ RUNNERS = {
     "single": run_single,
     "vote": run_vote,
     "society": run_society,
+    "du": run_du,
 }
 DEFAULT_VOTE_SAMPLES = 5
 
@@ -116,10 +120,12 @@ async def _run_waves(
     control: EvalControl | None,
     batching: BatchCollector | None,
 ) -> dict[tuple[str, str], ItemResult]:
-    done = folder.results()
+    known = folder.results()
+    # An unanswered (item, arm) is run again, and only those: the answered ones are done.
+    done = {key: record for key, record in known.items() if not record.unanswered}
     gate = asyncio.Semaphore(concurrency)
     control = control or EvalControl()
-    control.budget.add_records(done.values())  # a resumed eval starts from what it spent
+    control.budget.add_records(folder.result_lines())  # a resumed eval starts from its spend
 
     async def one(arm: str, item: EvalItem) -> None:
         key = (item.id, arm)
@@ -166,4 +172,5 @@ async def _run_waves(
         settings.vote_samples = int(manifest["vote_samples"])
         await wave(["vote"])
     wanted = {item.id for item in items}
-    return {key: r for key, r in done.items() if key[0] in wanted and key[1] in arms}
+    latest = {**known, **done}  # still unanswered: the last attempt's record
+    return {key: r for key, r in latest.items() if key[0] in wanted and key[1] in arms}

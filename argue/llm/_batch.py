@@ -97,6 +97,8 @@ class BatchProgress:
     total: int
     failed: int = 0
     problem: str | None = None
+    # The client token argue tagged the batch with (OpenAI's metadata), when the API keeps one.
+    tag: str | None = None
 
 
 class BatchClient(Protocol):
@@ -105,8 +107,14 @@ class BatchClient(Protocol):
     provider: str
     engine: str  # "OpenAI Batch API", "Anthropic Message Batches"
 
-    async def create(self, requests: list[tuple[str, dict[str, Any]]]) -> str:
-        """Submit ``(custom_id, body)`` pairs as one batch; its id."""
+    async def create(self, requests: list[tuple[str, dict[str, Any]]], tag: str) -> str:
+        """Submit ``(custom_id, body)`` pairs as one batch tagged with the client token ``tag``
+        where the API keeps one; its id."""
+        ...
+
+    async def find(self, tag: str, custom_ids: set[str], since: float) -> str | None:
+        """The batch created for the intent ``tag`` (holding ``custom_ids``, created after the
+        Unix time ``since``), if the provider has one; None if not."""
         ...
 
     async def progress(self, batch_id: str) -> BatchProgress: ...

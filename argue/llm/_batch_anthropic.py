@@ -14,6 +14,9 @@ if TYPE_CHECKING:
 
     from argue.llm._anthropic import AnthropicModel
 
+LIST_LIMIT = 100
+CLOCK_SKEW_S = 60.0
+
 # The HTTP status each Anthropic error type stands for (an errored request carries the type).
 ERROR_STATUS = {
     "invalid_request_error": 400,
@@ -34,7 +37,9 @@ class AnthropicBatchClient(SDKBatchClient["AsyncAnthropic"]):
     def __init__(self, model: AnthropicModel) -> None:
         super().__init__(model)
 
-    async def create(self, requests: list[tuple[str, dict[str, Any]]]) -> str:
+    async def create(self, requests: list[tuple[str, dict[str, Any]]], tag: str = "") -> str:
+        """Message Batches keep no client metadata: ``tag`` is not sent (``find`` matches a
+        batch by its time, size and custom_ids instead)."""
         import anthropic
 
         client = self._sdk()
@@ -46,6 +51,38 @@ class AnthropicBatchClient(SDKBatchClient["AsyncAnthropic"]):
             lambda timeout_s: client.messages.batches.create(requests=entries, timeout=timeout_s),
         )
         return str(batch.id)
+
+    async def find(self, tag: str, custom_ids: set[str], since: float) -> str | None:
+        """The batch created for these ``custom_ids``: among the most recent batches
+        (``LIST_LIMIT``), one created after ``since`` (less a minute of clock skew) with as many
+        requests; an ended one is taken only if its results hold exactly these custom_ids, one
+        still running is taken when it is the only candidate (the collector checks its
+        custom_ids once it ends, and refuses it if they are not these)."""
+        import anthropic
+
+        client = self._sdk()
+        page = await retried(
+            self._model,
+            anthropic,
+            "looking for the batch an earlier run created",
+            lambda timeout_s: client.messages.batches.list(limit=LIST_LIMIT, timeout=timeout_s),
+        )
+        running: list[str] = []
+        for batch in page.data:
+            created = batch.created_at.timestamp() if batch.created_at else 0.0
+            counts = batch.request_counts
+            size = sum(
+                getattr(counts, name, 0) or 0
+                for name in ("processing", "succeeded", "errored", "canceled", "expired")
+            )
+            if created < since - CLOCK_SKEW_S or size != len(custom_ids):
+                continue
+            if batch.processing_status != "ended":
+                running.append(str(batch.id))
+                continue
+            if set((await self.results(str(batch.id))).keys()) == custom_ids:
+                return str(batch.id)
+        return running[0] if len(running) == 1 else None
 
     async def progress(self, batch_id: str) -> BatchProgress:
         import anthropic

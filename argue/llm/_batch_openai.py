@@ -21,6 +21,9 @@ ENDPOINT: Literal["/v1/chat/completions"] = "/v1/chat/completions"
 RUNNING = frozenset({"validating", "in_progress", "finalizing", "cancelling"})
 # Output lines argue reads at most (a batch holds at most 50,000 requests).
 MAX_LINES = 60_000
+# The metadata key of argue's client token (the intent recorded before the batch was created).
+TAG_KEY = "argue_intent"
+LIST_LIMIT = 100
 
 
 class OpenAIBatchClient(SDKBatchClient["AsyncOpenAI"]):
@@ -29,7 +32,7 @@ class OpenAIBatchClient(SDKBatchClient["AsyncOpenAI"]):
     def __init__(self, model: OpenAICompatModel) -> None:
         super().__init__(model)
 
-    async def create(self, requests: list[tuple[str, dict[str, Any]]]) -> str:
+    async def create(self, requests: list[tuple[str, dict[str, Any]]], tag: str = "") -> str:
         import openai
 
         lines = [
@@ -56,11 +59,27 @@ class OpenAIBatchClient(SDKBatchClient["AsyncOpenAI"]):
                 input_file_id=upload.id,
                 endpoint=ENDPOINT,
                 completion_window="24h",
-                metadata={"created_by": "argue eval --batch"},
+                metadata={"created_by": "argue eval --batch", TAG_KEY: tag},
                 timeout=timeout_s,
             ),
         )
         return str(batch.id)
+
+    async def find(self, tag: str, custom_ids: set[str], since: float) -> str | None:
+        """The batch whose metadata carries ``tag``, among the most recent (``LIST_LIMIT``)."""
+        import openai
+
+        client = self._sdk()
+        page = await retried(
+            self._model,
+            openai,
+            "looking for the batch an earlier run created",
+            lambda timeout_s: client.batches.list(limit=LIST_LIMIT, timeout=timeout_s),
+        )
+        for batch in page.data:
+            if _tag_of(batch) == tag:
+                return str(batch.id)
+        return None
 
     async def progress(self, batch_id: str) -> BatchProgress:
         import openai
@@ -87,6 +106,7 @@ class OpenAIBatchClient(SDKBatchClient["AsyncOpenAI"]):
             total=total,
             failed=getattr(counts, "failed", 0) or 0,
             problem=problem,
+            tag=_tag_of(batch),
         )
 
     async def results(self, batch_id: str) -> dict[str, BatchAnswer]:
@@ -114,6 +134,12 @@ class OpenAIBatchClient(SDKBatchClient["AsyncOpenAI"]):
                 if answer is not None:
                     answers.setdefault(answer.custom_id, answer)
         return answers
+
+
+def _tag_of(batch: Any) -> str | None:
+    metadata = getattr(batch, "metadata", None)
+    said = metadata.get(TAG_KEY) if isinstance(metadata, dict) else None
+    return said if isinstance(said, str) else None
 
 
 def _file_reader(client: AsyncOpenAI, file_id: str) -> Callable[[float], Awaitable[str]]:

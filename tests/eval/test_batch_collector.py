@@ -259,7 +259,9 @@ def test_a_batch_that_cannot_be_created_fails_its_calls_with_the_reason(tmp_path
         server.stop()
     assert said.startswith("ModelRequestError: anthropic: creating the message batch: HTTP 400")
     assert "batches are not enabled" in said
-    assert not (tmp_path / "e" / "batches.jsonl").exists()  # nothing was created
+    # Only the intent was recorded (before asking): no batch, nothing to re-attach to.
+    lines = [json.loads(x) for x in (tmp_path / "e" / "batches.jsonl").read_text().splitlines()]
+    assert [(x["status"], x["batch_id"]) for x in lines] == [("intent", None)]
 
 
 @pytest.mark.parametrize(

@@ -134,7 +134,7 @@ def test_a_whole_eval_goes_one_batch_per_wave(provider, fake, tmp_path):
     names = {name for r in created for name in r["calls"].values()}
     # A call's name: item/arm/purpose (the purpose names the item, arm, round and agent).
     assert any(re.fullmatch(r"([^/]+)/society/eval/\1/society/r2/a3", name) for name in names)
-    ended = [r for r in records if r["status"] != "submitted"]
+    ended = [r for r in records if r["status"] not in ("submitted", "intent")]
     assert len(ended) == 3
     for record in ended:
         assert record["counts"] == {"succeeded": len(fake.batches[record["batch_id"]].requests)}
@@ -223,7 +223,10 @@ def test_a_request_that_failed_inside_a_batch_is_that_items_failure(provider, fa
 
     fake.fail = fail
     outcome, lines, root = run(provider, fake, tmp_path, arms=["single"])
-    assert outcome.exit_code == 0  # every item ran; one of them failed
+    # Every item ran; one has no answer: partial, exit 1, left out of the accuracy.
+    assert (outcome.status, outcome.exit_code) == ("partial", 1)
+    single = outcome.report["arms"]["single"]
+    assert (single["answered"], single["items"], single["accuracy"]) == (2, 3, 1.0)
     results = {
         json.loads(x)["item"]: json.loads(x)
         for x in (root / "items.jsonl").read_text().splitlines()
@@ -236,19 +239,28 @@ def test_a_request_that_failed_inside_a_batch_is_that_items_failure(provider, fa
     assert all(r["correct"] for key, r in results.items() if key != doomed.id)
     assert batch_lines(root)[-1]["counts"] == {"succeeded": 2, "errored": 1}
     assert any(line.endswith("2 answered, 1 errored") for line in lines)
+    # A re-run asks exactly that one again (it succeeds now), and nothing else.
+    fake.fail = lambda custom_id, body: None
+    sent = fake.requests_in
+    outcome, lines, root = run(provider, fake, tmp_path, arms=["single"])
+    assert (outcome.status, outcome.exit_code) == ("completed", 0), lines
+    assert fake.requests_in == sent + 1
+    assert outcome.report["arms"]["single"]["accuracy"] == 1.0
 
 
 def test_an_expired_batch_fails_what_it_left_unanswered(provider, fake, tmp_path):
     fake.expire_after = 2
     outcome, _, root = run(provider, fake, tmp_path, arms=["single"], n=4)
-    assert outcome.exit_code == 0  # the eval goes on and reports
+    assert (outcome.status, outcome.exit_code) == ("partial", 1)  # the eval goes on, reports
     results = [json.loads(x) for x in (root / "items.jsonl").read_text().splitlines()]
     expired = [r for r in results if r["error"]]
     assert len(expired) == 2 and sum(r["correct"] for r in results) == 2
     assert all("the batch expired" in r["error"] and "not billed" in r["error"] for r in expired)
     assert batch_lines(root)[-1]["counts"] == {"succeeded": 2, "expired": 2}
     assert batch_lines(root)[-1]["status"] == ("expired" if provider == "openai" else "ended")
-    assert outcome.report["arms"]["single"]["n"] == 4
+    single = outcome.report["arms"]["single"]
+    assert (single["n"], single["answered"], single["items"]) == (2, 2, 4)
+    assert single["unanswered_because"] == {"expired": 2}
 
 
 def test_a_provider_without_batches_runs_direct_calls_and_says_so(tmp_path, scripted_provider):
@@ -320,8 +332,9 @@ def test_the_batch_flag_through_the_cli(tmp_path, monkeypatch):
         assert again.exit_code == 0, again.output
         assert fake.creates == 1
         assert (
-            "batch: 1 batch(es) on the Anthropic Message Batches (2 requests, 2 answered), "
-            "priced at 50% of list price; this run submitted 0 and re-attached to 0"
+            "batch: this run sent 0 request(s) in 0 new batch(es) and re-attached 0 to 0 "
+            "earlier one(s) on the Anthropic Message Batches; 0 of its 0 request(s) answered, "
+            "priced at 50% of list price"
         ) in " ".join(again.stdout.split())
     finally:
         fake.stop()

@@ -118,7 +118,7 @@ def test_the_four_arms_on_the_papers_items_print_both_conventions(tmp_path, scri
     )
     assert "paper" in header and "95 % CI" in header
     words = " ".join(shown.stdout.split())
-    assert "an unreadable answer is wrong; paper: Du et al.'s scoring" in words
+    assert "an unreadable answer is wrong; paper: Du et al.'s scoring" in words  # caption
     report = json.loads(CliRunner().invoke(app, [*args, "--json"]).stdout)  # resumed: no call
     expected = 100 // int(shard.split("/")[1])
     assert set(report["arms"]) == {"single", "vote", "society", "debate"}

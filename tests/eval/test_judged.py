@@ -328,7 +328,7 @@ def test_vote_and_debate_are_refused_on_a_judged_dataset(tmp_path, monkeypatch, 
 # ------------------------------------------------------------------ the report
 
 
-def judged_record(item, arm, score, verdicts, *, answer="text", judge="p/judge-1"):
+def judged_record(item, arm, score, verdicts, *, answer="text", judge="p/judge-1", error=None):
     from argue.eval.judging import FactJudgment
 
     judgments = [
@@ -349,6 +349,7 @@ def judged_record(item, arm, score, verdicts, *, answer="text", judge="p/judge-1
         judge_model=judge,
         calls=1 + len(verdicts),
         judge_calls=len(verdicts),
+        error=error,
     )
 
 
@@ -360,7 +361,8 @@ def test_the_report_labels_and_scores_a_judged_eval():
         judged_record("a", "single", 1.0, [C, C]),
         judged_record("b", "single", 0.5, [C, INC]),
         judged_record("c", "single", 0.0, [U, None]),  # partial: one fact unjudged
-        judged_record("d", "single", None, [], answer=None),  # no answer: scores 0
+        # no answer (the call failed): unanswered, left out of the figures and the comparison
+        judged_record("d", "single", None, [], answer=None, error="the call failed: down"),
         judged_record("e", "single", None, [None, None]),  # answered, nothing judged: left out
     ]
     society = [
@@ -376,13 +378,13 @@ def test_the_report_labels_and_scores_a_judged_eval():
     assert report["scoring"]["accuracy"] == JUDGED_CONVENTION
     arm = report["arms"]["single"]
     assert (arm["label"], arm["judge_model"]) == (MODEL_JUDGED, "p/judge-1")
-    # Mean of the item scores 1, 0.5, 0, 0 (item e left out), ± 1.96 standard errors.
-    scores = [1.0, 0.5, 0.0, 0.0]
-    mean = sum(scores) / 4
-    stderr = math.sqrt(sum((s - mean) ** 2 for s in scores) / 3 / 4)
-    assert (arm["n"], arm["accuracy"]) == (4, pytest.approx(mean))
+    # Mean of the item scores 1, 0.5, 0 (item d unanswered and e unjudged: left out).
+    scores = [1.0, 0.5, 0.0]
+    mean = sum(scores) / 3
+    stderr = math.sqrt(sum((s - mean) ** 2 for s in scores) / 2 / 3)
+    assert (arm["n"], arm["accuracy"]) == (3, pytest.approx(mean))
     assert arm["stderr"] == pytest.approx(stderr, abs=1e-6)
-    assert arm["ci95"] == [0.0, pytest.approx(mean + 1.96 * stderr, abs=1e-4)]
+    assert arm["ci95"] == [0.0, pytest.approx(min(1.0, mean + 1.96 * stderr), abs=1e-4)]
     assert "not Wilson" in arm["interval"]
     assert arm["unanswered"] == 1 and arm["correct"] == 1
     judging = arm["judging"]
@@ -397,8 +399,8 @@ def test_the_report_labels_and_scores_a_judged_eval():
     # No McNemar: the society and single compared by their paired score differences.
     (comparison,) = report["comparisons"]
     assert comparison["arms"] == ["society", "single"] and "McNemar" not in comparison["test"]
-    assert comparison["n"] == 4  # the items both scored (e is not in society)
-    assert comparison["difference"] == pytest.approx((0 + 0.5 + 0.5 + 0.5) / 4)
+    assert comparison["n"] == 3  # the items both scored (d unanswered, e not in society)
+    assert comparison["difference"] == pytest.approx((0 + 0.5 + 0.5) / 3, abs=1e-4)
     assert "no McNemar test" in comparison["verdict"]
     assert "p_value" not in comparison
     lines = judged_lines(report)
@@ -500,7 +502,7 @@ def test_the_table_caption_names_the_judge_and_keeps_the_exact_one():
     judged = build_report([judged_record("a", "single", 1.0, [C])], [])
     assert table_caption(judged).startswith("accuracy: model-judged (judge: p/judge-1), the mean")
     exact = build_report([], [])
-    assert table_caption(exact).startswith("accuracy: every item counts, an unreadable answer")
+    assert table_caption(exact).startswith("accuracy: of the answered items (unanswered ones are")
 
 
 def test_a_lone_judged_agent_is_asked_to_examine_its_answer(tmp_path):

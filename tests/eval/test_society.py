@@ -193,7 +193,10 @@ def test_a_tie_goes_to_the_lowest_numbered_agent(tmp_path):
     assert result.detail["votes"] == {"14": 1, "15": 1}
 
 
-def test_a_failed_agent_drops_out_the_others_vote(tmp_path):
+def test_a_failed_agent_drops_out_and_leaves_the_item_unanswered(tmp_path):
+    """Teeth: in argue/eval/arms.py drop ``run_society``'s ``if failed:`` branch (score the
+    majority of the agents left, as before issue 38): this test fails (the item is scored)."""
+
     def answer(agent, round_no):
         if agent == 2 and round_no == 1:
             return ModelUnavailableError("scripted", "agent 2 found no server")
@@ -201,7 +204,10 @@ def test_a_failed_agent_drops_out_the_others_vote(tmp_path):
 
     model = society(answer)
     result = asyncio.run(run_society(settings(model, tmp_path), ITEM))
-    assert result.answer == "14" and result.correct and result.error is None
+    # Not the 3-agent majority asked for: unanswered (never scored), the rest's kept in detail.
+    assert result.answer is None and not result.correct and result.unanswered
+    assert result.error.startswith("1 call(s) failed (agent 2, round 1: ")
+    assert result.detail["majority_of_the_rest"] == "14"
     # Agent 2 is not called in round 2; its failed call billed nothing (no answer to count).
     assert len(model.requests) == 5 and result.calls == 4
     failed = result.detail["failed_calls"]
@@ -225,7 +231,7 @@ def test_a_failed_agent_drops_out_the_others_vote(tmp_path):
     model = society(all_fail)
     result = asyncio.run(run_society(settings(model, tmp_path), ITEM))
     assert (result.answer, result.correct, result.calls, len(model.requests)) == (None, False, 3, 6)
-    assert result.error == "no agent answered round 2"
+    assert result.error.startswith("3 call(s) failed (agent 1, round 2: ")
     assert result.detail["partial"].endswith("every agent had failed by round 2")
 
 

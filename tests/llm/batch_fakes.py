@@ -19,6 +19,7 @@ import email.parser
 import itertools
 import json
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -76,6 +77,8 @@ def anthropic_reply(body: dict[str, Any]) -> dict[str, Any]:
 class FakeBatch:
     id: str
     requests: list[tuple[str, dict[str, Any]]]
+    metadata: dict[str, str] = field(default_factory=dict)
+    created_at: float = field(default_factory=time.time)
     polls: int = 0
     ended: bool = False
     expired: bool = False
@@ -87,6 +90,7 @@ class BatchFake:
     answer: Callable[[dict[str, Any]], dict[str, Any]] = openai_reply
     fail: Callable[[str, dict[str, Any]], str | None] = lambda custom_id, body: None
     expire_after: int | None = None
+    list_expired: bool = True  # OpenAI: an expired request has a line in the error file
     polls_to_end: int = 2
     hold: threading.Event = field(default_factory=threading.Event)
     batches: dict[str, FakeBatch] = field(default_factory=dict)
@@ -112,13 +116,22 @@ class BatchFake:
     def _route(self, request: RecordedRequest) -> Reply:
         raise NotImplementedError
 
-    def _new_batch(self, prefix: str, requests: list[tuple[str, dict[str, Any]]]) -> FakeBatch:
+    def _new_batch(
+        self,
+        prefix: str,
+        requests: list[tuple[str, dict[str, Any]]],
+        metadata: dict[str, str] | None = None,
+    ) -> FakeBatch:
         with self._lock:
             self.creates += 1
             self.requests_in += len(requests)
-            batch = FakeBatch(f"{prefix}{next(self._ids):04d}", requests)
+            batch = FakeBatch(f"{prefix}{next(self._ids):04d}", requests, dict(metadata or {}))
             self.batches[batch.id] = batch
+            self.on_create(batch)
             return batch
+
+    def on_create(self, batch: FakeBatch) -> None:
+        """A hook a test sets (e.g. to note the moment the batch exists)."""
 
     def _poll(self, batch: FakeBatch) -> None:
         """One more look at ``batch``: it ends on its ``polls_to_end``-th poll, when not held."""
@@ -169,8 +182,13 @@ class OpenAIBatchFake(BatchFake):
             assert all(e["url"] == "/v1/chat/completions" for e in entries)
             assert spec["endpoint"] == "/v1/chat/completions"
             assert spec["completion_window"] == "24h"
-            batch = self._new_batch("batch_", [(e["custom_id"], e["body"]) for e in entries])
+            batch = self._new_batch(
+                "batch_", [(e["custom_id"], e["body"]) for e in entries], spec.get("metadata")
+            )
             return Reply(json=self._batch_json(batch, spec["input_file_id"]))
+        if request.method == "GET" and path == "/v1/batches":  # list: the newest first
+            listed = [self._batch_json(b, "file-in") for b in reversed(self.batches.values())]
+            return Reply(json={"object": "list", "data": listed, "has_more": False})
         if request.method == "GET" and path.startswith("/v1/batches/"):
             batch = self.batches.get(path.rsplit("/", 1)[1])
             if batch is None:
@@ -215,6 +233,8 @@ class OpenAIBatchFake(BatchFake):
             for custom_id, (kind, value) in batch.answers.items():
                 if kind == "succeeded":
                     out.append(self._output_line(custom_id, value))
+                elif kind == "expired" and not self.list_expired:
+                    failed += 1
                 elif kind == "expired":
                     failed += 1
                     err.append(
@@ -258,7 +278,8 @@ class OpenAIBatchFake(BatchFake):
             "status": status,
             "output_file_id": output_file,
             "error_file_id": error_file,
-            "created_at": 1767225600,
+            "created_at": int(batch.created_at),
+            "metadata": batch.metadata or None,
             "request_counts": {
                 "total": len(batch.requests),
                 "completed": done - failed,
@@ -287,6 +308,11 @@ class AnthropicBatchFake(BatchFake):
             entries = request.json()["requests"]
             batch = self._new_batch("msgbatch_", [(e["custom_id"], e["params"]) for e in entries])
             return Reply(json=self._batch_json(batch))
+        if request.method == "GET" and path == prefix:  # list: the newest first
+            listed = [self._batch_json(b) for b in reversed(self.batches.values())]
+            return Reply(
+                json={"data": listed, "has_more": False, "first_id": None, "last_id": None}
+            )
         if request.method == "GET" and path.startswith(prefix + "/"):
             rest = path[len(prefix) + 1 :]
             batch_id, _, tail = rest.partition("/")
@@ -313,7 +339,7 @@ class AnthropicBatchFake(BatchFake):
                 "canceled": 0,
                 "expired": kinds.count("expired"),
             },
-            "created_at": "2026-12-01T00:00:00Z",
+            "created_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(batch.created_at)),
             "expires_at": "2026-12-02T00:00:00Z",
             "ended_at": "2026-12-01T00:10:00Z" if batch.ended else None,
             "archived_at": None,
