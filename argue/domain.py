@@ -545,11 +545,11 @@ class Claim(BaseModel):
         supports = {c.support for c in quoted}
         for support in ("contradicts", "unrelated", "unchecked"):
             if support in supports:
-                return support  # type: ignore[return-value]
+                return support
         verdicts = {c.verdict for c in self.citations}
         for verdict in ("out_of_context", "near_match", "quote_not_found"):
             if verdict in verdicts:
-                return verdict  # type: ignore[return-value]
+                return verdict
         if self.verified_evidence_ids:
             return "quote_not_found"
         if self.unverified_evidence_ids:
