@@ -5,6 +5,7 @@ config.toml (all keys optional)::
     [defaults]
     provider = "anthropic"          # or ARGUE_PROVIDER
     model = "claude-sonnet-4-6"     # or ARGUE_MODEL
+    verifier_model = "claude-haiku-4-5"  # the support check's (default: the judge's, the model)
     rounds = 3
     mode = "adversarial"
     sources = ["arxiv", "library"]  # or ARGUE_RESEARCH_SOURCES
@@ -55,6 +56,9 @@ class Defaults(BaseModel):
 
     provider: str | None = None
     model: str | None = None
+    verifier_model: str | None = Field(
+        default=None, description="MODEL or provider:MODEL for the support check"
+    )
     rounds: int = Field(default=3, ge=1, le=50)
     mode: Mode = "adversarial"
     sources: list[str] = Field(default_factory=list)

@@ -217,6 +217,12 @@ class DebateConfig(BaseModel):
         description="persona letter -> its own model (argument, rebuttal, reflection, research "
         "plan, ask); a letter not listed speaks with the debate's model",
     )
+    verifier_model: SeatModel | None = Field(
+        default=None,
+        exclude_if=lambda v: v is None,
+        description="the support check's model (--verifier-model, config verifier_model); "
+        "None: the judge's, which is the debate's model",
+    )
     language: Literal["en", "fr"] = Field(
         default="en", description="the language of code's own words (headings, markers)"
     )

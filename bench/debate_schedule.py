@@ -62,7 +62,9 @@ def run(personas: list[str], rounds: int, latency: float, folder: Path) -> dict[
 
     cpu = time.process_time()
     wall = time.monotonic()
-    asyncio.run(DebateRunner(store, ScriptedModel(responder), ScriptedToolkit()).run())
+    asyncio.run(
+        DebateRunner(store, ScriptedModel(responder, provider="bench"), ScriptedToolkit()).run()
+    )
     wall = time.monotonic() - wall
     cpu = time.process_time() - cpu
 

@@ -181,7 +181,7 @@ def run(personas: list[str], rounds: int, latency: float, folder: Path) -> Run:
         )
         return reply
 
-    model = ScriptedModel(responder)
+    model = ScriptedModel(responder, provider="bench")  # not "scripted": support checks are calls
     toolkit = BenchToolkit()
     toolkit.model = model
     asyncio.run(DebateRunner(store, model, toolkit).run())

@@ -177,7 +177,7 @@ def run_debate(
     import asyncio
     import signal
 
-    from argue.app._seats import models_for_run
+    from argue.app._seats import models_for_run, verifier_for_run
     from argue.engine import DebateRunner, SkillToolkit, memory_writer
     from argue.llm import mask_secrets
     from argue.records.labels import label
@@ -186,6 +186,7 @@ def run_debate(
     config = store.config()
     lang = config.language
     persona_models = models_for_run(config, chat_model, workspace)
+    verifier = verifier_for_run(config, chat_model, workspace, persona_models)
     toolkit = SkillToolkit(
         chat_model,
         sources=config.research_sources or None,
@@ -199,6 +200,7 @@ def run_debate(
         memory_writer=memory_writer,
         moderator=moderator,
         persona_models=persona_models,
+        verifier_model=verifier,
     )
     in_main_thread = threading.current_thread() is threading.main_thread()
 
@@ -225,7 +227,8 @@ def run_debate(
             if in_main_thread:
                 loop.remove_signal_handler(signal.SIGINT)
                 loop.remove_signal_handler(signal.SIGTERM)
-            for each in {id(m): m for m in (chat_model, *persona_models.values())}.values():
+            owned = (chat_model, *persona_models.values(), *([verifier] if verifier else []))
+            for each in {id(m): m for m in owned}.values():
                 close = getattr(each, "aclose", None)
                 if close is not None:
                     await close()

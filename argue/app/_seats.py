@@ -140,3 +140,39 @@ def models_for_run(
     """The recorded persona models of a debate (letters it seats only), ready to run."""
     seats = {k: v for k, v in config.persona_models.items() if k in config.personas}
     return resolve_seat_models(seats, debate, workspace, budget_usd=config.budget_usd)
+
+
+VERIFIER_FLAG = "--verifier-model"
+
+
+def choose_verifier(spec: str | None, debate: ChatModel) -> SeatModel | None:
+    """The support check's model from ``--verifier-model`` (or config ``verifier_model``):
+    ``MODEL`` of the debate's provider or ``provider:MODEL``; None (not given): the judge's,
+    which is the debate's model."""
+    from argue.domain import SeatModel
+
+    if spec is None or not spec.strip():
+        return None
+    provider, model = parse_model_spec(spec, debate.provider)
+    if not model:
+        raise UsageError(f"{VERIFIER_FLAG}: no model named in {spec!r}")
+    return SeatModel(provider=provider, model=model)
+
+
+def verifier_for_run(
+    config: DebateConfig,
+    debate: ChatModel,
+    workspace: Workspace,
+    persona_models: Mapping[str, ChatModel] | None = None,
+) -> ChatModel | None:
+    """The recorded support-check model, ready to run (None: the debate's own). A model a
+    persona already speaks with is reused."""
+    seat = config.verifier_model
+    if seat is None or (seat.provider, seat.model) == (debate.provider, debate.model):
+        return None
+    for model in (persona_models or {}).values():
+        if (model.provider, model.model) == (seat.provider, seat.model):
+            return model
+    verifier = workspace.resolve(seat.provider, seat.model)
+    workspace.require_price(verifier, config.budget_usd)
+    return verifier

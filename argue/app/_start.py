@@ -11,13 +11,19 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from argue.app._errors import UsageError
 from argue.app._limits import MAX_ROUNDS, NAME_MAX_CHARS, QUESTION_MAX_CHARS
-from argue.app._seats import SeatChoice, choose_seat_models, recorded, resolve_seat_models
+from argue.app._seats import (
+    SeatChoice,
+    choose_seat_models,
+    choose_verifier,
+    recorded,
+    resolve_seat_models,
+)
 from argue.app._workspace import Reporter, Workspace, quiet, server_limits
 
 if TYPE_CHECKING:
     from argue.app._reach import Unreachable
     from argue.app._run import DetachedRun, RunOutcome
-    from argue.domain import Mode, Persona
+    from argue.domain import Mode, Persona, SeatModel
     from argue.engine.estimate import DebateEstimate
     from argue.llm import ChatModel, ServerLimits
     from argue.store import DebateStore
@@ -71,6 +77,7 @@ class StartRequest(Request):
     provider: str | None = None
     model: str | None = None
     persona_models: list[str] = Field(default_factory=list)
+    verifier_model: str | None = None
     sources: list[str] | None = None
     rounds: int | None = Field(default=None, ge=1, le=MAX_ROUNDS)
     budget_usd: float | None = Field(default=None, ge=0.0)
@@ -130,6 +137,7 @@ class DebatePlan:
     max_tokens: int | None
     unreachable: Unreachable | None = None
     limits: ServerLimits | None = field(default=None, repr=False)
+    verifier: SeatModel | None = None  # the support check's model; None: the judge's
 
     def estimate(self) -> DebateEstimate:
         """Calls, tokens and cost for the planned rounds (``argue.engine.estimate``)."""
@@ -142,6 +150,11 @@ class DebatePlan:
             debate_model=ModelRef(self.chat_model.provider, self.chat_model.model),
             persona_models={c.letter: ModelRef(c.provider, c.model) for c in self.seats},
             prices=self.workspace.prices,
+            verifier_model=(
+                None
+                if self.verifier is None
+                else ModelRef(self.verifier.provider, self.verifier.model)
+            ),
         )
 
 
@@ -232,7 +245,17 @@ def prepare(request: StartRequest, workspace: Workspace | None = None) -> Debate
     workspace.require_price(chat_model, budget)
     seats = choose_seat_models(lineup, request.persona_models, chat_model)
     resolve_seat_models(recorded(seats, chat_model), chat_model, workspace, budget_usd=budget)
+    verifier = choose_verifier(
+        request.verifier_model or settings.defaults.verifier_model, chat_model
+    )
+    if verifier is not None and (verifier.provider, verifier.model) != (
+        chat_model.provider,
+        chat_model.model,
+    ):
+        workspace.require_price(workspace.resolve(verifier.provider, verifier.model), budget)
     providers = {chat_model.provider, *(s.provider for s in seats)}
+    if verifier is not None:
+        providers.add(verifier.provider)
     return DebatePlan(
         request=request,
         workspace=workspace,
@@ -251,6 +274,7 @@ def prepare(request: StartRequest, workspace: Workspace | None = None) -> Debate
         max_tokens=request.max_tokens,
         unreachable=first_unreachable(providers, workspace.env),
         limits=limits,
+        verifier=verifier,
     )
 
 
@@ -278,6 +302,7 @@ def create(plan: DebatePlan, *, command: str = "argue") -> DebateStore:
             selection_reason=plan.reason,
             language=plan.language,
             persona_models=recorded(plan.seats, plan.chat_model),
+            verifier_model=plan.verifier,
         )
     except ModeError as exc:
         raise UsageError(str(exc)) from None
@@ -313,6 +338,11 @@ def dry_run_document(plan: DebatePlan, warnings: list[str]) -> dict[str, Any]:
         ],
         "provider": plan.chat_model.provider,
         "model": plan.chat_model.model,
+        "verifier_model": (
+            plan.verifier.label()
+            if plan.verifier is not None
+            else f"{plan.chat_model.provider}/{plan.chat_model.model}"
+        ),
         "rounds": plan.rounds,
         "sources": list(plan.sources),
         "budget_usd": plan.budget_usd,

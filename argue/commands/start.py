@@ -93,6 +93,13 @@ def argue_command(
         help="NAME=MODEL: a persona (name or letter) speaks with its own model, on the debate's "
         "provider or as provider:model (repeatable).",
     ),
+    verifier_model: str | None = typer.Option(
+        None,
+        "--verifier-model",
+        help="MODEL or provider:MODEL for the support check, which asks whether each quoted "
+        "sentence supports its claim (default: config verifier_model, else the judge's: the "
+        "debate's model).",
+    ),
     dry_run: bool = typer.Option(
         False,
         "--dry-run",
@@ -135,6 +142,7 @@ def argue_command(
             provider=provider,
             model=model,
             persona_models=persona_model or [],
+            verifier_model=verifier_model,
             sources=None if sources is None else _split(sources),
             rounds=rounds,
             budget_usd=budget_usd,

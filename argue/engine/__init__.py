@@ -55,6 +55,7 @@ def create_debate(
     language: Language | None = None,
     persona_models: Mapping[str, SeatModel] | None = None,
     answer_format: AnswerFormat | None = None,
+    verifier_model: SeatModel | None = None,
 ) -> DebateStore:
     """Write config.json, state.json and a snapshot of each persona; nothing else runs yet."""
     if not question.strip():
@@ -77,6 +78,7 @@ def create_debate(
         language=language or detect_language(question),
         persona_models=dict(persona_models or {}),
         answer_format=answer_format,
+        verifier_model=verifier_model,
     )
     return DebateStore.create(
         debates_dir,

@@ -4,10 +4,10 @@ Calls follow the engine's schedule: framing (and the mode's own step before the 
 e.g. the devil's advocate's private view); per round and persona a research plan (round 1
 always; later rounds only when the reflection did not plan the next round's research), up to
 ``RESEARCH_BUDGET`` ``ask`` consultations, the argument, the rebuttal (plus one re-ask when it
-conceded nothing), the reflection; one judge per round; the synthesis. Whatever may or may not
-happen is a range (minimum, maximum). Tokens come from typical prompt and answer sizes
-(``TYPICAL_CALLS``: assumptions, not measurements); cost from the price table, and is unknown for
-a model without a price. Pure logic: no I/O, no model call.
+conceded nothing), the reflection, the support check of its quotes; one judge per round; the
+synthesis. Whatever may or may not happen is a range (minimum, maximum). Tokens come from typical
+prompt and answer sizes (``TYPICAL_CALLS``: assumptions, not measurements); cost from the price
+table, and is unknown for a model without a price. Pure logic: no I/O, no model call.
 """
 
 from __future__ import annotations
@@ -54,6 +54,7 @@ TYPICAL_CALLS: dict[str, TypicalCall] = {
     "concession re-ask": TypicalCall(5500, 900, per_round=500, per_other=700),
     "reflection": TypicalCall(4500, 700, per_round=500, per_other=400),
     "judge": TypicalCall(1500, 500, per_other=1200),
+    "support check": TypicalCall(1200, 300),
     "synthesis": TypicalCall(2500, 2500, per_seat_round=700),
 }
 """The assumption behind every token figure (see ``ASSUMPTION``). The rebuttal and the
@@ -207,8 +208,11 @@ def estimate_debate(
     debate_model: ModelRef,
     persona_models: Mapping[str, ModelRef] | None = None,
     prices: PriceTable | None = None,
+    verifier_model: ModelRef | None = None,
 ) -> DebateEstimate:
-    """The calls, tokens and cost of a debate of ``rounds`` rounds between ``letters``."""
+    """The calls, tokens and cost of a debate of ``rounds`` rounds between ``letters``; the
+    support check runs on ``verifier_model`` (default the judge's, ``debate_model``)."""
+    verifier = verifier_model or debate_model
     prices = prices or PriceTable()
     own = dict(persona_models or {})
     seats = len(letters)
@@ -233,6 +237,8 @@ def estimate_debate(
             add("rebuttal", model, round_no, 1, 1)
             add("concession re-ask", model, round_no, 0, 1)
             add("reflection", model, round_no, 1, 1)
+            # None when nothing it said was quoted (or the scripted model's rules check it).
+            add("support check", verifier, round_no, 0, 1)
         add("judge", debate_model, round_no, 1, 1)
     add("synthesis", debate_model, rounds, 1, 1)
 

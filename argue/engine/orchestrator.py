@@ -48,13 +48,15 @@ class DebateRunner(DebateFraming, RoundWaves):
         memory_writer: Callable[..., Awaitable[str]] | None = None,
         moderator: Callable[[int], Awaitable[str | None]] | None = None,
         persona_models: Mapping[str, ChatModel] | None = None,
+        verifier_model: ChatModel | None = None,
     ) -> None:
         """``moderator(round_no)`` is asked after each round that does not end the debate; a
         note it returns binds every later round (``--interactive``).
 
         ``persona_models`` (letter -> model) gives a persona its own model for its research
         plan, argument, rebuttal, reflection and ``ask`` consultations; framing, the judge and
-        the synthesis (and every persona not listed) use ``model``. All are metered alike."""
+        the synthesis (and every persona not listed) use ``model``. ``verifier_model`` runs the
+        support check (default: the judge's model, ``model``). All are metered alike."""
         self.store = store
         self.paths = store.paths
         # Every answer is appended to usage.jsonl as it arrives (a kill -9 loses none);
@@ -65,6 +67,11 @@ class DebateRunner(DebateFraming, RoundWaves):
             letter: MeteredModel(own, self.usage, store.append_usage, reporter)
             for letter, own in (persona_models or {}).items()
         }
+        self.verifier = (
+            self.model
+            if verifier_model is None
+            else MeteredModel(verifier_model, self.usage, store.append_usage, reporter)
+        )
         self.toolkit = toolkit
         bind_model = getattr(toolkit, "bind_model", None)
         if bind_model is not None:

@@ -30,6 +30,7 @@ class RunnerState:
     store: DebateStore
     paths: DebatePaths
     model: MeteredModel
+    verifier: MeteredModel  # the support check's model (the judge's unless chosen)
     toolkit: ResearchToolkit
     history: DebateHistory
     report: Reporter

@@ -214,11 +214,27 @@ class ArgumentDraft(BaseModel):
     )
 
 
+def _cited(citations: list[CitationDraft], evidence_ids: list[str]) -> list[tuple[str, str]]:
+    """Every (evidence id, quote) cited, citations first; an id without a quote (``evidence_ids``:
+    a client or a model from before quotes; accepted, never offered) is checked like a citation
+    whose quote is missing: shown, never marked as evidence."""
+    return [(c.evidence_id, c.quote) for c in citations] + [(eid, "") for eid in evidence_ids]
+
+
+_CITATIONS_DESCRIPTION = "Optional evidence: each an evidence id and a verbatim quote from it"
+
+
 class CounterDraft(BaseModel):
     target_claim_id: Short = Field(description="An opponent claim id, e.g. B2.c1")
     kind: Literal["refute", "undercut", "question"]
     text: str = Field(max_length=1000)
-    evidence_ids: list[Short] = Field(default_factory=list, max_length=8)
+    citations: list[CitationDraft] = Field(
+        default_factory=list, max_length=8, description=_CITATIONS_DESCRIPTION
+    )
+    evidence_ids: SkipJsonSchema[list[Short]] = Field(default_factory=list, max_length=8)
+
+    def cited(self) -> list[tuple[str, str]]:
+        return _cited(self.citations, self.evidence_ids)
 
 
 class ConcessionDraft(BaseModel):
@@ -226,6 +242,13 @@ class ConcessionDraft(BaseModel):
     kind: Literal["full", "partial"]
     text: str = Field(max_length=1000, description="What you concede, in your words")
     reason: str = Field(max_length=800, description="Why it is strong")
+    citations: list[CitationDraft] = Field(
+        default_factory=list, max_length=8, description=_CITATIONS_DESCRIPTION
+    )
+    evidence_ids: SkipJsonSchema[list[Short]] = Field(default_factory=list, max_length=8)
+
+    def cited(self) -> list[tuple[str, str]]:
+        return _cited(self.citations, self.evidence_ids)
 
 
 class RebuttalDraft(BaseModel):
@@ -241,10 +264,47 @@ class RebuttalDraft(BaseModel):
     next_ask: SkipJsonSchema[ColleagueQuestionDraft | None] = None  # see rebuttal_model
 
 
+_QUOTED_CITATIONS: Any = Field(
+    default_factory=list,
+    max_length=8,
+    description="Optional evidence: each an evidence id you were shown and a verbatim quote "
+    "from it",
+)
+_QuotedCitation = create_model("CitationDraft", __base__=CitationDraft, quote=(Quote, ...))
+# A counter's and a concession's citations as asked for: each with its quote (as a claim's).
+_QuotedCounter = create_model(
+    "CounterDraft", __base__=CounterDraft, citations=(list[_QuotedCitation], _QUOTED_CITATIONS)
+)
+_QuotedConcession = create_model(
+    "ConcessionDraft",
+    __base__=ConcessionDraft,
+    citations=(list[_QuotedCitation], _QUOTED_CITATIONS),
+)
+_QUOTED_REBUTTAL: dict[str, Any] = {
+    "counters": (list[_QuotedCounter], Field(default_factory=list, max_length=6)),
+    "concessions": (
+        list[_QuotedConcession],
+        Field(
+            default_factory=list,
+            max_length=4,
+            description="You MUST concede the opponent's strongest point (at least one)",
+        ),
+    ),
+}
+
+
 class RebuttalForm(RebuttalDraft):
     """The rebuttal as a persona's system text shows it (:data:`PHASE_FORMS`): ``next_ask`` in
     view but optional; the request says when it is due and code checks the per-call schema."""
 
+    counters: list[_QuotedCounter] = Field(  # type: ignore[assignment]
+        default_factory=list, max_length=6
+    )
+    concessions: list[_QuotedConcession] = Field(  # type: ignore[assignment]
+        default_factory=list,
+        max_length=4,
+        description="You MUST concede the opponent's strongest point (at least one)",
+    )
     next_ask: ColleagueQuestionDraft | None = Field(
         default=None, description="Only when the request asks for it: next round's colleague"
     )
@@ -256,7 +316,10 @@ def rebuttal_model(colleagues: tuple[str, ...] = ()) -> type[RebuttalDraft]:
     (an enum of them) and the question for the next round's consult."""
     if not colleagues:
         # No next_ask (it is ignored if sent): shown as the form, whose next_ask is optional.
-        return _shown_as(RebuttalForm, create_model("RebuttalDraft", __base__=RebuttalDraft))
+        return _shown_as(
+            RebuttalForm,
+            create_model("RebuttalDraft", __base__=RebuttalDraft, **_QUOTED_REBUTTAL),
+        )
     question = create_model(
         "ColleagueQuestionDraft",
         __base__=ColleagueQuestionDraft,
@@ -268,6 +331,7 @@ def rebuttal_model(colleagues: tuple[str, ...] = ()) -> type[RebuttalDraft]:
             "RebuttalDraft",
             __base__=RebuttalDraft,
             next_ask=(question, Field(description="Next round's colleague question")),
+            **_QUOTED_REBUTTAL,
         ),
     )
 
@@ -317,6 +381,27 @@ class JudgeDraft(BaseModel):
         description="True when the material suffices for a nuanced conclusion"
     )
     ready_reason: str = Field(max_length=600)
+
+
+SUPPORT_CHECKS = 24
+"""The most citations one support check asks about (one request per persona per round)."""
+
+
+class SupportVerdictDraft(BaseModel):
+    item: int = Field(ge=1, le=SUPPORT_CHECKS, description="The item's number")
+    verdict: Literal["supports", "contradicts", "unrelated"] = Field(
+        description="Whether the sentence supports the claim, contradicts it, or does not "
+        "address it"
+    )
+    reason: str = Field(default="", max_length=300, description="Why, in one short sentence")
+
+
+class SupportDraft(BaseModel):
+    """The support check: a verdict per numbered item (a claim and a quoted sentence)."""
+
+    checks: list[SupportVerdictDraft] = Field(
+        max_length=SUPPORT_CHECKS, description="One verdict per item"
+    )
 
 
 # ---------------------------------------------------------------- per-persona schemas
@@ -554,6 +639,8 @@ __all__ = [
     "ResearchCallDraft",
     "ResearchPlanDraft",
     "Side",
+    "SupportDraft",
+    "SupportVerdictDraft",
     "SynthesisDraft",
     "argument_model",
     "reflection_model",

@@ -29,6 +29,7 @@ from argue.engine.runner_state import DebateFailed, RunnerState
 from argue.engine.schemas import ResearchPlanDraft
 from argue.engine.scoring import score_round
 from argue.records.labels import label
+from argue.records.support import SupportRecord, apply_support
 
 
 class RoundWaves(RunnerState):
@@ -42,11 +43,12 @@ class RoundWaves(RunnerState):
         model_type: type[BaseModel],
         produce: Callable[[str], Awaitable[PhaseOutcome[Any]]],
         letters: list[str] | None = None,
+        failed: Callable[[Any], bool] | None = None,
     ) -> None:
         """Load what is on disk; produce the rest concurrently; save each result at once."""
         await fan_out(
             *(
-                self._load_or_make(letter, round_no, phase, path_of, model_type, produce)
+                self._load_or_make(letter, round_no, phase, path_of, model_type, produce, failed)
                 for letter in letters or self.history.letters
             )
         )
@@ -283,8 +285,9 @@ class RoundWaves(RunnerState):
         )
 
     async def _reflect_and_judge(self, round_no: int) -> None:
-        """Wave 3: every reflection (each also planning the next round's research) and the
-        judge, which needs only the arguments and rebuttals, all at once."""
+        """Wave 3: every reflection (each also planning the next round's research), the judge
+        and each persona's support check, which need only the arguments and rebuttals, all at
+        once."""
 
         async def reflect(letter: str) -> PhaseOutcome[ReflectionRecord]:
             outcome = await phases.make_reflection(
@@ -302,8 +305,33 @@ class RoundWaves(RunnerState):
                 round_no, "reflection", self.paths.reflection, ReflectionRecord, reflect
             ),
             self._judge_once(round_no),
+            self._support_check(round_no),
             *(self._consult(letter, round_no) for letter in self.history.letters),
         )
+
+    async def _support_check(self, round_no: int) -> None:
+        """Each persona's support check (one request each, beside the reflections and the
+        judge: it needs only the round's arguments and rebuttals), then its verdicts applied to
+        the round's citations before scoring. A check that failed is asked again on resume."""
+        await self._per_persona(
+            round_no,
+            "support",
+            self.paths.support,
+            SupportRecord,
+            lambda letter: phases.check_support(self.verifier, self.history, letter, round_no),
+            failed=lambda support: not support.available,
+        )
+        record = self.history.round(round_no)
+        apply_support(record)
+        for letter, support in record.support.items():
+            for check in support.checks:
+                if check.support == "contradicts":
+                    self.say(
+                        "t_quote_contradicts",
+                        name=self.history.persona_name(letter),
+                        what=check.claim_id or self.words("t_counter_n", n=check.counter),
+                        evidence=check.evidence_id,
+                    )
 
     async def _consult(self, letter: str, round_no: int) -> None:
         """The colleague question the persona's rebuttal decided for the next round, answered
@@ -342,6 +370,7 @@ class RoundWaves(RunnerState):
         if judge is None:
             await self._judge_once(round_no)
             judge = self._verdicts.pop(round_no)
+        apply_support(self.history.round(round_no))  # the verdicts on disk (resume) count
         score = score_round(self.history, round_no, judge)
         self.history.round(round_no).score = score
         await self._remember(round_no, score)
@@ -415,6 +444,17 @@ def _summary(record: object, lang: str = "en") -> str:
         )
     if isinstance(record, ReflectionRecord):
         return label("sum_reflection", lang, confidence=f"{record.confidence:.2f}")
+    if isinstance(record, SupportRecord):
+        if not record.available:
+            return label("sum_support_failed", lang, n=len(record.checks))
+        return label(
+            "sum_support",
+            lang,
+            supports=record.count("supports"),
+            contradicts=record.count("contradicts"),
+            unrelated=record.count("unrelated"),
+            by=record.checked_by,
+        )
     return label("sum_done", lang)
 
 
@@ -428,4 +468,5 @@ _BUCKET = {
     "argument": "arguments",
     "rebuttal": "rebuttals",
     "reflection": "reflections",
+    "support": "support",
 }

@@ -23,6 +23,7 @@ from argue.grounding.debate import reference_index
 from argue.grounding.index import ReferenceIndex
 from argue.records.labels import label
 from argue.records.prose import REFUSED_PROSE
+from argue.records.support import SupportRecord
 
 
 class RoundRecord(BaseModel):
@@ -31,6 +32,9 @@ class RoundRecord(BaseModel):
     arguments: dict[str, ArgumentRecord] = Field(default_factory=dict)
     rebuttals: dict[str, RebuttalRecord] = Field(default_factory=dict)
     reflections: dict[str, ReflectionRecord] = Field(default_factory=dict)
+    support: dict[str, SupportRecord] = Field(
+        default_factory=dict, description="each persona's support check (applied to citations)"
+    )
     score: RoundScore | None = None
 
     @property
@@ -170,6 +174,7 @@ class DebateHistory:
                 arguments=dict(record.arguments),
                 rebuttals=dict(record.rebuttals),
                 reflections=dict(record.reflections),
+                support=dict(record.support),
                 score=record.score,
             )
             for number, record in self.rounds.items()

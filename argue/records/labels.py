@@ -150,6 +150,8 @@ _LABELS: dict[str, tuple[str, str]] = {
     "near_match": ("near match", "correspondance approchée"),
     "source_says": ("the source says", "la source dit"),
     "model_wrote": ("the model wrote", "le modèle a écrit"),
+    # markers: counters' and concessions' evidence (issue 36, support check)
+    "cited_unlocated": ("cited, quote not found:", "cité, citation introuvable :"),
     # report (HTML)
     "report_title": ("Debate report", "Rapport du débat"),
     "partial_report": ("Partial report.", "Rapport partiel."),
@@ -416,6 +418,9 @@ _LABELS: dict[str, tuple[str, str]] = {
     ),
     "reason_dropped": ("dropped by the engine", "abandonnés par le moteur"),
     "reason_none_given": ("no reason given", "aucune raison donnée"),
+    # steps of the support check (issue 36)
+    "phase_support": ("support check", "vérification du soutien"),
+    "phase_support-check": ("support check", "vérification du soutien"),
     # score reasons and failures (issue 21)
     "score_no_claims": ("no claims this round", "aucune affirmation ce round"),
     "score_backed": (
@@ -730,6 +735,20 @@ _LABELS: dict[str, tuple[str, str]] = {
         "En arrière-plan (pid {pid}) ; journal : {log}\nSuivez-le avec : {watch} · {interject} "
         "NOTE · {stop} · {transcript}",
     ),
+    # terminal: the support check (issue 36)
+    "sum_support": (
+        "{supports} supported, {contradicts} contradicted, {unrelated} unrelated ({by})",
+        "{supports} soutenue(s), {contradicts} contredite(s), {unrelated} hors sujet ({by})",
+    ),
+    "sum_support_failed": (
+        "failed: {n} quote(s) left unchecked (not ranked)",
+        "échec : {n} citation(s) non vérifiée(s) (non classées)",
+    ),
+    "t_quote_contradicts": (
+        "  [{name}] {what}: the sentence quoted from {evidence} contradicts it (support check)",
+        "  [{name}] {what} : la phrase citée de {evidence} la contredit (vérification du soutien)",
+    ),
+    "t_counter_n": ("counter {n}", "contre-argument {n}"),
     # terminal (issue 21): --dry-run
     "dr_title": (
         "Dry run: no debate folder is created and no model is called.",

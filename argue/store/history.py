@@ -12,6 +12,7 @@ from argue.domain import (
     RoundScore,
 )
 from argue.records.history import DebateHistory
+from argue.records.support import SupportRecord, apply_support
 from argue.store.debate_store import DebateStore, StoreError
 
 
@@ -45,11 +46,14 @@ def load_history(store: DebateStore) -> DebateHistory:
                 ("arguments", paths.argument(letter, round_no), ArgumentRecord),
                 ("rebuttals", paths.rebuttal(letter, round_no), RebuttalRecord),
                 ("reflections", paths.reflection(letter, round_no), ReflectionRecord),
+                ("support", paths.support(letter, round_no), SupportRecord),
             ):
                 record = load(path, model)
                 if record is not None:
                     getattr(history.round(round_no), bucket)[letter] = record
                     found = True
+        if round_no in history.rounds:
+            apply_support(history.round(round_no))  # every reader sees the verdicts
         score = store.load(paths.round_score(round_no), RoundScore)
         if score is not None:
             history.round(round_no).score = score

@@ -107,6 +107,10 @@ class DebatePaths:
     def reflection(self, letter: str, round_no: int) -> Path:
         return self.persona_dir(letter) / "arguments" / f"round_{round_no:03d}.reflection.json"
 
+    def support(self, letter: str, round_no: int) -> Path:
+        """The support check of the persona's quoted citations in ``round_no``."""
+        return self.persona_dir(letter) / "arguments" / f"round_{round_no:03d}.support.json"
+
     def memory_marker(self, letter: str, round_no: int) -> Path:
         return self.persona_dir(letter) / "arguments" / f"round_{round_no:03d}.memory.json"
 

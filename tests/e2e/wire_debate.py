@@ -26,17 +26,23 @@ class OfficialOnLoopback(OpenAICompatProvider):
         return True
 
 
-def wire_model(provider: str, model_name: str, url: str) -> AnthropicModel | OpenAICompatModel:
-    """argue's adapter for ``provider`` ("anthropic" or "openai") with its base URL at ``url``."""
+def wire_model(
+    provider: str, model_name: str, url: str, slots: int = 4
+) -> AnthropicModel | OpenAICompatModel:
+    """argue's adapter for ``provider`` ("anthropic" or "openai") with its base URL at ``url``
+    and ``slots`` requests in flight at once (the adapters' default: 4)."""
     if provider == "anthropic":
         return AnthropicModel(
-            model_name, provider=AnthropicProvider(api_key="sk-ant-loopback", base_url=url)
+            model_name,
+            provider=AnthropicProvider(api_key="sk-ant-loopback", base_url=url),
+            max_concurrency=slots,
         )
     return OpenAICompatModel(
         model_name,
         provider=OfficialOnLoopback(
             name="openai", base_url=f"{url}/v1", api_key="sk-proj-loopback-0123456789"
         ),
+        max_concurrency=slots,
     )
 
 
@@ -48,6 +54,7 @@ def run_wire_debate(
     model_name: str,
     url: str,
     toolkit: Any,
+    slots: int = 4,
 ) -> DebateState:
     """Create the debate under ``folder`` and run it to its end through the adapter; a toolkit
     with a ``model`` attribute gets the same model (its ``ask`` calls are model calls)."""
@@ -62,7 +69,7 @@ def run_wire_debate(
         provider=provider,
         model=model_name,
     )
-    model = wire_model(provider, model_name, url)
+    model = wire_model(provider, model_name, url, slots)
     if hasattr(toolkit, "model"):
         toolkit.model = model
 

@@ -23,6 +23,7 @@ from argue.engine.schemas import (
     RebuttalDraft,
     ReflectionDraft,
     ResearchPlanDraft,
+    SupportDraft,
     SynthesisDraft,
 )
 from argue.engine.toolkit import ResearchRequest
@@ -89,6 +90,36 @@ WORDS = [
 ]
 
 
+def claim_words(letter: str, rnd: int, i: int) -> list[str]:
+    """The three topic words of the script's claim ``i`` of ``letter`` in round ``rnd``: the
+    research double's item ``i + 1`` of that round says them too, so an honest claim is about
+    what it quotes (the support check's rules find it supported)."""
+    return [WORDS[(rnd * 7 + i * 3 + ord(letter) * 5 + j) % len(WORDS)] for j in range(3)]
+
+
+SUPPORT_ITEM = re.compile(
+    r"Item (\d+):\nClaim:\n<data claim \w+>\n(.*?)\n</data \w+>\nSentence \(from [^)]*\):\n"
+    r"<data sentence \w+>\n(.*?)\n</data \w+>",
+    re.S,
+)
+
+
+def support_verdicts(user: str, judge: Callable[[str, str], tuple[str, str]]) -> dict[str, Any]:
+    """A support check's answer: each item's claim and sentence, as the prompt fences them,
+    judged by ``judge(claim, sentence)``."""
+    checks = []
+    for number, claim, sentence in SUPPORT_ITEM.findall(user):
+        verdict, reason = judge(claim, sentence)
+        checks.append({"item": int(number), "verdict": verdict, "reason": reason})
+    return {"checks": checks}
+
+
+def _rules(claim: str, sentence: str) -> tuple[str, str]:
+    from argue.engine.phases.support import rule_verdict
+
+    return rule_verdict(claim, sentence)
+
+
 @dataclass
 class DebateScript:
     """Knobs: what the scripted personas do. Defaults give a lively, well-behaved debate."""
@@ -107,6 +138,12 @@ class DebateScript:
     # a test makes one persona fabricate or paraphrase.
     quote: Callable[[str, int, str], str] = lambda letter, rnd, shown: shown
     fail: Callable[[str, int, str], Exception | None] = lambda letter, rnd, phase: None
+    # What a claim says, from its default words: a test makes one persona misread its source.
+    claim_text: Callable[[str, int, int, str], str] = lambda letter, rnd, i, text: text
+    # A counter's quote from the first evidence row shown (None: counters cite nothing).
+    counter_quote: Callable[[str, int, str], str] | None = None
+    # A support check's verdict for (claim, sentence), when a model (not the rules) is asked.
+    support: Callable[[str, str], tuple[str, str]] = _rules
     log: list[str] = field(default_factory=list)
 
     def __call__(self, messages: list[Message], output: type[BaseModel] | None) -> object:
@@ -144,11 +181,9 @@ class DebateScript:
                 if self.repeat_claims:
                     text = f"The same claim number {i} again and again"
                 else:
-                    a, b, c = (
-                        WORDS[(rnd * 7 + i * 3 + ord(letter) * 5 + j) % len(WORDS)]
-                        for j in range(3)
-                    )
+                    a, b, c = claim_words(letter, rnd, i)
                     text = f"{letter} round {rnd} claim {i}: {a} {b} {c} {letter.lower()}{rnd}x{i}"
+                text = self.claim_text(letter, rnd, i, text)
                 cited = ids[i : i + 1] + (["Z-R9-E9"] if self.cite_bogus else [])
                 citations = [
                     {"evidence_id": eid, "quote": self.quote(letter, rnd, shown.get(eid, ""))}
@@ -168,6 +203,12 @@ class DebateScript:
                 if targets
                 else []
             )
+            if counters and self.counter_quote is not None:
+                shown = quotes_shown(user.split("Your evidence", 1)[-1])
+                first = next(iter(shown), None)
+                if first is not None:
+                    quote = self.counter_quote(letter, rnd, shown[first])
+                    counters[0]["citations"] = [{"evidence_id": first, "quote": quote}]
             counters.append({"target_claim_id": "Q9.c9", "kind": "question", "text": "strawman"})
             concessions = (
                 [
@@ -216,6 +257,8 @@ class DebateScript:
                 synthesis_ready=self.synthesis_ready,
                 ready_reason="enough material" if self.synthesis_ready else "not yet",
             )
+        if _is(output, SupportDraft):
+            return support_verdicts(user, self.support)
         if _is(output, SynthesisDraft):
             ids = CLAIM_ID.findall(user)
             return SynthesisDraft(
@@ -319,12 +362,20 @@ class ScriptedToolkit:
                 provenance="testimony",
             )
             return SkillResult.from_items(call.skill, call.query, [answer])
+        # A round's search names its round (the script's queries do): its items are about
+        # what the script's claims of that round say, each item n about claim n - 1.
+        rnd = re.search(r"round (\d+)$", call.query)
         items = [
             SkillItem(
                 id=f"lib:{request.letter}:{call.query}:{n}",
                 title=f"Source {n} for {call.query}",
                 url=f"https://example.org/{request.letter}/{n}/{abs(hash(call.query)) % 1000}",
-                snippet=f"SECRET-RESEARCH-{request.letter} detail {n} about {call.query}",
+                snippet=f"SECRET-RESEARCH-{request.letter} detail {n} about {call.query}"
+                + (
+                    f" on {' '.join(claim_words(request.letter, int(rnd.group(1)), n - 1))}"
+                    if rnd and call.skill == "dogpile"
+                    else ""
+                ),
                 source="arxiv" if n == 1 else "library",
             )
             for n in (1, 2)

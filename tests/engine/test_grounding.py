@@ -316,6 +316,8 @@ class CitesEverything(DebateScript):
                 {"evidence_id": eid, "quote": shown.get(eid, "")} for eid in ids[1:4]
             ]
             data["claims"][1]["citations"] = [{"evidence_id": ids[0], "quote": shown[ids[0]]}]
+            # about what it quotes (the support check finds the document's sentence supports it)
+            data["claims"][1]["text"] += " — almost all orbits descend"
             return data
         return reply
 

@@ -18,7 +18,9 @@ Teeth (each broken on purpose once, the test named failed):
   earlier blocks);
 - ``chapter`` ignoring the budget → ``test_a_record_over_its_budget_starts_a_new_chapter``;
 - the consults left out of wave 3 (``_reflect_and_judge``) → ``test_a_round_with_colleague_
-  consults_is_three_waves`` (no ask answered at all: the rebuttal decided it, nobody ran it).
+  consults_is_three_waves`` (no ask answered at all: the rebuttal decided it, nobody ran it);
+- the support check run after wave 3 instead of in it (``await self._support_check(round_no)``
+  after the fan-out) → the same test (no check beside a reflection; 4.12 waves a round).
 """
 
 from __future__ import annotations
@@ -176,7 +178,8 @@ def test_a_round_with_colleague_consults_is_three_waves(tmp_path, personas, new_
         spans.append((started, time.monotonic(), output.__name__ if output else "text"))
         return reply
 
-    model = ScriptedModel(responder)
+    # Not the scripted provider: the support check is a model call here, as with a real model.
+    model = ScriptedModel(responder, provider="loopback")
     toolkit = AskingToolkit()
     toolkit.model = model
     state = asyncio.run(DebateRunner(store, model, toolkit).run())
@@ -193,6 +196,9 @@ def test_a_round_with_colleague_consults_is_three_waves(tmp_path, personas, new_
     reflections = [s for s in spans if s[2] == "ReflectionDraft"]
     # every answer overlaps a reflection: it is asked in the reflections' wave
     assert all(any(a[0] < r[1] and r[0] < a[1] for r in reflections) for a in asks)
+    checks = [s for s in spans if s[2] == "SupportDraft"]
+    assert len(checks) == 2 * rounds  # one support check per persona per round
+    assert all(any(c[0] < r[1] and r[0] < c[1] for r in reflections) for c in checks)
 
     waves, horizon = 0, float("-inf")
     for started, ended, _ in sorted(spans):

@@ -135,7 +135,15 @@ def _history() -> DebateHistory:
                 evidence_ids=["A-R1-E1", "A-R1-E2"],
                 verified_evidence_ids=["A-R1-E1", "A-R1-E2"],
                 citations=[
-                    Citation(evidence_id=eid, quote="q", verdict="quoted", located="q", exact=True)
+                    Citation(
+                        evidence_id=eid,
+                        quote="q",
+                        verdict="quoted",
+                        located="q",
+                        exact=True,
+                        support="supports",
+                        support_by="rules",
+                    )
                     for eid in ("A-R1-E1", "A-R1-E2")
                 ],
             ),

@@ -24,6 +24,7 @@ from argue.engine.phases.research import (
     plan_research,
     run_research,
 )
+from argue.engine.phases.support import check_support, support_items, uses_rules
 
 __all__ = [
     "RESEARCH_BUDGET",
@@ -33,6 +34,7 @@ __all__ = [
     "PhaseOutcome",
     "_research_failures",
     "answer_consult",
+    "check_support",
     "complete_for",
     "make_argument",
     "make_judgement",
@@ -43,5 +45,7 @@ __all__ = [
     "records_phase_failure",
     "research_call_from_record",
     "run_research",
+    "support_items",
     "target_note",
+    "uses_rules",
 ]

@@ -1,4 +1,5 @@
-"""Rebuttal: counters and concessions, targets checked; one re-ask for a concession."""
+"""Rebuttal: counters and concessions, targets checked; one re-ask for a concession; the
+evidence they cite checked like a claim's (each quote looked for in its document)."""
 
 from __future__ import annotations
 
@@ -24,6 +25,7 @@ from argue.engine.phases._common import (
 from argue.engine.phases.research import consult_colleagues
 from argue.engine.schemas import ConcessionDraft, RebuttalDraft, rebuttal_model
 from argue.engine.toolkit import ResearchToolkit
+from argue.grounding.citations import check_citations
 from argue.llm.base import ChatModel, Message
 from argue.records.history import DebateHistory
 
@@ -104,34 +106,42 @@ async def make_rebuttal(
         except PhaseFailed as failed:
             reask_failures.append(failed.failure)  # the first rebuttal stands, unconceded
     registry = history.evidence_registry(letter, round_no)
-    counters = [
-        Counter(
-            target_claim_id=c.target_claim_id,
-            kind=c.kind,
-            text=c.text,
-            evidence_ids=c.evidence_ids,
-            valid_target=c.target_claim_id in owners,
-            target_note=target_note(c.target_claim_id, known, letter, names),
-            verified_evidence_ids=[
-                e for e in c.evidence_ids if e in registry and registry[e].is_document
-            ],
+    counters = []
+    for c in draft.counters:
+        citations = check_citations(c.cited(), registry)
+        cited = list(dict.fromkeys(q.evidence_id for q in citations))
+        counters.append(
+            Counter(
+                target_claim_id=c.target_claim_id,
+                kind=c.kind,
+                text=c.text,
+                evidence_ids=cited,
+                valid_target=c.target_claim_id in owners,
+                target_note=target_note(c.target_claim_id, known, letter, names),
+                verified_evidence_ids=[
+                    e for e in cited if e in registry and registry[e].is_document
+                ],
+                citations=citations,
+            )
         )
-        for c in draft.counters
-    ]
-    concessions = [
-        Concession(
-            round=round_no,
-            from_persona=letter,
-            to_persona=owners.get(c.target_claim_id),
-            claim_id=c.target_claim_id,
-            kind=c.kind,
-            text=c.text,
-            reason=c.reason,
-            valid_target=c.target_claim_id in owners,
-            target_note=target_note(c.target_claim_id, known, letter, names),
+    concessions = []
+    for conceded in _first_per_target(draft.concessions):
+        citations = check_citations(conceded.cited(), registry)
+        concessions.append(
+            Concession(
+                round=round_no,
+                from_persona=letter,
+                to_persona=owners.get(conceded.target_claim_id),
+                claim_id=conceded.target_claim_id,
+                kind=conceded.kind,
+                text=conceded.text,
+                reason=conceded.reason,
+                evidence_ids=list(dict.fromkeys(q.evidence_id for q in citations)),
+                valid_target=conceded.target_claim_id in owners,
+                target_note=target_note(conceded.target_claim_id, known, letter, names),
+                citations=citations,
+            )
         )
-        for c in _first_per_target(draft.concessions)
-    ]
     record = RebuttalRecord(
         persona=letter,
         round=round_no,
