@@ -454,6 +454,7 @@ def test_a_french_synthesis_gives_the_strongest_arguments_of_each_camp(run_debat
     contradicted = _claims(history, "B")[0]
     contradicted.citations[0].support = "contradicts"
     contradicted.citations[0].support_by = "rules"
+    contradicted.citations[0].support_note = ""
     synthesis = render_synthesis(history, run.state, [], None, None)
     strongest = _section(synthesis, "Arguments les plus forts de chaque camp")
     assert "\n### Pour la proposition — Embry\n" in strongest

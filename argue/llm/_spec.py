@@ -22,7 +22,9 @@ if TYPE_CHECKING:
     from argue.llm.pricing import PriceTable
     from argue.llm.probe import ProbeReport
 
-DEFAULT_MAX_CONCURRENCY = 4
+DEFAULT_MAX_CONCURRENCY = 6
+"""A pair's third wave is five requests (two reflections, the judge, two support checks): six
+in flight keep it one wave (issue 36); a one-slot server sets ``slots = 1``."""
 
 
 @dataclass(frozen=True)

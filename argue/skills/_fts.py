@@ -34,6 +34,15 @@ from dataclasses import dataclass, replace
 from argue.text import words
 from argue.text.words import is_cjk
 
+HIGHLIGHT = "**"
+"""How a search snippet marks the matched terms (for people; research strips it)."""
+
+
+def without_highlights(snippet: str) -> str:
+    """A search snippet in the document's own words: the highlight marks argue added removed."""
+    return " ".join(snippet.replace(HIGHLIGHT, "").split())
+
+
 MAX_QUERY_TERMS = 24
 # Upper-case FTS5 operators a user may type meaning the operator ("zebra OR lion"): they are not
 # terms (they would count against coverage). A query made only of them searches them as words.
@@ -133,7 +142,7 @@ def ranked_search(
     extra = f" AND ({filter_sql})" if filter_sql else ""
     sql = (
         f"SELECT rowid, bm25({table}{weights}), "
-        f"snippet({table}, {snippet_column}, '**', '**', '…', {snippet_tokens}) "
+        f"snippet({table}, {snippet_column}, '{HIGHLIGHT}', '{HIGHLIGHT}', '…', {snippet_tokens}) "
         f"FROM {table} WHERE {table} MATCH ?{extra} ORDER BY bm25({table}{weights}) LIMIT ?"
     )
     rows_all = conn.execute(sql, (match_all(terms), *filter_params, pool)).fetchall()

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from argue.engine.schemas import ArgumentDraft
 from tests.e2e.fake_llm import FakeLLM, ResearchingScript
 from tests.e2e.harness import QUESTION, Cli, openai_env
 
@@ -31,6 +32,21 @@ def _quote(letter: str, rnd: int, shown: str) -> str:
 
 
 @dataclass
+class RestatingScript(ResearchingScript):
+    """An honest persona's claim says what its quote says (so the support check finds the
+    quoted sentence supports it); the fabricating persona's claims are as the script writes."""
+
+    def __call__(self, messages, output):  # type: ignore[override]
+        value = super().__call__(messages, output)
+        if output is not None and issubclass(output, ArgumentDraft) and isinstance(value, dict):
+            for claim in value.get("claims", []):
+                quotes = [c["quote"] for c in claim.get("citations", []) if c.get("quote")]
+                if quotes and quotes[0] != FABRICATED:
+                    claim["text"] = f"{claim['text']}; the source says that {quotes[0]}"
+        return value
+
+
+@dataclass
 class QuotedDebate:
     cli: Cli
     debate_id: str
@@ -39,7 +55,7 @@ class QuotedDebate:
 
 @pytest.fixture(scope="module")
 def quoted_debate(tmp_path_factory: pytest.TempPathFactory) -> Iterator[QuotedDebate]:
-    fake = FakeLLM(ResearchingScript(names={}, quote=_quote)).start()
+    fake = FakeLLM(RestatingScript(names={}, quote=_quote)).start()
     try:
         cli = Cli(tmp_path_factory.mktemp("quotes"), env_overrides=openai_env(fake.url))
         cli.add_library_note()
@@ -97,7 +113,7 @@ def test_only_verbatim_quotes_rank_and_the_documents_words_are_printed(quoted_de
     strongest = _section(synthesis, "Strongest arguments")
     ranked = re.findall(r"^\d+\. \[(\w+), Round", strongest, re.M)
     assert ranked and set(ranked) == {"Embry"}, strongest
-    assert re.search(r"^   - \[A-R1-E\d+\] the source says: “.{20,}”$", strongest, re.M), strongest
+    assert re.search(r"^   - \[A-R1-E\d+\] \*\*the source says:\*\* “.{20,}”$", strongest, re.M), strongest
     assert "(near match)" not in strongest  # copied verbatim: found exactly
     assert FABRICATED not in strongest
     sources = _section(synthesis, "Sources")

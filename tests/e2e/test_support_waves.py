@@ -2,10 +2,10 @@
 real OpenAI adapter against the loopback fake still takes at most 3.2 model waves a round, the
 support check of each persona answered beside its reflection, and its verdicts recorded.
 
-A pair's third wave is now five requests (two reflections, the judge, two support checks): one
-more than the adapters' default of 4 in flight per provider, so with replies that all take the
-same time (the fake's) one of them waits for a slot and makes a wave of its own (4.12 waves a
-round at 4 slots, measured). The debate here runs with 6 slots (``--slots``, config ``slots``).
+A pair's third wave is now five requests (two reflections, the judge, two support checks): with
+the adapters' old default of 4 in flight per provider, one of them waited for a slot and made a
+wave of its own (4.12 waves a round, measured); the default is 6 now, and the debate here runs
+with it.
 
 Teeth: the support check run after wave 3 (``await self._support_check(round_no)`` after the
 fan-out in ``RoundWaves._reflect_and_judge``) fails here (no check beside a reflection).
@@ -23,7 +23,6 @@ from tests.e2e.wire_debate import run_wire_debate
 from tests.engine.script import DebateScript, ScriptedToolkit
 
 ROUNDS = 8
-SLOTS = 6
 
 
 DELAY_S = 0.12  # well over the spread of one wave's arrivals (~15 ms here)
@@ -57,7 +56,6 @@ def test_an_eight_round_debate_on_the_wire_stays_within_3_2_waves_a_round(tmp_pa
             "gpt-5.4",
             fake.url,
             ScriptedToolkit(),
-            slots=SLOTS,
         )
     finally:
         fake.stop()

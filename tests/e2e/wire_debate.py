@@ -13,6 +13,7 @@ from argue.engine import DebateRunner, create_debate
 from argue.llm._anthropic import AnthropicModel
 from argue.llm._openai_compat import OpenAICompatModel
 from argue.llm._providers import AnthropicProvider, OpenAICompatProvider
+from argue.llm._spec import DEFAULT_MAX_CONCURRENCY
 from argue.personas import load_catalog
 
 QUESTION = "Is the Collatz conjecture decidable?"
@@ -27,10 +28,10 @@ class OfficialOnLoopback(OpenAICompatProvider):
 
 
 def wire_model(
-    provider: str, model_name: str, url: str, slots: int = 4
+    provider: str, model_name: str, url: str, slots: int = DEFAULT_MAX_CONCURRENCY
 ) -> AnthropicModel | OpenAICompatModel:
     """argue's adapter for ``provider`` ("anthropic" or "openai") with its base URL at ``url``
-    and ``slots`` requests in flight at once (the adapters' default: 4)."""
+    and ``slots`` requests in flight at once (the adapters' default)."""
     if provider == "anthropic":
         return AnthropicModel(
             model_name,
@@ -54,7 +55,7 @@ def run_wire_debate(
     model_name: str,
     url: str,
     toolkit: Any,
-    slots: int = 4,
+    slots: int = DEFAULT_MAX_CONCURRENCY,
 ) -> DebateState:
     """Create the debate under ``folder`` and run it to its end through the adapter; a toolkit
     with a ``model`` attribute gets the same model (its ``ask`` calls are model calls)."""

@@ -130,8 +130,9 @@ def test_a_claim_carrying_a_fabricated_reference_is_not_evidence_backed(run_deba
     )
     synthesis = run.store.paths.synthesis.read_text()
     strongest = synthesis.split("## Strongest arguments", 1)[1].split("\n## ", 1)[0]
-    assert "(no scored claims)" in strongest
-    assert "Not ranked, because they carry references" in strongest
+    embry = strongest.split("— Embry", 1)[1].split("\n### ", 1)[0]
+    assert "(no claim of this side can rank)" in embry
+    assert "it carries references that match no retrieved document" in embry
 
 
 def test_a_model_written_url_of_a_retrieved_document_is_inert_but_verified(run_debate):
@@ -150,7 +151,7 @@ def test_a_model_written_url_of_a_retrieved_document_is_inert_but_verified(run_d
     claim = json.loads(run.store.paths.argument("A", 1).read_text())["claims"][0]
     assert claim["unverified_references"] == []
     line = next(x for x in run.store.paths.transcript.read_text().splitlines() if "[A1.c1]" in x)
-    assert re.search(r"`https://example\.org/[^`]+` \(= A-R1-E\d\)", line), line
+    assert re.search(r"`https://example\.org/[^`]+` \*\*\(= A-R1-E\d\)\*\*", line), line
     assert "unverified" not in line
 
 

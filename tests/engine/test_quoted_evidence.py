@@ -80,7 +80,9 @@ def test_a_model_filling_plan_fields_with_junk_still_searches_every_round(new_st
             assert dogpile["evidence_ids"], (letter, rnd)
     listed = _section(store.paths.synthesis.read_text(), "Sources")
     assert re.search(r"^- \[arxiv\] arxiv paper 1 on", listed, re.M), listed
-    assert re.search(r"^  - “The (arxiv|library) authors report a measured result", listed, re.M)
+    assert re.search(
+        r"^  - “\*\*The (arxiv|library) authors report a measured result", listed, re.M
+    )
 
 
 def _quotes_for_a_only(letter: str, rnd: int, shown: str) -> str:
@@ -108,12 +110,14 @@ def test_only_the_persona_that_quotes_verbatim_is_ranked_and_its_quotes_are_prin
     ranked = re.findall(r"^\d+\. \[(\w+), Round", strongest, re.M)
     assert ranked and set(ranked) == {"Embry"}
     # every ranked claim prints the document's words, in quotes, under it
-    located = re.findall(r"^   - \[A-R\d-E\d\] the source says: “(.+)”$", strongest, re.M)
+    located = re.findall(
+        r"^   - \[A-R\d-E\d\] \*\*the source says:\*\* “(.+)”$", strongest, re.M
+    )
     assert len(located) >= len(ranked)
     assert all("SECRET-RESEARCH-A" in quote for quote in located)
     assert FABRICATED not in strongest
     sources = _section(synthesis, "Sources")
-    assert re.search(r"^  - “SECRET-RESEARCH-A detail \d about", sources, re.M)
+    assert re.search(r"^  - “\*\*SECRET-RESEARCH-A detail \d about", sources, re.M)
     assert "SECRET-RESEARCH-B" not in sources  # B's citations were never located
 
     transcript = run.store.paths.transcript.read_text()
@@ -121,7 +125,9 @@ def test_only_the_persona_that_quotes_verbatim_is_ranked_and_its_quotes_are_prin
         r"^  - \[B-R\d-E\d\] \*\*quote not found\*\*: “(.+?)” \(", transcript, re.M
     )
     assert not_found and all(q == FABRICATED for q in not_found)
-    assert re.search(r"^  - \[A-R\d-E\d\] \*\*quoted:\*\* “SECRET-RESEARCH-A", transcript, re.M)
+    assert re.search(
+        r"^  - \[A-R\d-E\d\] \*\*quoted:\*\* “\*\*SECRET-RESEARCH-A", transcript, re.M
+    )
 
     score = json.loads(run.store.paths.round_score(1).read_text())["personas"]
     evidence = {

@@ -232,7 +232,7 @@ def test_a_counter_s_evidence_marker_needs_a_located_quote(run_debate):
     line_b = next(x for x in transcript.splitlines() if x.startswith("- refutes [A1.c"))
     assert "**evidence:** A-R1-E1" in line_a
     assert "**evidence:**" not in line_b
-    assert "cited, quote not found: B-R1-E1" in line_b
+    assert "**cited, quote not found:** B-R1-E1" in line_b
 
     # A record from before counters had quotes: its ids are shown, never marked as evidence.
     history = run.history

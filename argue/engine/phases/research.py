@@ -38,7 +38,7 @@ from argue.engine.toolkit import BUILTIN_SKILLS, ResearchRequest, ResearchToolki
 from argue.grounding.quotable import echoes_query
 from argue.llm.base import ChatModel
 from argue.records.history import DebateHistory
-from argue.skills.base import SkillResult
+from argue.skills.base import SkillItem, SkillResult
 
 MAX_SNIPPET_CHARS = 4000
 """What a research record keeps of an item's text (quotes are located in it, so it is the text
@@ -232,14 +232,14 @@ async def run_research(
                 title=item.title,
                 url=item.url,
                 locator=item.locator,
-                snippet=item.snippet[:MAX_SNIPPET_CHARS],
+                snippet=_own_words(item)[:MAX_SNIPPET_CHARS],
                 source=item.source,
                 origin_id=item.id,
                 provenance=item.provenance,
                 byline=item.byline,
                 filler=item.filler,
                 echoes_query=item.provenance == "document"
-                and echoes_query(call.query, item.title, item.snippet[len(item.byline) :]),
+                and echoes_query(call.query, item.title, _own_words(item)[len(item.byline) :]),
             )
             record.evidence.append(evidence)
             ids.append(evidence.id)
@@ -269,6 +269,15 @@ async def run_research(
             )
         )
     return PhaseOutcome(record, failures)
+
+
+def _own_words(item: SkillItem) -> str:
+    """The item's text as the source has it: a library search's highlight marks are argue's."""
+    if item.source == "library":
+        from argue.skills.library import without_highlights
+
+        return without_highlights(item.snippet)
+    return item.snippet
 
 
 def _research_failures(

@@ -6,7 +6,7 @@ import asyncio
 import time
 from pathlib import Path
 
-from argue.skills._fts import query_terms
+from argue.skills._fts import query_terms, without_highlights
 from argue.skills.base import SkillResult
 from argue.skills.library.ingest import SUPPORTED_SUFFIXES
 from argue.skills.library.models import AddResult, DocumentInfo, LibraryError, LibraryHit
@@ -21,6 +21,7 @@ __all__ = [
     "LibraryHit",
     "LibraryStore",
     "search_library",
+    "without_highlights",
 ]
 
 SKILL = "library"

@@ -97,6 +97,7 @@ def test_public_surface_changes_only_on_purpose() -> None:
         "LibraryHit",
         "LibraryStore",
         "search_library",
+        "without_highlights",
     }
     assert set(argue.skills.memory.__all__) == {
         "MemoryOrigin",
