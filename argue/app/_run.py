@@ -162,8 +162,9 @@ def run_debate(
     persona_models = models_for_run(config, chat_model, workspace)
     toolkit = SkillToolkit(
         chat_model,
-        sources=config.research_sources or None,
+        sources=config.sources_in_use(),
         external=workspace.settings.external_skills,
+        unused_sources=config.unused_sources,
     )
     runner = DebateRunner(
         store,

@@ -202,6 +202,8 @@ def _announce(store: DebateStore, plan: DebatePlan, json_output: bool) -> None:
     if plan.reason:
         _report(label("t_auto_selected", language, reason=plan.reason))
     announce_models(plan.seats, plan.chat_model, language)
+    for line in plan.source_lines():  # the sources left out, named once (config.json keeps them)
+        _report(line)
 
 
 def _question(argument: str | None, path: str | None, interactive: bool) -> str:
