@@ -76,12 +76,14 @@ class ResearchSource:
 
     def unusable_reason(self, env: Mapping[str, str]) -> str | None:
         """Why this source cannot answer now, in the words its own refusal uses (None: it
-        can): its key variable unset, no URL to ask (a ``url_env`` and no ``DEFAULT_URL``), or
+        can): its key variable unset, no URL to ask (a ``url_env`` unset and an empty
+        ``DEFAULT_URL``), or
         what the module's own ``unusable_reason(env)`` says (the library: empty)."""
         if self.key_env and not env.get(self.key_env, "").strip():
             return f"{self.key_env} not set"
-        no_default = self.url_env and not getattr(self.module, "DEFAULT_URL", None)
-        if no_default and not env.get(self.url_env or "", "").strip():
+        # A module that declares an empty DEFAULT_URL has no place to ask until one is set.
+        no_default = hasattr(self.module, "DEFAULT_URL") and not self.module.DEFAULT_URL
+        if self.url_env and no_default and not env.get(self.url_env, "").strip():
             return f"{self.url_env} not set"
         check = getattr(self.module, "unusable_reason", None)
         if callable(check):
