@@ -98,9 +98,18 @@ def test_sources_are_decided_before_round_one(monkeypatch):
 
 
 def test_only_unusable_sources_is_one_usage_line_before_any_folder(tmp_path):
+    # --dry-run: were the check gone, the plan would print (exit 0) instead of a debate running
     result = CliRunner().invoke(
         cli_app,
-        ["argue", "Q?", "--sources", "brave,youtube", "--debates-dir", str(tmp_path / "d")],
+        [
+            "argue",
+            "Q?",
+            "--sources",
+            "brave,youtube",
+            "--dry-run",
+            "--debates-dir",
+            str(tmp_path / "d"),
+        ],
     )
     assert result.exit_code == 2, result.output
     lines = result.stderr.strip().splitlines()
@@ -406,3 +415,64 @@ def test_a_debate_in_french_says_the_repairs_and_unused_sources_in_french():
         "attention : library non utilisée : la bibliothèque est vide (ajoutez des fichiers avec "
         "`argue library add`)"
     )
+
+
+# ---------------------------------------------------------------- the spec's command, no keys
+
+
+def test_the_spec_collatz_command_with_no_keys_lists_its_sources(tmp_path, monkeypatch):
+    """``argue "La conjecture de Collatz est-elle décidable ?" --persona-a embry --persona-b
+    horus --rounds 5`` with no Brave, Perplexity or YouTube key and an empty library: arXiv and
+    GitHub are searched every round, the others are named once, and the synthesis lists the
+    documents found."""
+    from argue.skills.dogpile.sources import github
+    from tests.e2e.fake_llm import FakeLLM, ResearchingScript
+    from tests.e2e.harness import Cli, openai_env
+
+    asked: list[tuple[str, str]] = []
+
+    def stand_in(source: str):
+        async def search(query: str, *, client: httpx.AsyncClient, limit: int) -> SkillResult:
+            asked.append((source, query))
+            item = SkillItem(
+                id=f"{source}:{len(asked)}",
+                title=f"{source} document {len(asked)} on the Collatz conjecture",
+                url=f"https://{source}.example/{len(asked)}",
+                snippet="Terras showed that almost all Collatz orbits descend below their start.",
+                source=source,
+            )
+            return SkillResult.from_items(source, query, [item])
+
+        return search
+
+    monkeypatch.setattr(arxiv, "search", stand_in("arxiv"))
+    monkeypatch.setattr(github, "search", stand_in("github"))
+    fake = FakeLLM(ResearchingScript(names={})).start()
+    try:
+        cli = Cli(tmp_path / "work", env_overrides=openai_env(fake.url))
+        run = cli.run(
+            "argue", "La conjecture de Collatz est-elle décidable ?",
+            "--persona-a", "embry", "--persona-b", "horus", "--rounds", "5",
+            ARGUE_RESEARCH_SOURCES=None,  # the default: every source of the table
+        )  # fmt: skip
+    finally:
+        fake.stop()
+    assert run.returncode == 0, run.describe()
+    for line in (
+        "brave non utilisée : BRAVE_API_KEY non définie",
+        "youtube non utilisée : YOUTUBE_API_KEY non définie",
+        "perplexity non utilisée : PERPLEXITY_API_KEY non définie",
+        "library non utilisée : la bibliothèque est vide",
+    ):
+        assert run.stderr.count(line) == 1, run.describe()
+    (folder,) = (tmp_path / "work" / "debates").iterdir()
+    config = json.loads((folder / "config.json").read_text())
+    assert config["research_sources"] == ["arxiv", "github"]
+    assert set(config["unused_sources"]) == {"brave", "perplexity", "youtube", "library"}
+    rounds = json.loads((folder / "state.json").read_text())["round"]
+    assert rounds >= 2, run.describe()
+    searched = {source for source, _ in asked}
+    assert searched == {"arxiv", "github"}
+    assert len(asked) == 2 * 2 * rounds  # each persona, each round, both sources
+    sources = (folder / "synthesis.md").read_text().split("## Sources", 1)[1]
+    assert "arxiv document" in sources or "github document" in sources, sources
