@@ -523,7 +523,11 @@ class SalvagingPlan(ResearchPlanDraft):
             )
             return []
         shape = typing.get_args(cls.model_fields["free_calls"].annotation)
-        call_model = shape[0] if shape and isinstance(shape[0], type) else FreeCallDraft
+        call_model: type[BaseModel] = (
+            shape[0]
+            if shape and isinstance(shape[0], type) and issubclass(shape[0], BaseModel)
+            else FreeCallDraft
+        )
         kept: list[Any] = []
         for index, call in enumerate(calls):
             slot = f"free_calls[{index + 1}]"
@@ -664,7 +668,9 @@ def research_plan_model(
             Field(default_factory=list, max_length=0),
         )
     base = _AskShownRequired if salvage and colleagues else SalvagingPlan
-    model = create_model("ResearchPlanDraft", __base__=base, **fields)
+    model = typing.cast(
+        type[SalvagingPlan], create_model("ResearchPlanDraft", __base__=base, **fields)
+    )
     model.fallback = fallback
     model.offered_colleagues = colleagues
     model.free_room = free if free_skills else 0
