@@ -474,5 +474,7 @@ def test_the_spec_collatz_command_with_no_keys_lists_its_sources(tmp_path, monke
     searched = {source for source, _ in asked}
     assert searched == {"arxiv", "github"}
     assert len(asked) == 2 * 2 * rounds  # each persona, each round, both sources
-    sources = (folder / "synthesis.md").read_text().split("## Sources", 1)[1]
+    synthesis = (folder / "synthesis.md").read_text()
+    sources = synthesis.split("## Sources", 1)[1].split("\n## ", 1)[0]
     assert "arxiv document" in sources or "github document" in sources, sources
+    assert "youtube non utilisée : YOUTUBE_API_KEY non définie" in synthesis  # said, in French
