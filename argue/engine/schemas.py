@@ -409,6 +409,7 @@ def slot_budget(colleagues: tuple[str, ...], budget: int, *, dogpile: bool = Tru
     return budget - required
 
 
+NO_SOURCE_WORDS = "no research source can answer in this debate"
 PLAN_SLOTS = ("dogpile_query", "memory_query", "ask", "free_calls", "dogpile_sources")
 """An answer with none of these keys is not a plan at all: it is asked again."""
 
@@ -427,6 +428,7 @@ class SalvagingPlan(ResearchPlanDraft):
     fallback: ClassVar[tuple[str, str] | None] = None  # argue's dogpile and memory queries
     offered_colleagues: ClassVar[tuple[str, ...]] = ()
     free_room: ClassVar[int] = 0
+    offers_dogpile: ClassVar[bool] = True  # False: no research source can answer
 
     @model_validator(mode="wrap")
     @classmethod
@@ -472,7 +474,12 @@ class SalvagingPlan(ResearchPlanDraft):
                 return None  # the plan as a whole, not one slot
             by_slot.setdefault(item["loc"][0], []).append(dict(item))
         for slot, items in by_slot.items():
-            if slot in ("dogpile_query", "memory_query"):
+            if slot in ("dogpile_query", "dogpile_sources") and not cls.offers_dogpile:
+                fixed.pop(slot, None)  # a search no source could answer: not run
+                if slot == "dogpile_query":
+                    problem = f"not offered: {NO_SOURCE_WORDS}"
+                    repairs.append(PlanRepair(slot=slot, problem=problem, action="dropped"))
+            elif slot in ("dogpile_query", "memory_query"):
                 replacement = cls.fallback[0 if slot == "dogpile_query" else 1]
                 if fixed.get(slot) == replacement:
                     return None  # argue's own query does not fit: nothing left to try
@@ -674,6 +681,7 @@ def research_plan_model(
     model.fallback = fallback
     model.offered_colleagues = colleagues
     model.free_room = free if free_skills else 0
+    model.offers_dogpile = dogpile
     return model
 
 

@@ -988,6 +988,10 @@ _LABELS: dict[str, tuple[str, str]] = {
         "au-delà du ou des {n} appel(s) libre(s) que le budget laisse",
     ),
     "repair_invalid": ("invalid ({detail})", "invalide ({detail})"),
+    "repair_no_source": (
+        "not offered: no research source can answer in this debate",
+        "non proposée : aucune source de recherche ne peut répondre dans ce débat",
+    ),
     "repair_dropped": ("dropped", "abandonnée"),
     "repair_replaced": (
         "replaced by argue's query {query}",

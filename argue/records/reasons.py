@@ -263,6 +263,10 @@ def _repair_words(note: str, lang: str) -> str | None:
             ),
             (r"no colleague is offered in this plan", lambda m: label("repair_no_colleague", lang)),
             (
+                r"not offered: no research source can answer in this debate",
+                lambda m: label("repair_no_source", lang),
+            ),
+            (
                 r"skill (.+) is not offered",
                 lambda m: label("repair_skill", lang, name=quoted(m[1], lang)),
             ),
