@@ -70,7 +70,8 @@ def argue_command(
         None,
         "--sources",
         help="Research sources for dogpile (default: $ARGUE_RESEARCH_SOURCES or all): "
-        "arxiv,github,brave,perplexity,youtube,library.",
+        "arxiv,github,brave,perplexity,youtube,library; only those that can answer now are "
+        "used (a key set, the library not empty); none: memory and colleagues only.",
     ),
     budget_usd: float | None = typer.Option(
         None, "--budget-usd", min=0.0, help="Stop (resumable) once this much has been spent."
