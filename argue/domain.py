@@ -206,7 +206,17 @@ class DebateConfig(BaseModel):
     max_rounds: int = Field(ge=1, le=MAX_ROUNDS)
     provider: str
     model: str
-    research_sources: list[str] = Field(default_factory=list)
+    research_sources: list[str] = Field(
+        default_factory=list,
+        description="the research sources the debate searches; with ``unused_sources`` unset "
+        "(a config from before argue checked them) an empty list means every source",
+    )
+    unused_sources: dict[str, str] | None = Field(
+        default=None,
+        exclude_if=lambda v: v is None,
+        description="source name -> why it was not used (decided before round 1: 'YOUTUBE_API_KEY "
+        "not set', 'the library is empty …'); set, ``research_sources`` is exact (empty: none)",
+    )
     budget_usd: float | None = Field(default=None, ge=0, allow_inf_nan=False)
     budget_tokens: int | None = Field(default=None, ge=0)
     created_at: str = Field(default_factory=utc_now)
@@ -232,6 +242,13 @@ class DebateConfig(BaseModel):
         description="answer-seeking debate (argue eval): each reflection carries the persona's "
         "short answer and the synthesis a final answer, of this kind; None for a debate",
     )
+
+    def sources_in_use(self) -> list[str] | None:
+        """The sources research may ask: a list (empty: none), or None for every source (a
+        config written before argue decided which could run)."""
+        if self.unused_sources is None and not self.research_sources:
+            return None
+        return list(self.research_sources)
 
     @property
     def smoke_test(self) -> bool:
@@ -351,6 +368,11 @@ class ResearchCallRecord(BaseModel):
     elapsed_s: float = 0.0
     evidence_ids: list[str] = Field(default_factory=list)
     source_statuses: list[dict[str, object]] = Field(default_factory=list)
+    query_by_argue: bool = Field(
+        default=False,
+        exclude_if=lambda v: not v,
+        description="the query is argue's (the plan's was missing or invalid), not the model's",
+    )
 
 
 class ResearchRecord(BaseModel):

@@ -189,8 +189,9 @@ def run_debate(
     verifier = verifier_for_run(config, chat_model, workspace, persona_models)
     toolkit = SkillToolkit(
         chat_model,
-        sources=config.research_sources or None,
+        sources=config.sources_in_use(),
         external=workspace.settings.external_skills,
+        unused_sources=config.unused_sources,
     )
     runner = DebateRunner(
         store,

@@ -138,6 +138,24 @@ class DebatePlan:
     unreachable: Unreachable | None = None
     limits: ServerLimits | None = field(default=None, repr=False)
     verifier: SeatModel | None = None  # the support check's model; None: the judge's
+    unused_sources: dict[str, str] = field(default_factory=dict)
+    """Sources left out because they cannot answer now, with why (named once, then saved)."""
+    sources_named: bool = False  # --sources (or the environment, or config.toml) named them
+
+    def source_lines(self, lang: str | None = None) -> list[str]:
+        """The terminal's words for the sources left out, one line each (a warning when the
+        user named them), and one more when no source is left: in the debate's language."""
+        from argue.records.labels import label
+        from argue.records.reasons import source_unused_line
+
+        lang = lang or self.language
+        lines = [
+            source_unused_line(name, reason, lang, warning=self.sources_named)
+            for name, reason in self.unused_sources.items()
+        ]
+        if not self.sources:
+            lines.append(label("t_no_research_source", lang))
+        return lines
 
     def estimate(self) -> DebateEstimate:
         """Calls, tokens and cost for the planned rounds (``argue.engine.estimate``)."""
@@ -232,7 +250,7 @@ def prepare(request: StartRequest, workspace: Workspace | None = None) -> Debate
     # The spec's own panel command names three personas and no mode: that means a panel.
     mode = "panel" if implied_panel else check_mode(request.mode or settings.defaults.mode)
     lineup, reason = seat(request, mode, question, language)
-    sources = workspace.research_sources(request.sources)
+    sources = workspace.research_sources(request.sources)  # before any folder or model call
     limits = server_limits(
         request.request_timeout_s, request.max_attempts, request.slots, request.structured_output
     )
@@ -266,7 +284,7 @@ def prepare(request: StartRequest, workspace: Workspace | None = None) -> Debate
         named_count=named_count,
         lineup=lineup,
         reason=reason,
-        sources=sources,
+        sources=sources.usable,
         chat_model=chat_model,
         seats=seats,
         rounds=request.rounds or settings.defaults.rounds,
@@ -275,6 +293,8 @@ def prepare(request: StartRequest, workspace: Workspace | None = None) -> Debate
         unreachable=first_unreachable(providers, workspace.env),
         limits=limits,
         verifier=verifier,
+        unused_sources=sources.unused,
+        sources_named=sources.named,
     )
 
 
@@ -297,6 +317,7 @@ def create(plan: DebatePlan, *, command: str = "argue") -> DebateStore:
             provider=plan.chat_model.provider,
             model=plan.chat_model.model,
             research_sources=plan.sources,
+            unused_sources=plan.unused_sources,
             budget_usd=plan.budget_usd,
             budget_tokens=plan.max_tokens,
             selection_reason=plan.reason,
@@ -316,6 +337,10 @@ def dry_run_document(plan: DebatePlan, warnings: list[str]) -> dict[str, Any]:
     from argue.records.labels import label
 
     estimate = plan.estimate()
+    # Sources left out of a standing default are listed (unused_sources), not warned about.
+    source_warnings = plan.source_lines("en") if plan.sources_named else []
+    if not plan.sources and not plan.sources_named:
+        source_warnings = [label("t_no_research_source", "en")]
 
     why = label("dr_auto", "en", reason=plan.reason) if plan.reason else label("dr_named", "en")
     return {
@@ -345,12 +370,15 @@ def dry_run_document(plan: DebatePlan, warnings: list[str]) -> dict[str, Any]:
         ),
         "rounds": plan.rounds,
         "sources": list(plan.sources),
+        "unused_sources": dict(plan.unused_sources),
         "budget_usd": plan.budget_usd,
         "max_tokens": plan.max_tokens,
         "budget_note": budget_note(estimate, plan.budget_usd, plan.max_tokens, "en"),
         "detach": plan.request.detach,
         "estimate": estimate.as_json(),
-        "warnings": [w for w in (shared_model_warning(plan.seats, "en"), *warnings) if w],
+        "warnings": [
+            w for w in (shared_model_warning(plan.seats, "en"), *source_warnings, *warnings) if w
+        ],
     }
 
 

@@ -113,10 +113,50 @@ class Workspace:
         if budget_usd is not None and not self.prices.knows(chat_model.provider, chat_model.model):
             raise UsageError(missing_price_message(chat_model.provider, chat_model.model))
 
-    def research_sources(self, names: list[str] | None) -> list[str]:
-        """The sources asked for (or the configured default), each checked."""
+    def research_sources(self, names: list[str] | None) -> SourceChoice:
+        """The sources asked for (or the configured default, or every row), each checked, and
+        split into those that can answer now and those that cannot (with why)."""
         flag = None if names is None else ",".join(names)
-        return check_sources(self.settings.sources(flag, self.env))
+        return choose_sources(
+            self.settings.sources(flag, self.env), self.env, named=names is not None
+        )
+
+
+NO_SOURCES = "none"
+"""``--sources none``: research runs on memory and colleagues only."""
+
+
+@dataclass(frozen=True)
+class SourceChoice:
+    """The research sources a debate searches, decided before round 1: ``usable`` (in
+    order; empty: none) and ``unused`` (name -> why it cannot answer now: "BRAVE_API_KEY not
+    set", "the library is empty …"). ``named``: ``--sources`` named them (a standing default,
+    $ARGUE_RESEARCH_SOURCES or config.toml's, that cannot run now is said, not an error)."""
+
+    usable: list[str]
+    unused: dict[str, str]
+    named: bool
+
+
+def choose_sources(names: list[str], env: Mapping[str, str], *, named: bool) -> SourceChoice:
+    """``names`` (empty: every row of the source table) checked (unknown: a UsageError) and
+    split by what can run now. ``--sources`` (``named``) naming only sources that cannot run is
+    a UsageError; ``none`` chooses no source."""
+    from argue.skills.dogpile import SOURCE_NAMES, usable_sources
+
+    if NO_SOURCES in names:
+        if names != [NO_SOURCES]:
+            raise UsageError(f"--sources {NO_SOURCES} cannot be combined with source names")
+        return SourceChoice([], {}, named=named)
+    check_sources(names)
+    usable, unused = usable_sources(names or list(SOURCE_NAMES), env)
+    if named and names and not usable:
+        why = "; ".join(f"{name}: {reason}" for name, reason in unused.items())
+        raise UsageError(
+            f"no source named by --sources can run now ({why}); name another source, "
+            "or --sources none to debate on memory and colleagues only"
+        )
+    return SourceChoice(usable, unused, named=named)
 
 
 def check_sources(names: list[str]) -> list[str]:
@@ -126,6 +166,7 @@ def check_sources(names: list[str]) -> list[str]:
     if unknown:
         raise UsageError(
             f"unknown source(s) {', '.join(unknown)}; choose from: {', '.join(SOURCE_NAMES)}"
+            f" (or {NO_SOURCES})"
         )
     return names
 

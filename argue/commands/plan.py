@@ -88,7 +88,9 @@ def dry_run_plan(plan: DebatePlan, *, json_output: bool, warnings: Sequence[str]
         return label(key, lang, **fields)
 
     why = say("dr_auto", reason=plan.reason) if plan.reason else say("dr_named")
-    shown = [w for w in (shared_model_warning(plan.seats, lang), *warnings) if w]
+    shown = [
+        w for w in (shared_model_warning(plan.seats, lang), *plan.source_lines(), *warnings) if w
+    ]
     note = budget_note(estimate, plan.budget_usd, plan.max_tokens, lang)
     for warning in shown:
         _report(warning)
@@ -104,7 +106,7 @@ def dry_run_plan(plan: DebatePlan, *, json_output: bool, warnings: Sequence[str]
             for c in plan.seats
         ),
         say("dr_debate_model", model=f"{plan.chat_model.provider}/{plan.chat_model.model}"),
-        say("dr_rounds", n=plan.rounds, sources=", ".join(plan.sources) or say("dr_all")),
+        say("dr_rounds", n=plan.rounds, sources=", ".join(plan.sources) or say("dr_no_source")),
     ]
     rounds = plan.rounds
     if note:

@@ -28,7 +28,7 @@ def research_command(
     import asyncio
 
     from argue.console import die, echo, stderr_console
-    from argue.skills.dogpile import SOURCE_NAMES, dogpile
+    from argue.skills.dogpile import SOURCE_NAMES, dogpile, usable_sources
 
     if not query.strip():
         die("the query is empty", 2)
@@ -44,6 +44,17 @@ def research_command(
         die("--limit and --per-source must be at least 1", 2)
     if timeout <= 0:
         die("--timeout must be positive", 2)
+    # Only sources that can answer now are asked (the debate's rule): the others are named.
+    usable, unused = usable_sources(chosen)
+    if not usable:
+        why = "; ".join(f"{name}: {reason}" for name, reason in unused.items())
+        die(f"no source can answer now ({why})", 2)
+    from rich.markup import escape
+
+    for name, reason in unused.items():
+        warning = "warning: " if sources is not None else ""
+        stderr_console.print(escape(f"{warning}{name} not used: {reason}"))
+    chosen = usable
 
     try:
         result = asyncio.run(

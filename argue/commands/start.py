@@ -71,7 +71,8 @@ def argue_command(
         None,
         "--sources",
         help="Research sources for dogpile (default: $ARGUE_RESEARCH_SOURCES or all): "
-        "arxiv,github,brave,perplexity,youtube,library.",
+        "arxiv,github,brave,perplexity,youtube,library; only those that can answer now are "
+        "used (a key set, the library not empty); none: memory and colleagues only.",
     ),
     budget_usd: float | None = typer.Option(
         None, "--budget-usd", min=0.0, help="Stop (resumable) once this much has been spent."
@@ -212,6 +213,8 @@ def _announce(store: DebateStore, plan: DebatePlan, json_output: bool) -> None:
     if plan.reason:
         _report(label("t_auto_selected", language, reason=plan.reason))
     announce_models(plan.seats, plan.chat_model, language)
+    for line in plan.source_lines():  # the sources left out, named once (config.json keeps them)
+        _report(line)
 
 
 def _question(argument: str | None, path: str | None, interactive: bool) -> str:

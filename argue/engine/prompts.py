@@ -5,7 +5,7 @@ from __future__ import annotations
 import secrets
 from contextvars import ContextVar
 
-from argue.domain import Claim, DebateConfig, Evidence, Persona, plan_failed
+from argue.domain import Claim, DebateConfig, Evidence, Failure, Persona, plan_failed
 from argue.engine.digest import clip
 from argue.grounding.quotable import is_filler
 from argue.llm.base import Message
@@ -125,6 +125,10 @@ def research_report(history: DebateHistory, letter: str, round_no: int) -> str:
                     f"({clip(str(source.get('note') or 'no reason given'), 200)}); "
                     "nothing from that source"
                 )
+    for failure in plan_repairs(history, letter, round_no):
+        lines.append(
+            f"- your plan's {failure.what.removeprefix('research plan ')}: {failure.reason}"
+        )
     if research and research.dropped_calls:
         lines.append(
             "- refused — nothing happened (over the research budget, not run): "
@@ -144,16 +148,39 @@ def claims_table(claims: list[Claim], names: dict[str, str]) -> str:
     return "\n".join(f"[{c.id}] ({names[c.persona]}) {clip(c.text, 400)}" for c in claims)
 
 
-def research_slots(
-    colleagues: tuple[str, ...], free_skills: tuple[str, ...], free: int, budget: int
-) -> str:
-    """The plan's fields, as the schema has them: which are required, and the names offered."""
-    lines = [
-        f"Your research (at most {budget} calls; argue runs them): fill these fields.",
-        "- `dogpile_query` (required): a multi-source search, written from your own lens "
-        "(optional `dogpile_sources`).",
-        "- `memory_query` (required): what to recall from your earlier debates.",
+def plan_repairs(history: DebateHistory, letter: str, round_no: int) -> list[Failure]:
+    """What argue dropped or replaced in the persona's plan for ``round_no``."""
+    return [
+        f
+        for f in history.failures
+        if f.round == round_no
+        and f.persona == letter
+        and f.phase == "research"
+        and f.what.startswith("research plan ")
     ]
+
+
+def research_slots(
+    colleagues: tuple[str, ...],
+    free_skills: tuple[str, ...],
+    free: int,
+    budget: int,
+    *,
+    dogpile: bool = True,
+) -> str:
+    """The plan's fields, as the schema has them: which are required, and the names offered
+    (no ``dogpile_query`` when no research source can answer in this debate)."""
+    lines = [f"Your research (at most {budget} calls; argue runs them): fill these fields."]
+    if dogpile:
+        lines.append(
+            "- `dogpile_query` (required): a multi-source search, written from your own lens "
+            "(optional `dogpile_sources`)."
+        )
+    else:
+        lines.append(
+            "- no `dogpile_query`: no research source can answer in this debate; leave it out."
+        )
+    lines.append("- `memory_query` (required): what to recall from your earlier debates.")
     if colleagues:
         lines.append(
             f"- `ask` (required): `colleague`, one of: {', '.join(colleagues)}; and your "

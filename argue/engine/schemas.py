@@ -8,12 +8,16 @@ grammar-constrained local model (llama.cpp) terminate instead of filling max_tok
 from __future__ import annotations
 
 import functools
-from typing import Annotated, Any, Literal, TypeVar
+import typing
+from typing import Annotated, Any, ClassVar, Literal, Self, TypeVar
 
 from pydantic import (
     BaseModel,
+    ConfigDict,
     Field,
+    ModelWrapValidatorHandler,
     SerializerFunctionWrapHandler,
+    ValidationError,
     WithJsonSchema,
     create_model,
     field_validator,
@@ -24,7 +28,8 @@ from pydantic.json_schema import SkipJsonSchema
 
 T = TypeVar("T", bound=BaseModel)
 Short = Annotated[str, Field(max_length=300)]
-Query = Annotated[str, Field(max_length=400)]
+QUERY_CHARS = 400
+Query = Annotated[str, Field(max_length=QUERY_CHARS)]
 Name = Annotated[str, Field(max_length=100)]  # a skill or persona name
 
 
@@ -56,6 +61,34 @@ class ResearchCallDraft(BaseModel):
     sources: list[Short] = Field(
         default_factory=list, max_length=6, description="dogpile only: subset of sources"
     )
+    # The query is argue's (the plan's was missing or invalid): never offered to a model.
+    query_by_argue: SkipJsonSchema[bool] = Field(default=False, exclude_if=lambda v: not v)
+
+
+class PlanRepair(BaseModel):
+    """One slot of a research plan the model wrote that argue dropped or replaced, rather than
+    losing the whole plan to it (code's words, in English; documents translate them)."""
+
+    slot: str = Field(
+        max_length=40, description="ask, dogpile_query, memory_query, dogpile_sources, why, "
+        "or free_calls[N] (N from 1)",
+    )  # fmt: skip
+    problem: str = Field(max_length=600, description="missing, blank, or what was invalid")
+    action: Literal["dropped", "replaced"]
+    replacement: str = Field(default="", max_length=400, description="argue's query, if replaced")
+
+    @property
+    def what(self) -> str:
+        """The step, as a failure names it: "research plan ask", "research plan free call 2"."""
+        if self.slot.startswith("free_calls["):
+            return f"research plan free call {self.slot[len('free_calls[') : -1]}"
+        return f"research plan {self.slot.replace('_', ' ')}"
+
+    @property
+    def reason(self) -> str:
+        if self.action == "replaced":
+            return f"{self.problem}; replaced by argue's query {self.replacement!r}"
+        return f"{self.problem}; dropped"
 
 
 class ColleagueQuestionDraft(BaseModel):
@@ -99,6 +132,8 @@ class ResearchPlanDraft(BaseModel):
     )
     # What runs: derived from the slots, or given as is (an older plan file, an engine retry).
     calls: SkipJsonSchema[list[ResearchCallDraft]] = Field(default_factory=list)
+    # What argue dropped or replaced in the model's plan (code's field: a model's is ignored).
+    repairs: SkipJsonSchema[list[PlanRepair]] = Field(default_factory=list, max_length=100)
 
     @field_validator("dogpile_query", "memory_query")
     @classmethod
@@ -123,18 +158,28 @@ class ResearchPlanDraft(BaseModel):
             if "calls" not in self.model_fields_set:
                 raise ValueError("a research plan needs `dogpile_query` and `memory_query`")
             return self  # calls given as they are
-        missing = [
-            name for name in ("dogpile_query", "memory_query") if getattr(self, name) is None
-        ]
-        if missing:
-            raise ValueError(f"missing required slot(s): {', '.join(missing)}")
-        assert self.dogpile_query is not None and self.memory_query is not None
-        calls = [
+        # dogpile_query is required by the per-call schema whenever a source can answer; a plan
+        # without one (no source could) still recalls.
+        if self.memory_query is None:
+            raise ValueError("missing required slot(s): memory_query")
+        replaced = {r.slot for r in self.repairs if r.action == "replaced"}
+        calls = []
+        if self.dogpile_query is not None:
+            calls.append(
+                ResearchCallDraft(
+                    skill="dogpile",
+                    query=self.dogpile_query,
+                    sources=self.dogpile_sources,
+                    query_by_argue="dogpile_query" in replaced,
+                )
+            )
+        calls.append(
             ResearchCallDraft(
-                skill="dogpile", query=self.dogpile_query, sources=self.dogpile_sources
-            ),
-            ResearchCallDraft(skill="memory", query=self.memory_query),
-        ]
+                skill="memory",
+                query=self.memory_query,
+                query_by_argue="memory_query" in replaced,
+            )
+        )
         if self.ask is not None:
             calls.append(
                 ResearchCallDraft(
@@ -153,6 +198,8 @@ class ResearchPlanDraft(BaseModel):
     def _one_shape_on_disk(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
         """Slots on disk when there are slots (``calls`` follows from them); else the calls."""
         data = handler(self)
+        if not self.repairs:
+            data.pop("repairs", None)
         if self.has_slots:
             data.pop("calls", None)
             return data
@@ -406,8 +453,9 @@ class SupportDraft(BaseModel):
 
 # ---------------------------------------------------------------- per-persona schemas
 
-REQUIRED_SLOTS = ("dogpile", "memory")  # every round, for every persona
+REQUIRED_SLOTS = ("dogpile", "memory")  # every round, for every persona (dogpile: if a source can)
 ASK_SKILL = "ask"  # required too, when the persona has a colleague to ask
+DOGPILE_SKILL = "dogpile"
 
 
 def _enum(names: tuple[str, ...]) -> Any:
@@ -437,12 +485,199 @@ def _sources_field(sources: tuple[str, ...], prefix: str = "") -> tuple[Any, Any
     )
 
 
-def slot_budget(colleagues: tuple[str, ...], budget: int) -> int:
-    """How many free calls fit in ``budget`` after the required slots."""
-    required = len(REQUIRED_SLOTS) + (1 if colleagues else 0)
+def slot_budget(colleagues: tuple[str, ...], budget: int, *, dogpile: bool = True) -> int:
+    """How many free calls fit in ``budget`` after the required slots (no dogpile slot when no
+    source can answer)."""
+    required = len(REQUIRED_SLOTS) - (0 if dogpile else 1) + (1 if colleagues else 0)
     if budget < required:
         raise ValueError(f"a research budget of {budget} cannot hold the {required} required calls")
     return budget - required
+
+
+NO_SOURCE_WORDS = "no research source can answer in this debate"
+PLAN_SLOTS = ("dogpile_query", "memory_query", "ask", "free_calls", "dogpile_sources")
+"""An answer with none of these keys is not a plan at all: it is asked again."""
+
+
+class SalvagingPlan(ResearchPlanDraft):
+    """The base of a per-call plan schema that keeps a plan's good slots (issue 35).
+
+    The schema the model sees is unchanged; validation that fails is not the end of the plan:
+    an unknown colleague or a missing or invalid ``ask`` drops the ask; an invalid free call is
+    dropped (each on its own); a missing, blank or invalid ``dogpile_query`` or
+    ``memory_query`` is replaced by argue's query (the proposition and the persona's lens);
+    invalid ``dogpile_sources`` fall back to every source. Each change is a ``PlanRepair`` in
+    ``repairs``. Only an answer that is not a plan at all (not an object, or none of the slots)
+    fails, and is asked again. ``fallback`` None: no salvage (the strict schema)."""
+
+    fallback: ClassVar[tuple[str, str] | None] = None  # argue's dogpile and memory queries
+    offered_colleagues: ClassVar[tuple[str, ...]] = ()
+    free_room: ClassVar[int] = 0
+    offers_dogpile: ClassVar[bool] = True  # False: no research source can answer
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _salvage(cls, data: Any, handler: ModelWrapValidatorHandler[Self]) -> Self:
+        if isinstance(data, dict):
+            data = {k: v for k, v in data.items() if k != "repairs"}  # code's field only
+        if cls.fallback is None or not isinstance(data, dict):
+            return handler(data)
+        if not any(key in data for key in PLAN_SLOTS):
+            return handler(data)  # not a plan at all: the error stands (one re-ask)
+        repairs: list[PlanRepair] = []
+        current = data
+        first_error: ValidationError | None = None
+        for _ in range(4):  # each pass repairs every slot its errors name
+            try:
+                said = [r.model_dump() for r in repairs[:100]]
+                plan = handler({**current, "repairs": said})
+                break
+            except ValidationError as error:
+                first_error = first_error or error
+                fixed = cls._repaired(current, error, repairs)
+                if fixed is None:
+                    raise first_error from None
+                current = fixed
+        else:
+            assert first_error is not None
+            raise first_error
+        if cls.offered_colleagues and plan.ask is None and "ask" not in {r.slot for r in repairs}:
+            plan.repairs.append(PlanRepair(slot="ask", problem="missing", action="dropped"))
+        return plan
+
+    @classmethod
+    def _repaired(
+        cls, data: dict[str, Any], error: ValidationError, repairs: list[PlanRepair]
+    ) -> dict[str, Any] | None:
+        """``data`` with every slot ``error`` names dropped or replaced (``repairs`` told);
+        None when an error is not one a slot can be repaired from."""
+        assert cls.fallback is not None
+        fixed = dict(data)
+        by_slot: dict[str, list[dict[str, Any]]] = {}
+        for item in error.errors(include_url=False):
+            if not item["loc"] or not isinstance(item["loc"][0], str):
+                return None  # the plan as a whole, not one slot
+            by_slot.setdefault(item["loc"][0], []).append(dict(item))
+        for slot, items in by_slot.items():
+            if slot in ("dogpile_query", "dogpile_sources") and not cls.offers_dogpile:
+                fixed.pop(slot, None)  # a search no source could answer: not run
+                if slot == "dogpile_query":
+                    problem = f"not offered: {NO_SOURCE_WORDS}"
+                    repairs.append(PlanRepair(slot=slot, problem=problem, action="dropped"))
+            elif slot in ("dogpile_query", "memory_query"):
+                replacement = cls.fallback[0 if slot == "dogpile_query" else 1]
+                if fixed.get(slot) == replacement:
+                    return None  # argue's own query does not fit: nothing left to try
+                fixed[slot] = replacement
+                repairs.append(
+                    PlanRepair(
+                        slot=slot,
+                        problem=_problem(items[0]),
+                        action="replaced",
+                        replacement=replacement,
+                    )
+                )
+            elif slot == "ask":
+                fixed.pop("ask", None)
+                repairs.append(
+                    PlanRepair(slot="ask", problem=cls._ask_problem(items), action="dropped")
+                )
+            elif slot == "free_calls":
+                fixed["free_calls"] = cls._kept_calls(data.get(slot), items, repairs)
+            elif slot in ("dogpile_sources", "why"):
+                fixed.pop(slot, None)
+                repairs.append(PlanRepair(slot=slot, problem=_problem(items[0]), action="dropped"))
+            elif slot == "calls":
+                fixed.pop("calls", None)  # code's field: a model's is ignored
+            else:
+                return None
+        return fixed
+
+    @classmethod
+    def _ask_problem(cls, items: list[dict[str, Any]]) -> str:
+        offered = ", ".join(cls.offered_colleagues)
+        for item in items:
+            if tuple(item["loc"][1:]) == ("colleague",) and item["type"] == "literal_error":
+                return f"colleague {_shown(item.get('input'))} is not offered (offered: {offered})"
+        if not cls.offered_colleagues:
+            return "no colleague is offered in this plan"
+        return _problem(items[0])
+
+    @classmethod
+    def _kept_calls(
+        cls, calls: Any, items: list[dict[str, Any]], repairs: list[PlanRepair]
+    ) -> list[Any]:
+        """The free calls that validate, in order, up to the room the budget leaves; each
+        other one dropped and named."""
+        if not isinstance(calls, list):
+            repairs.append(
+                PlanRepair(slot="free_calls[1]", problem=_problem(items[0]), action="dropped")
+            )
+            return []
+        shape = typing.get_args(cls.model_fields["free_calls"].annotation)
+        call_model: type[BaseModel] = (
+            shape[0]
+            if shape and isinstance(shape[0], type) and issubclass(shape[0], BaseModel)
+            else FreeCallDraft
+        )
+        kept: list[Any] = []
+        for index, call in enumerate(calls):
+            slot = f"free_calls[{index + 1}]"
+            try:
+                call_model.model_validate(call)
+            except ValidationError as error:
+                problem = _free_call_problem(dict(error.errors(include_url=False)[0]))
+                repairs.append(PlanRepair(slot=slot, problem=problem, action="dropped"))
+                continue
+            if len(kept) >= cls.free_room:
+                problem = f"over the {cls.free_room} free call(s) the budget leaves"
+                repairs.append(PlanRepair(slot=slot, problem=problem, action="dropped"))
+            else:
+                kept.append(call)
+        return kept
+
+
+def _shown(value: Any, limit: int = 60) -> str:
+    """A model's value in a repair's words: quoted and bounded."""
+    text = repr(value) if isinstance(value, str) else type(value).__name__
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _problem(item: dict[str, Any]) -> str:
+    """One error in a slot (``loc`` starting with the slot) in a repair's words: "missing",
+    "blank", "question missing", "invalid (colleague: …)"."""
+    where = ".".join(str(part) for part in item["loc"][1:])
+    if item["type"] == "missing":
+        return f"{where} missing" if where else "missing"
+    value = item.get("input")
+    if isinstance(value, str) and not value.strip():
+        return f"{where} blank" if where else "blank"
+    message = " ".join(str(item.get("msg", "")).split())[:200]
+    return f"invalid ({where + ': ' if where else ''}{message})"
+
+
+def _free_call_problem(item: dict[str, Any]) -> str:
+    """What is wrong with one free call (``item``: its first error, located in the call)."""
+    if tuple(item["loc"]) == ("skill",) and item["type"] == "literal_error":
+        return f"skill {_shown(item.get('input'))} is not offered"
+    return _problem({**item, "loc": ("call", *item["loc"])})
+
+
+def _ask_shown_as_required(schema: dict[str, Any]) -> None:
+    """The salvaging schema's ``ask`` is optional for validation (a bad one is dropped) and
+    shown as the strict schema has it: required, one object."""
+    ask = schema.get("properties", {}).get("ask")
+    if not isinstance(ask, dict) or "anyOf" not in ask:
+        return
+    ref = next(option for option in ask["anyOf"] if option.get("type") != "null")
+    schema["properties"]["ask"] = {**ref, "description": ask.get("description", "")}
+    required = schema.setdefault("required", [])
+    if "ask" not in required:
+        required.append("ask")
+
+
+class _AskShownRequired(SalvagingPlan):
+    model_config = ConfigDict(json_schema_extra=lambda schema, _cls: _ask_shown_as_required(schema))
 
 
 @functools.lru_cache(maxsize=256)
@@ -451,33 +686,51 @@ def research_plan_model(
     colleagues: tuple[str, ...],
     budget: int,
     sources: tuple[str, ...] = (),
+    fallback: tuple[str, str] | None = None,
 ) -> type[ResearchPlanDraft]:
-    """The plan schema one persona is asked for: ``dogpile_query`` and ``memory_query``
-    required; ``ask`` required with ``colleague`` an enum of ``colleagues`` when there is one
-    (absent otherwise); ``free_calls`` with ``skill`` an enum of ``skills`` (``ask`` excepted: it
-    has its slot) and at most what the budget leaves (absent when nothing is left); a free
-    call's ``sources`` and ``dogpile_sources``, when ``sources`` are given, enums of them (a
-    grammar-constrained model otherwise fills them with whatever words it likes).
+    """The plan schema one persona is asked for: ``dogpile_query`` (when ``dogpile`` is among
+    ``skills``: some source can answer) and ``memory_query`` required; ``ask`` required with
+    ``colleague`` an enum of ``colleagues`` when there is one (absent otherwise); ``free_calls``
+    with ``skill`` an enum of ``skills`` (``ask`` excepted: it has its slot) and at most what the
+    budget leaves (absent when nothing is left); a free call's ``sources`` and
+    ``dogpile_sources``, when ``sources`` are given, enums of them (a grammar-constrained model
+    otherwise fills them with whatever words it likes).
+
+    ``fallback``: argue's own dogpile and memory queries. Given, the schema shown is the same
+    but validation keeps the plan's good slots (:class:`SalvagingPlan`); None, any invalid slot
+    fails the whole plan (the strict schema).
 
     Named ``ResearchPlanDraft`` and a subclass of it: code that maps schemas by name or checks
     ``issubclass`` sees the same class; ``calls`` still follows from the slots."""
-    free = slot_budget(colleagues, budget)
+    dogpile = DOGPILE_SKILL in skills
+    free = slot_budget(colleagues, budget, dogpile=dogpile)
     free_skills = tuple(s for s in dict.fromkeys(skills) if s != ASK_SKILL)
+    salvage = fallback is not None
     fields: dict[str, Any] = {
-        "dogpile_query": (Query, Field(description="A multi-source search, from your own lens")),
+        "dogpile_query": (Query, Field(description="A multi-source search, from your own lens"))
+        if dogpile
+        else (SkipJsonSchema[None], Field(default=None, exclude=True)),  # type: ignore[misc]
         "memory_query": (Query, Field(description="What to recall from your earlier debates")),
     }
-    if sources:
+    if sources and dogpile:
         fields["dogpile_sources"] = _sources_field(sources)
+    elif not dogpile:
+        fields["dogpile_sources"] = (
+            SkipJsonSchema[list[Short]],
+            Field(default_factory=list, max_length=0, exclude=True),
+        )
     if colleagues:
         question = create_model(
             "ColleagueQuestionDraft",
             __base__=ColleagueQuestionDraft,
             colleague=(_enum(colleagues), Field(description="The colleague you ask")),
         )
+        description = "The colleague you consult, and your question"
+        # Salvaging, a bad ask is dropped (the field optional); the schema still requires it.
         fields["ask"] = (
-            question,
-            Field(description="The colleague you consult, and your question"),
+            (question | None, Field(default=None, description=description))
+            if salvage
+            else (question, Field(description=description))
         )
     else:
         # pydantic types SkipJsonSchema[X] as Annotated[X, ...] for checkers: mypy then reads
@@ -485,7 +738,7 @@ def research_plan_model(
         fields["ask"] = (SkipJsonSchema[None], Field(default=None))  # type: ignore[misc]
     if free and free_skills:
         source_field: dict[str, Any] = {}
-        if sources:
+        if sources and dogpile:
             source_field["sources"] = _sources_field(sources, "dogpile only: ")
         call = create_model(
             "FreeCallDraft",
@@ -506,7 +759,15 @@ def research_plan_model(
             SkipJsonSchema[list[FreeCallDraft]],
             Field(default_factory=list, max_length=0),
         )
-    return create_model("ResearchPlanDraft", __base__=ResearchPlanDraft, **fields)
+    base = _AskShownRequired if salvage and colleagues else SalvagingPlan
+    model = typing.cast(
+        type[SalvagingPlan], create_model("ResearchPlanDraft", __base__=base, **fields)
+    )
+    model.fallback = fallback
+    model.offered_colleagues = colleagues
+    model.free_room = free if free_skills else 0
+    model.offers_dogpile = dogpile
+    return model
 
 
 def _argument_schema(evidence_id: Any, name: str) -> type[ArgumentDraft]:
@@ -615,6 +876,7 @@ from argue.records.prose import (  # noqa: E402
 
 __all__ = [
     "PHASE_FORMS",
+    "QUERY_CHARS",
     "AgreementDraft",
     "AnswerSynthesisDraft",
     "ArgumentDraft",
@@ -631,6 +893,7 @@ __all__ = [
     "FreeCallDraft",
     "JudgeDraft",
     "PanelAngle",
+    "PlanRepair",
     "PrivateViewDraft",
     "RebuttalDraft",
     "RebuttalForm",
@@ -638,6 +901,7 @@ __all__ = [
     "ReflectionForm",
     "ResearchCallDraft",
     "ResearchPlanDraft",
+    "SalvagingPlan",
     "Side",
     "SupportDraft",
     "SupportVerdictDraft",

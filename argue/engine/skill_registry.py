@@ -15,7 +15,7 @@ import inspect
 import re
 import time
 from collections.abc import Callable, Collection, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from argue.skills.base import SkillResult
@@ -33,11 +33,13 @@ _NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,39}$")
 @dataclass(frozen=True)
 class SkillContext:
     """What a skill may use besides its request: the debate's model (metered: ``ask`` uses it),
-    the research sources ``--sources`` allows (None: all) and the persona catalog."""
+    the research sources ``--sources`` allows (None: all; empty: none), the persona catalog,
+    and the sources left out before round 1 because they cannot answer (name -> why)."""
 
     model: ChatModel
     sources: tuple[str, ...] | None = None
     catalog_loader: Callable[[], PersonaCatalog] | None = None
+    unused_sources: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def catalog(self) -> PersonaCatalog:
@@ -70,6 +72,8 @@ class DogpileSkill:
     name = "dogpile"
 
     def describe(self, persona: Persona, context: SkillContext) -> str:
+        if context.sources is not None and not context.sources:
+            return "multi-source search (no source can answer in this debate: not offered)"
         sources = ", ".join(context.sources) if context.sources else "all enabled sources"
         return f"multi-source search ({sources}); `query`, optional `sources`"
 
@@ -77,18 +81,30 @@ class DogpileSkill:
         """Run the sources asked for that ``--sources`` allows; name the others as refused.
 
         A source the call names but may not use comes back as a refused source status (so it
-        reaches the failure list) and the call runs on the allowed ones it names. A call that
-        names no usable source at all runs on every allowed source, saying so in its note: the
-        search slot is never wasted for the model's wording.
+        reaches the failure list) and the call runs on the allowed ones it names. A source left
+        out before round 1 because it cannot answer (no key, an empty library) is not asked
+        and not refused again: the note names it. A call that names no usable source at all
+        runs on every allowed source, saying so in its note: the search slot is never wasted
+        for the model's wording.
         """
         from argue.skills.base import SourceStatus
         from argue.skills.dogpile import SOURCE_NAMES, aggregate_status, dogpile
 
         call = request.call
+        if context.sources is not None and not context.sources:
+            return SkillResult.refused(self.name, call.query, NO_SOURCE_NOTE)
         allowed = list(context.sources) if context.sources else list(SOURCE_NAMES)
         asked = list(dict.fromkeys(s.strip().lower() for s in call.sources if s.strip()))
+        unused = [n for n in asked if n in context.unused_sources and n not in allowed]
+        asked = [n for n in asked if n not in unused]
+        not_asked = f"not asked ({NOT_USED}): {', '.join(unused)}; " if unused else ""
         if not asked:
-            return await dogpile(call.query, sources=context.sources)
+            result = await dogpile(call.query, sources=context.sources)
+            if not unused:
+                return result
+            names = ", ".join(f"{clip_source(name)} ({NOT_USED})" for name in unused[:6])
+            note = f"asked only for {names}: ran on every allowed source instead. {result.note}"
+            return result.model_copy(update={"note": note.strip()})
         allowed_words = f"allowed: {', '.join(allowed)}"
 
         def why(name: str) -> str:
@@ -103,16 +119,29 @@ class DogpileSkill:
         ]
         runnable = [name for name in asked if name in allowed]
         if not runnable:
-            names = ", ".join(f"{s.source} ({why(s.source)})" for s in refused[:6])
+            named = [f"{s.source} ({why(s.source)})" for s in refused]
+            named += [f"{clip_source(name)} ({NOT_USED})" for name in unused]
             result = await dogpile(call.query, sources=context.sources)
-            note = f"asked only for {names}: ran on every allowed source instead. {result.note}"
+            note = (
+                f"asked only for {', '.join(named[:6])}: ran on every allowed source instead. "
+                f"{result.note}"
+            )
             return result.model_copy(update={"note": note.strip()})
         result = await dogpile(call.query, sources=runnable)
         if not refused:
+            if not_asked:
+                return result.model_copy(update={"note": not_asked + result.note})
             return result
         statuses = [*result.sources, *refused]
         status, note = aggregate_status(result.items, statuses)
-        return result.model_copy(update={"status": status, "note": note, "sources": statuses})
+        return result.model_copy(
+            update={"status": status, "note": not_asked + note, "sources": statuses}
+        )
+
+
+NOT_USED = "not used in this debate"
+"""Why a source left out before round 1 is not asked (its reason was said once then)."""
+NO_SOURCE_NOTE = "no research source can answer in this debate"
 
 
 def clip_source(name: str) -> str:

@@ -48,9 +48,14 @@ class SkillToolkit:
         external: Mapping[str, Sequence[str]] | None = None,
         catalog: object | None = None,
         plugins: bool = True,
+        unused_sources: Mapping[str, str] | None = None,
     ) -> None:
         self.model = model
-        self.sources = list(sources) if sources else None
+        # None: every source; a list: exactly those (empty: none, and no dogpile is offered).
+        self.sources = None if sources is None else list(sources)
+        # Sources left out before round 1 because they cannot answer, with why: a call that
+        # names one anyway runs on the others, and the note says why it was not asked.
+        self.unused_sources = dict(unused_sources or {})
         self.external = dict(external or {})
         self._catalog = catalog
         self.skills: dict[str, Skill]
@@ -75,26 +80,37 @@ class SkillToolkit:
 
     @property
     def skill_names(self) -> tuple[str, ...]:
-        """Every skill the model may call, in menu order."""
-        return tuple(self.skills)
+        """Every skill the model may call, in menu order: not ``dogpile`` when no source can
+        answer, nor ``library`` when the library is known to be empty."""
+        return tuple(name for name in self.skills if self._offered(name))
+
+    def _offered(self, skill: str) -> bool:
+        if skill == "dogpile":
+            return self.sources is None or bool(self.sources)
+        if skill == "library":
+            return "library" not in self.unused_sources
+        return True
 
     @property
     def source_names(self) -> tuple[str, ...]:
-        """The research sources a dogpile call may name (``--sources``, else all of them)."""
+        """The research sources a dogpile call may name (``--sources`` as decided before
+        round 1, else all of them; empty when none can answer)."""
         from argue.skills.dogpile import SOURCE_NAMES
 
-        return tuple(self.sources) if self.sources else tuple(SOURCE_NAMES)
+        return tuple(SOURCE_NAMES) if self.sources is None else tuple(self.sources)
 
     def context(self, letter: str | None = None) -> SkillContext:
         """What a skill may use; ``letter``: the persona calling it (its own model, if any)."""
-        sources = tuple(self.sources) if self.sources else None
+        sources = None if self.sources is None else tuple(self.sources)
         model = self.persona_models.get(letter, self.model) if letter else self.model
-        return SkillContext(model, sources, lambda: self.catalog)
+        return SkillContext(model, sources, lambda: self.catalog, self.unused_sources)
 
     def menu(self, persona: Persona) -> str:
         context = self.context()
         return "\n".join(
-            f"- {name}: {skill.describe(persona, context)}" for name, skill in self.skills.items()
+            f"- {name}: {skill.describe(persona, context)}"
+            for name, skill in self.skills.items()
+            if self._offered(name)
         )
 
     async def run(self, request: ResearchRequest) -> SkillResult:

@@ -149,6 +149,7 @@ class Debates:
             "max_rounds": config.max_rounds,
             "model": f"{config.provider}/{config.model}",
             "sources": config.research_sources,
+            "unused_sources": config.unused_sources or {},  # name -> why it cannot answer now
             "language": config.language,
             "folder": str(store.paths.root),
             "log": run.log,

@@ -1059,6 +1059,66 @@ _LABELS: dict[str, tuple[str, str]] = {
         "elle ne cite que des éléments écrits par un modèle, jamais des preuves : {detail}",
     ),
     "nr_uncited": ("it cites no evidence", "elle ne cite aucune preuve"),
+    # research that reaches a usable source (issue 35)
+    "t_source_unused": ("{name} not used: {reason}", "{name} non utilisée : {reason}"),
+    "t_source_unused_named": (
+        "warning: {name} not used: {reason}",
+        "attention : {name} non utilisée : {reason}",
+    ),
+    "t_no_research_source": (
+        "No research source can answer now: the debate runs on memory and colleagues only.",
+        "Aucune source de recherche ne peut répondre maintenant : le débat s'appuie seulement "
+        "sur la mémoire et les collègues.",
+    ),
+    "dr_no_source": ("none", "aucune"),
+    "argue_query": ("argue's query", "requête d'argue"),
+    "reason_library_empty": (
+        "the library is empty (add files with `argue library add`)",
+        "la bibliothèque est vide (ajoutez des fichiers avec `argue library add`)",
+    ),
+    "reason_not_used": ("not used in this debate", "non utilisée dans ce débat"),
+    "reason_not_asked": (
+        "not asked (not used in this debate): {names}",
+        "non interrogées (non utilisées dans ce débat) : {names}",
+    ),
+    "reason_no_source_in_debate": (
+        "no research source can answer in this debate",
+        "aucune source de recherche ne peut répondre dans ce débat",
+    ),
+    "what_plan_slot": ("research plan {slot}", "plan de recherche, {slot}"),
+    "what_plan_free_call": ("research plan free call {n}", "plan de recherche, appel libre {n}"),
+    "slot_ask": ("ask", "question au collègue"),
+    "slot_dogpile_query": ("dogpile query", "requête dogpile"),
+    "slot_memory_query": ("memory query", "requête mémoire"),
+    "slot_dogpile_sources": ("dogpile sources", "sources dogpile"),
+    "slot_why": ("why", "pourquoi"),
+    "repair_missing": ("missing", "absente"),
+    "repair_blank": ("blank", "vide"),
+    "repair_missing_field": ("{field} missing", "{field} absent"),
+    "repair_blank_field": ("{field} blank", "{field} vide"),
+    "repair_colleague": (
+        "colleague {name} is not offered (offered: {offered})",
+        "le collègue {name} n'est pas proposé (proposés : {offered})",
+    ),
+    "repair_no_colleague": (
+        "no colleague is offered in this plan",
+        "aucun collègue n'est proposé dans ce plan",
+    ),
+    "repair_skill": ("skill {name} is not offered", "le skill {name} n'est pas proposé"),
+    "repair_over_room": (
+        "over the {n} free call(s) the budget leaves",
+        "au-delà du ou des {n} appel(s) libre(s) que le budget laisse",
+    ),
+    "repair_invalid": ("invalid ({detail})", "invalide ({detail})"),
+    "repair_no_source": (
+        "not offered: no research source can answer in this debate",
+        "non proposée : aucune source de recherche ne peut répondre dans ce débat",
+    ),
+    "repair_dropped": ("dropped", "abandonnée"),
+    "repair_replaced": (
+        "replaced by argue's query {query}",
+        "remplacée par la requête d'argue {query}",
+    ),
 }
 
 _FRENCH_WORDS = frozenset(

@@ -68,6 +68,13 @@ def what_words(what: str, lang: str) -> str:
         ),
         (r"memory write of (\S+)", lambda m: label("what_memory_write", lang, claim_id=m[1])),
         (r"skill (\S+)", lambda m: label("what_skill", lang, name=m[1])),
+        (r"research plan free call (\d+)", lambda m: label("what_plan_free_call", lang, n=m[1])),
+        (
+            r"research plan (ask|dogpile query|memory query|dogpile sources|why)",
+            lambda m: label(
+                "what_plan_slot", lang, slot=label("slot_" + m[1].replace(" ", "_"), lang)
+            ),
+        ),
         (
             r"(\d+) research call\(s\) over the budget of (\d+)",
             lambda m: label("what_over_budget", lang, n=m[1], budget=m[2]),
@@ -103,13 +110,19 @@ _SUFFIXES = {
 _EXACT = {
     "no opponent published a claim this round: nothing to rebut": "reason_no_opponent_claim",
     "no reason given": "reason_none_given",
+    "no research source can answer in this debate": "reason_no_source_in_debate",
 }
 
 
 def _why_refused(text: str, lang: str) -> str | None:
     """A source's own refusal, as the skill registry or a source writes it."""
     shapes: list[Shape] = [
-        (r"([A-Z_]+_API_KEY) not set", lambda m: label("reason_key_not_set", lang, name=m[1])),
+        (r"([A-Z][A-Z0-9_]*) not set", lambda m: label("reason_key_not_set", lang, name=m[1])),
+        (
+            r"the library is empty \(add files with `argue library add`\)",
+            lambda m: label("reason_library_empty", lang),
+        ),
+        (r"not used in this debate", lambda m: label("reason_not_used", lang)),
         (
             r"not allowed by --sources; allowed: (.*)",
             lambda m: label("reason_not_allowed", lang, allowed=m[1]),
@@ -196,6 +209,14 @@ def note_words(note: str, lang: str) -> str:
             tail = label("semicolon", lang) + " " + label(key, lang)
             note = note.removesuffix(suffix)
             break
+    repair = _repair_words(note, lang)
+    if repair is not None:
+        return f"{head}{repair}{tail}"
+    not_asked = re.match(r"not asked \(not used in this debate\): ([^;]+); ", note)
+    if not_asked:
+        head += label("reason_not_asked", lang, names=not_asked[1]) + label("semicolon", lang)
+        head += " "
+        note = note[not_asked.end() :]
     asked = re.fullmatch(
         r"asked only for (.+?): ran on every allowed source instead\.(?: (.*))?", note, re.S
     )
@@ -222,6 +243,58 @@ def failure_sentence(failure: Failure, lang: str) -> str:
     what = what_words(failure.what, lang)
     reason = note_words(failure.reason, lang)
     return f"{what}{label('colon', lang)} {words} ({reason})."
+
+
+def _repair_words(note: str, lang: str) -> str | None:
+    """A slot argue dropped or replaced in a research plan (``PlanRepair.reason``)."""
+    match = re.fullmatch(r"(.+); (dropped|replaced by argue's query ('.*'|\".*\"))", note, re.S)
+    if match is None:
+        return None
+    problem = _translated(
+        match[1],
+        [
+            (r"missing", lambda m: label("repair_missing", lang)),
+            (r"blank", lambda m: label("repair_blank", lang)),
+            (r"(\S+) missing", lambda m: label("repair_missing_field", lang, field=m[1])),
+            (r"(\S+) blank", lambda m: label("repair_blank_field", lang, field=m[1])),
+            (
+                r"colleague (.+) is not offered \(offered: (.*)\)",
+                lambda m: label("repair_colleague", lang, name=quoted(m[1], lang), offered=m[2]),
+            ),
+            (r"no colleague is offered in this plan", lambda m: label("repair_no_colleague", lang)),
+            (
+                r"not offered: no research source can answer in this debate",
+                lambda m: label("repair_no_source", lang),
+            ),
+            (
+                r"skill (.+) is not offered",
+                lambda m: label("repair_skill", lang, name=quoted(m[1], lang)),
+            ),
+            (
+                r"over the (\d+) free call\(s\) the budget leaves",
+                lambda m: label("repair_over_room", lang, n=m[1]),
+            ),
+            (
+                r"invalid \((.*)\)",
+                lambda m: label("repair_invalid", lang, detail=quoted(m[1], lang)),
+            ),
+        ],
+    )
+    if problem is None:
+        return None
+    if match[2] == "dropped":
+        action = label("repair_dropped", lang)
+    else:
+        action = label("repair_replaced", lang, query=quoted(match[3][1:-1], lang))
+    return f"{problem}{label('semicolon', lang)} {action}"
+
+
+def source_unused_line(name: str, reason: str, lang: str, *, warning: bool = False) -> str:
+    """The terminal's line for a source left out before round 1 ("youtube not used:
+    YOUTUBE_API_KEY not set"), its reason in the debate's language (a warning when the user
+    named the source)."""
+    key = "t_source_unused_named" if warning else "t_source_unused"
+    return label(key, lang, name=name, reason=_why_refused(reason, lang) or quoted(reason, lang))
 
 
 # ---------------------------------------------------------------- score reasons

@@ -161,6 +161,7 @@ def _document_words(lang: str) -> dict[str, Any]:
         "call_words": lambda value: words.call_words(str(value), lang),
         "failure_sentence": lambda failure: words.failure_sentence(failure, lang),
         "research_note": lambda note: words.research_note(note, lang),
+        "source_unused": lambda name, reason: words.source_unused(name, reason, lang),
         "provenance_words": lambda value: words.provenance_words(value, lang),
         "target_note_words": lambda note: words.target_note_words(note, lang),
         "component_words": lambda name: words.component_words(name, lang),

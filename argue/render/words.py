@@ -217,6 +217,12 @@ def research_note(note: str, lang: str) -> str:
     return reasons.note_words(note, lang)
 
 
+def source_unused(name: str, reason: str, lang: str) -> str:
+    """A research source left out before round 1, with why ("youtube not used:
+    YOUTUBE_API_KEY not set"), in the debate's language."""
+    return reasons.source_unused_line(name, reason, lang)
+
+
 def component_reason(component: ScoreComponent, lang: str) -> str:
     """A score component's reason in the debate's language (its stored sentence for a record
     written before reasons had a machine form)."""

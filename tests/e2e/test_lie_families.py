@@ -6,7 +6,8 @@
    reaches ``## Sources``;
 3. another action passed off as the asked one — a search asked on a source outside
    ``--sources`` is refused by name, never run on another source;
-4. a refusal kept silent — a source without its key says "refused — nothing happened".
+4. a refusal kept silent — a source without its key is never asked and is named: "brave not
+   used: BRAVE_API_KEY not set" (terminal, transcript, synthesis, config.json).
 
 Teeth: revert any one of these (aggregate dogpile status back to "empty", drop UNVERIFIED in
 ``argue.render.inline.model_text``, let ``SkillToolkit`` substitute an allowed source, or
@@ -143,11 +144,18 @@ def test_a_search_on_a_source_outside_sources_is_refused_by_name(lying_debate: L
     )
 
 
-def test_a_source_without_its_key_is_reported_as_refused(lying_debate: LyingDebate):
-    line = "brave for 'Collatz conjecture decidability': refused — nothing happened"
+def test_a_source_without_its_key_is_named_not_silent(lying_debate: LyingDebate):
+    # Not asked (issue 35: no slot is spent on it), and said: on the terminal once, in the
+    # transcript's header, under "What did not work" and in config.json.
+    line = "brave not used: BRAVE_API_KEY not set"
+    assert lying_debate.result.stderr.count(line) == 1
     assert line in lying_debate.transcript
     assert "BRAVE\\_API\\_KEY" not in lying_debate.transcript  # identifiers stay readable
-    assert "BRAVE_API_KEY not set" in _section(lying_debate.synthesis, "What did not work")
+    assert line in _section(lying_debate.synthesis, "What did not work")
+    config = json.loads((lying_debate.folder / "config.json").read_text())
+    assert config["unused_sources"] == {"brave": "BRAVE_API_KEY not set"}
+    research = (lying_debate.folder / "persona_a/research/round_001.json").read_text()
+    assert '"source": "brave"' not in research
 
 
 def test_usage_counts_every_call_the_provider_answered(lying_debate: LyingDebate):

@@ -139,8 +139,8 @@ def test_every_mode_runs_to_a_synthesis(run_debate, personas, mode):
 
 def test_the_plan_schema_caps_research_at_the_budget(run_debate):
     """Over-budget research cannot be planned: with dogpile, memory and ask filling the budget of
-    3, the schema has no room for a fourth call; a plan that adds one anyway is invalid, asked
-    again once, then recorded as a failed plan, and none of its calls runs."""
+    3, the schema has no room for a fourth call; a plan that adds one anyway keeps its three
+    slots (not asked again, issue 35), and the extra call is dropped and named."""
 
     class Overreaching(DebateScript):
         def __call__(self, messages, output):  # type: ignore[override]
@@ -151,13 +151,15 @@ def test_the_plan_schema_caps_research_at_the_budget(run_debate):
 
     run = run_debate(rounds=1, script=Overreaching(names={"Embry": "A", "Horus": "B"}))
     plans = [r for r in run.model.requests if r.output.__name__ == "ResearchPlanDraft"]
-    assert len(plans) == 4  # each persona's plan, and its one re-ask
-    assert "free_calls: List should have at most 0 items" in plans[-1].last_user_message
+    assert len(plans) == 2  # each persona's plan, no re-ask
     assert "free_calls" not in plans[0].output.model_json_schema()["properties"]
-    assert run.toolkit.requests == []
-    failures = [f for f in run.history.failures if f.phase == "research plan"]
-    assert sorted(f.persona for f in failures) == ["A", "B"]
-    assert all("after one re-ask" in f.reason for f in failures)
+    ran = sorted((r.letter, r.call.skill) for r in run.toolkit.requests)
+    assert ran == [(k, s) for k in "AB" for s in ("ask", "dogpile", "memory")]
+    assert "one more" not in [r.call.query for r in run.toolkit.requests]
+    dropped = [f for f in run.history.failures if f.what == "research plan free call 1"]
+    assert sorted(f.persona for f in dropped) == ["A", "B"]
+    assert all(f.reason == "over the 0 free call(s) the budget leaves; dropped" for f in dropped)
+    assert not [f for f in run.history.failures if f.phase == "research plan"]
 
 
 def test_skill_failures_are_written_in_fixed_words(run_debate):

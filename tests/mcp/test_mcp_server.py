@@ -160,7 +160,9 @@ async def test_a_debate_started_by_an_agent_runs_to_its_synthesis(cli: Cli, fake
         debate_id = started["id"]
         assert started["status"] == "running"  # returned at once: the debate runs elsewhere
         assert started["personas"] == {"A": "embry", "B": "horus"}
-        assert started["max_rounds"] == 1 and started["sources"] == ["library"]
+        assert started["max_rounds"] == 1
+        # the library is empty: not used (issue 35), and the agent is told why
+        assert started["sources"] == [] and list(started["unused_sources"]) == ["library"]
         folder = cli.debate_dir(debate_id)
         assert Path(started["folder"]) == folder and Path(started["log"]) == folder / "run.log"
 

@@ -131,5 +131,9 @@ def _scores_line(history: DebateHistory, letter: str) -> str:
 
 def research_call_from_record(call: ResearchCallRecord) -> ResearchCallDraft:
     return ResearchCallDraft(
-        skill=call.skill, query=call.query, colleague=call.colleague, sources=call.sources
+        skill=call.skill,
+        query=call.query,
+        colleague=call.colleague,
+        sources=call.sources,
+        query_by_argue=call.query_by_argue,
     )

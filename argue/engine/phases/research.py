@@ -29,6 +29,9 @@ from argue.engine.phases._common import (
     records_phase_failure,
 )
 from argue.engine.schemas import (
+    DOGPILE_SKILL,
+    QUERY_CHARS,
+    PlanRepair,
     ResearchCallDraft,
     ResearchPlanDraft,
     research_plan_model,
@@ -107,12 +110,31 @@ def plan_schema(
     if consult_answered or (round_no == 1 and history.config.max_rounds > 1):
         colleagues = ()
     free_skills = tuple(s for s in skills if s != "ask")
-    free = slot_budget(colleagues, budget) if free_skills else 0
+    dogpile = DOGPILE_SKILL in skills
+    free = slot_budget(colleagues, budget, dogpile=dogpile) if free_skills else 0
     sources = tuple(getattr(toolkit, "source_names", ()) or ())
     return (
-        research_plan_model(skills, colleagues, budget, sources),
-        prompts.research_slots(colleagues, free_skills, free, budget),
+        research_plan_model(
+            skills, colleagues, budget, sources, fallback_queries(history, persona)
+        ),
+        prompts.research_slots(colleagues, free_skills, free, budget, dogpile=dogpile),
     )
+
+
+def fallback_queries(history: DebateHistory, persona: Persona) -> tuple[str, str]:
+    """argue's own dogpile and memory queries, for a plan whose query is missing or invalid:
+    the proposition (the question before framing) with the persona's lens, and the
+    proposition alone."""
+    framing = history.config.framing
+    proposition = " ".join((framing.proposition if framing else history.config.question).split())
+    lens = " ".join(persona.lens.replace("/", " ").split())
+    return (_bounded(f"{proposition} {lens}".strip()), _bounded(proposition))
+
+
+def _bounded(text: str, limit: int = QUERY_CHARS) -> str:
+    if len(text) <= limit:
+        return text
+    return text[:limit].rsplit(" ", 1)[0] or text[:limit]
 
 
 def consult_colleagues(
@@ -254,9 +276,11 @@ async def run_research(
                 elapsed_s=result.elapsed_s,
                 evidence_ids=ids,
                 source_statuses=[s.model_dump(mode="json") for s in result.sources],
+                query_by_argue=call.query_by_argue,
             )
         )
         failures += _research_failures(call, result, round_no, letter)
+    failures += [repair_failure(repair, round_no, letter) for repair in plan.repairs]
     if dropped:
         failures.append(
             Failure(
@@ -278,6 +302,20 @@ def _own_words(item: SkillItem) -> str:
 
         return without_highlights(item.snippet)
     return item.snippet
+
+
+def repair_failure(repair: PlanRepair, round_no: int, letter: str) -> Failure:
+    """A slot argue dropped or replaced in the persona's plan, as a failure of the round's
+    research: the model's answer did not match there (invalid output), the rest ran."""
+    return Failure(
+        round=round_no,
+        persona=letter,
+        phase="research",
+        kind="failed",
+        what=repair.what,
+        reason=repair.reason,
+        cause="invalid_output",
+    )
 
 
 def _research_failures(

@@ -7,8 +7,9 @@ source never sinks the others, and the caller can say exactly which ones answere
 from __future__ import annotations
 
 import asyncio
+import os
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from types import ModuleType
 
@@ -30,6 +31,8 @@ __all__ = [
     "dogpile",
     "merge_items",
     "normalise_url",
+    "unusable_reason",
+    "usable_sources",
 ]
 
 
@@ -71,6 +74,26 @@ class ResearchSource:
     def secret_variables(self) -> tuple[str, ...]:
         return tuple(v for v in (self.key_env, self.optional_key_env) if v)
 
+    def unusable_reason(self, env: Mapping[str, str]) -> str | None:
+        """Why this source cannot answer now, in the words its own refusal uses (None: it
+        can): its key variable unset, no URL to ask (a ``url_env`` unset and an empty
+        ``DEFAULT_URL``), or
+        what the module's own ``unusable_reason(env)`` says (the library: empty)."""
+        if self.key_env and not env.get(self.key_env, "").strip():
+            return f"{self.key_env} not set"
+        # A module that declares an empty DEFAULT_URL has no place to ask until one is set.
+        no_default = hasattr(self.module, "DEFAULT_URL") and not self.module.DEFAULT_URL
+        if self.url_env and no_default and not env.get(self.url_env, "").strip():
+            return f"{self.url_env} not set"
+        check = getattr(self.module, "unusable_reason", None)
+        if callable(check):
+            try:
+                reason = check(env)
+            except Exception as exc:  # a plugin's check must not stop a debate from starting
+                return f"its readiness check crashed ({type(exc).__name__}: {exc})"
+            return str(reason) if reason else None
+        return None
+
 
 SOURCES: tuple[ResearchSource, ...] = (
     ResearchSource.of(arxiv, rank=2, paced=True),
@@ -92,6 +115,34 @@ def all_sources() -> tuple[ResearchSource, ...]:
     from argue.skills.dogpile.registry import extra_sources
 
     return SOURCES + extra_sources()
+
+
+def unusable_reason(name: str, env: Mapping[str, str] | None = None) -> str | None:
+    """Why the source ``name`` cannot answer now (None: it can); ValueError if no such row."""
+    source = _by_name().get(name)
+    if source is None:
+        raise ValueError(f"unknown source: {name}")
+    return source.unusable_reason(os.environ if env is None else env)
+
+
+def usable_sources(
+    names: Sequence[str] | None = None, env: Mapping[str, str] | None = None
+) -> tuple[list[str], dict[str, str]]:
+    """``names`` (default: every row) split into those that can answer now, in order, and
+    those that cannot, each with its reason ("YOUTUBE_API_KEY not set", "the library is
+    empty …"). Decided from the table alone, without sending anything; an unknown name is a
+    ValueError (the caller checks names first)."""
+    environment = os.environ if env is None else env
+    chosen = list(dict.fromkeys(SOURCE_NAMES if names is None else names))
+    usable: list[str] = []
+    unusable: dict[str, str] = {}
+    for name in chosen:
+        reason = unusable_reason(name, environment)
+        if reason is None:
+            usable.append(name)
+        else:
+            unusable[name] = reason
+    return usable, unusable
 
 
 def _by_name() -> dict[str, ResearchSource]:

@@ -131,6 +131,10 @@ def fake_library(monkeypatch: pytest.MonkeyPatch) -> FakeLibrary:
     module = types.ModuleType("argue.skills.library")
     module.search_library = fake.search_library  # type: ignore[attr-defined]
     monkeypatch.setitem(sys.modules, "argue.skills.library", module)
+    # The stand-in holds passages: the library is usable (its readiness check reads a store).
+    from argue.skills.dogpile.sources import library as library_source
+
+    monkeypatch.setattr(library_source, "unusable_reason", lambda env=None, db_path=None: None)
     return fake
 
 

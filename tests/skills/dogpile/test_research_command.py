@@ -52,11 +52,25 @@ def test_refused_sources_still_exit_zero(
     )
     assert result.exit_code == 0, result.stderr
     document = json.loads(result.stdout)
+    # brave cannot answer without its key: not asked, named once (issue 35)
     assert [(s["source"], s["status"], s["note"]) for s in document["sources"]] == [
-        ("brave", "refused", "BRAVE_API_KEY not set"),
         ("arxiv", "ok", "2 result(s)"),
     ]
+    assert "warning: brave not used: BRAVE_API_KEY not set" in result.stderr
     assert [item["id"] for item in document["items"]] == ["arxiv:2101.00001v2"]
+
+
+def test_only_unusable_sources_is_a_usage_error(
+    routes: Routes, app: typer.Typer, loopback: LoopbackServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("BRAVE_API_KEY")
+    monkeypatch.delenv("YOUTUBE_API_KEY")
+    result = CliRunner().invoke(app, ["research", "debate", "--sources", "brave,youtube"])
+    assert result.exit_code == 2
+    assert "no source can answer now (brave: BRAVE_API_KEY not set; youtube: YOUTUBE_API_KEY " in (
+        result.stderr
+    )
+    assert not loopback.requests  # nothing was sent
 
 
 def test_every_source_failing_exits_one(
@@ -91,8 +105,9 @@ def test_table_output_lists_items_and_source_statuses(
     assert "octo/debate-kit" in out
     assert "https://github.com/octo/debate-kit" in out
     assert "Tools for structured multi-agent debate" in out
-    assert "PERPLEXITY_API_KEY not set" in out
-    assert "refused" in out
+    # Perplexity cannot answer without its key: not asked, named once on stderr (issue 35).
+    assert "warning: perplexity not used: PERPLEXITY_API_KEY not set" in result.stderr
+    assert "perplexity" not in out
 
 
 def test_nothing_found_prints_so_and_exits_zero(

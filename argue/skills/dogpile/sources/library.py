@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 from pathlib import Path
 
 import httpx
@@ -10,6 +11,27 @@ import httpx
 from argue.skills.base import SkillResult
 
 SOURCE = "library"
+EMPTY_REASON = "the library is empty (add files with `argue library add`)"
+
+
+def unusable_reason(
+    env: Mapping[str, str] | None = None, db_path: Path | None = None
+) -> str | None:
+    """Why a search of the library could find nothing now (None: it holds passages). Cheap: a
+    missing database is empty without being created; an existing one is counted, not
+    searched. ``env`` is accepted for the uniform hook; the library's place is ARGUE_HOME's."""
+    try:
+        from argue.skills.library import LibraryError, LibraryStore
+    except ImportError as exc:
+        return f"the library skill is unavailable ({exc})"
+    try:
+        store = LibraryStore(db_path)
+        if not store.db_path.exists():
+            return EMPTY_REASON
+        with store:
+            return None if store.chunk_total() > 0 else EMPTY_REASON
+    except (LibraryError, OSError) as exc:
+        return f"the library cannot be read ({exc})"
 
 
 async def search(
