@@ -113,7 +113,9 @@ def test_only_verbatim_quotes_rank_and_the_documents_words_are_printed(quoted_de
     strongest = _section(synthesis, "Strongest arguments")
     ranked = re.findall(r"^\d+\. \[(\w+), Round", strongest, re.M)
     assert ranked and set(ranked) == {"Embry"}, strongest
-    assert re.search(r"^   - \[A-R1-E\d+\] \*\*the source says:\*\* “.{20,}”$", strongest, re.M), strongest
+    assert re.search(r"^   - \[A-R1-E\d+\] \*\*the source says:\*\* “.{20,}”$", strongest, re.M), (
+        strongest
+    )
     assert "(near match)" not in strongest  # copied verbatim: found exactly
     assert FABRICATED not in strongest
     sources = _section(synthesis, "Sources")

@@ -110,9 +110,7 @@ def test_only_the_persona_that_quotes_verbatim_is_ranked_and_its_quotes_are_prin
     ranked = re.findall(r"^\d+\. \[(\w+), Round", strongest, re.M)
     assert ranked and set(ranked) == {"Embry"}
     # every ranked claim prints the document's words, in quotes, under it
-    located = re.findall(
-        r"^   - \[A-R\d-E\d\] \*\*the source says:\*\* “(.+)”$", strongest, re.M
-    )
+    located = re.findall(r"^   - \[A-R\d-E\d\] \*\*the source says:\*\* “(.+)”$", strongest, re.M)
     assert len(located) >= len(ranked)
     assert all("SECRET-RESEARCH-A" in quote for quote in located)
     assert FABRICATED not in strongest
@@ -125,9 +123,7 @@ def test_only_the_persona_that_quotes_verbatim_is_ranked_and_its_quotes_are_prin
         r"^  - \[B-R\d-E\d\] \*\*quote not found\*\*: “(.+?)” \(", transcript, re.M
     )
     assert not_found and all(q == FABRICATED for q in not_found)
-    assert re.search(
-        r"^  - \[A-R\d-E\d\] \*\*quoted:\*\* “\*\*SECRET-RESEARCH-A", transcript, re.M
-    )
+    assert re.search(r"^  - \[A-R\d-E\d\] \*\*quoted:\*\* “\*\*SECRET-RESEARCH-A", transcript, re.M)
 
     score = json.loads(run.store.paths.round_score(1).read_text())["personas"]
     evidence = {
