@@ -319,6 +319,10 @@ _LABELS: dict[str, tuple[str, str]] = {
         "no claim {claim_id} exists in this debate so far: not counted",
         "aucune affirmation {claim_id} n'existe dans ce débat pour l'instant : non comptée",
     ),
+    "target_refusal": (
+        "the model declined instead of answering (a refusal): not counted",
+        "le modèle a refusé au lieu de répondre (un refus) : non comptée",
+    ),
     "target_own": (
         "{claim_id} is {name}'s own claim: not counted",
         "{claim_id} est une affirmation de {name} : non comptée",

@@ -200,6 +200,10 @@ def target_note_words(note: str, lang: str) -> str:
             r"(.+) is (.+)'s own claim: not counted",
             lambda m: label("target_own", lang, claim_id=m[1], name=m[2]),
         ),
+        (
+            r"the model declined instead of answering \(a refusal\): not counted",
+            lambda m: label("target_refusal", lang),
+        ),
     ]
     known = _translated(note, lang, shapes)
     return known if known is not None else quoted(note, lang)

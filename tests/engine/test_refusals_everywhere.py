@@ -64,3 +64,30 @@ def test_a_synthesis_made_of_refusals_is_partial_with_the_refusal_named(run_deba
     assert "declined to write part of the synthesis (agreements, open questions, conclusion)" in (
         synthesis
     )
+
+
+class RefusingRebuttal(DebateScript):
+    def __call__(self, messages, output):  # type: ignore[override]
+        from argue.engine.schemas import RebuttalDraft
+
+        reply = super().__call__(messages, output)
+        rebuttal = output is not None and issubclass(output, RebuttalDraft)
+        if rebuttal and isinstance(reply, dict) and self._letter(messages[0].content) == "B":
+            for item in [*reply["counters"], *reply["concessions"]]:
+                item["text"] = SORRY
+        return reply
+
+
+def test_a_refusing_counter_or_concession_is_not_counted(run_debate):
+    """Teeth: without ``is_refusal`` in the rebuttal phase Horus's "concession" counts (an
+    earned concession scores positively) and this fails."""
+    from argue.engine.phases.rebuttal import REFUSAL_NOTE
+
+    run = run_debate(script=RefusingRebuttal(names={"Embry": "A", "Horus": "B"}), rounds=1)
+    rebuttal = run.history.round(1).rebuttals["B"]
+    assert rebuttal.concessions and rebuttal.counters
+    assert not any(c.valid_target for c in [*rebuttal.concessions, *rebuttal.counters])
+    assert all(c.target_note == REFUSAL_NOTE for c in rebuttal.concessions)
+    assert rebuttal.declined_to_concede
+    transcript = run.store.paths.transcript.read_text()
+    assert "**(the model declined instead of answering (a refusal): not counted)**" in transcript

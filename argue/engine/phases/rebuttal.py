@@ -28,6 +28,7 @@ from argue.engine.toolkit import ResearchToolkit
 from argue.grounding.citations import check_citations
 from argue.llm.base import ChatModel, Message
 from argue.records.history import DebateHistory
+from argue.text.refusal import is_refusal
 
 
 @records_phase_failure
@@ -116,8 +117,8 @@ async def make_rebuttal(
                 kind=c.kind,
                 text=c.text,
                 evidence_ids=cited,
-                valid_target=c.target_claim_id in owners,
-                target_note=target_note(c.target_claim_id, known, letter, names),
+                valid_target=c.target_claim_id in owners and not is_refusal(c.text),
+                target_note=target_note(c.target_claim_id, known, letter, names, c.text),
                 verified_evidence_ids=[
                     e for e in cited if e in registry and registry[e].is_document
                 ],
@@ -137,8 +138,10 @@ async def make_rebuttal(
                 text=conceded.text,
                 reason=conceded.reason,
                 evidence_ids=list(dict.fromkeys(q.evidence_id for q in citations)),
-                valid_target=conceded.target_claim_id in owners,
-                target_note=target_note(conceded.target_claim_id, known, letter, names),
+                valid_target=conceded.target_claim_id in owners and not is_refusal(conceded.text),
+                target_note=target_note(
+                    conceded.target_claim_id, known, letter, names, conceded.text
+                ),
                 citations=citations,
             )
         )
@@ -171,8 +174,16 @@ def _first_per_target(concessions: list[ConcessionDraft]) -> list[ConcessionDraf
     return kept
 
 
-def target_note(claim_id: str, known: dict[str, Claim], letter: str, names: dict[str, str]) -> str:
-    """Why a rebuttal's target does not count, in plain words ("" when it counts)."""
+REFUSAL_NOTE = "the model declined instead of answering (a refusal): not counted"
+
+
+def target_note(
+    claim_id: str, known: dict[str, Claim], letter: str, names: dict[str, str], text: str = ""
+) -> str:
+    """Why a counter or concession does not count, in plain words ("" when it counts): a
+    refusal in its text, or a target that is no opponent's claim."""
+    if text and is_refusal(text):
+        return REFUSAL_NOTE
     claim = known.get(claim_id)
     if claim is None:
         return f"no claim {claim_id} exists in this debate so far: not counted"
