@@ -28,11 +28,12 @@ class SafeConsole(Console):
     """A rich Console that strips control characters from the plain strings it is given
     (markup and styles that code writes still work).
 
-    Plain strings are soft-wrapped: written whole, one line per line, so that piped output is
-    byte-faithful and a terminal wraps what is too long. A rendered block (Markdown, a table)
-    lays its own lines out, so soft wrapping would crop it at the window's edge: in a terminal
-    it is wrapped at the window's width instead, and a table's cells fold rather than cut a
-    word that does not fit (``_never_crop``). Piped, blocks print as they always have."""
+    Piped, plain strings are written whole, one line per line, so that piped output is
+    byte-faithful. In a terminal everything is wrapped by rich at the window's width, at word
+    boundaries: a live line longer than the window never has a word cut at its edge (the
+    terminal's own wrap would cut it anywhere), and a rendered block (Markdown, a table) is
+    never cropped; a table's cells fold rather than cut a word that does not fit
+    (``_never_crop``)."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -44,12 +45,29 @@ class SafeConsole(Console):
             self._height = None
 
     def print(self, *objects: Any, **kwargs: Any) -> None:
-        blocks = [o for o in objects if not isinstance(o, str)]
-        if blocks and self.is_terminal and "soft_wrap" not in kwargs:
+        if self.is_terminal and "soft_wrap" not in kwargs:
             kwargs["soft_wrap"] = False
-            for block in blocks:
+            for block in objects:
                 _never_crop(block)
-        super().print(*(terminal_safe(o) if isinstance(o, str) else o for o in objects), **kwargs)
+        safe = tuple(terminal_safe(o) if isinstance(o, str) else o for o in objects)
+        if not self.is_terminal and _has_table(objects):
+            # Piped, a table takes the width it needs: no cell is cut to "…" at 80 columns.
+            saved, self._width = self._width, PIPED_TABLE_WIDTH
+            try:
+                super().print(*safe, **kwargs)
+            finally:
+                self._width = saved
+            return
+        super().print(*safe, **kwargs)
+
+
+PIPED_TABLE_WIDTH = 400
+
+
+def _has_table(objects: tuple[Any, ...]) -> bool:
+    from rich.table import Table
+
+    return any(isinstance(o, Table) for o in objects)
 
 
 def _never_crop(block: object) -> None:
@@ -85,7 +103,12 @@ def fresh_consoles(**options: Any) -> Iterator[None]:
 
 
 def echo(message: object = "", **kwargs: Any) -> None:
-    """``typer.echo`` for text that may come from outside (snippets, memories, titles)."""
+    """``typer.echo`` for text that may come from outside (snippets, memories, titles); in a
+    terminal, wrapped at word boundaries like every other line argue prints."""
+    console = stderr_console if kwargs.get("err") else stdout_console
+    if console.is_terminal and set(kwargs) <= {"err"}:
+        console.print(terminal_safe(message), markup=False)
+        return
     typer.echo(terminal_safe(message), **kwargs)
 
 

@@ -111,7 +111,8 @@ def _fill(
     def value(key: tuple[str, str]) -> str:
         n = len(filled)
         filled[n] = key
-        return text(n)
+        # Claims stay distinct: the strongest lists rank a claim repeated word for word once.
+        return f"{text(n)} c{n}" if key == ("Claim", "text") else text(n)
 
     roots: list[object] = [history.rounds, history.config.framing, state, prose, history.failures]
     for model in (m for root in roots for m in _walk(root)):
@@ -199,6 +200,9 @@ def _load(recorded: tuple[str, str, str]) -> tuple[DebateHistory, DebateState, S
     for argument in history.rounds[max(history.rounds)].arguments.values():
         # quoted out of context: the distancing words show (issue 36)
         argument.claims[0].citations[0].verdict = "out_of_context"
+        # a quote whose sentence does not address its claim: the checker's note and name show
+        unrelated = argument.claims[1].citations[0]
+        unrelated.support, unrelated.support_by, unrelated.support_note = "unrelated", "m", "n"
     state = DebateState.model_validate_json(state_json)
     state.termination_detail = "d"
     return history, state, SynthesisDraft.model_validate_json(prose_json)

@@ -453,7 +453,7 @@ def _summary(record: object, lang: str = "en") -> str:
             supports=record.count("supports"),
             contradicts=record.count("contradicts"),
             unrelated=record.count("unrelated"),
-            by=record.checked_by,
+            by=label("support_rules", lang) if record.checked_by == "rules" else record.checked_by,
         )
     return label("sum_done", lang)
 
