@@ -479,6 +479,7 @@ ClaimEvidenceState = Literal["quoted", "quote_not_found", "unverified", "uncited
 
 ClaimBlocker = Literal[
     "refusal",
+    "marker_copy",
     "unverified_reference",
     "contradicts",
     "unrelated",
@@ -524,6 +525,11 @@ class Claim(BaseModel):
         description="the claim's text is the model declining to answer, not an argument: "
         "never evidence-backed, never ranked",
     )
+    marker_copies: list[str] = Field(
+        default_factory=list,
+        description="code's own markers the claim's text or warrant writes ('the source says:', "
+        "'(= A-R1-E1)', '**unverified**'…): an imitation of code's account, never ranked",
+    )
 
     @property
     def quoted_evidence_ids(self) -> list[str]:
@@ -551,6 +557,7 @@ class Claim(BaseModel):
             bool(self.supported_evidence_ids)
             and not self.unverified_references
             and not self.refusal
+            and not self.marker_copies
         )
 
     @property
@@ -560,6 +567,8 @@ class Claim(BaseModel):
         (``ReferenceIndex.unverified``) are the caller's to add."""
         if self.refusal:
             return "refusal"
+        if self.marker_copies:
+            return "marker_copy"
         if self.unverified_references:
             return "unverified_reference"
         if self.supported_evidence_ids:

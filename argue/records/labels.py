@@ -1063,6 +1063,10 @@ _LABELS: dict[str, tuple[str, str]] = {
         "elle ne cite que des éléments écrits par un modèle, jamais des preuves : {detail}",
     ),
     "nr_uncited": ("it cites no evidence", "elle ne cite aucune preuve"),
+    "nr_marker_copy": (
+        "it writes code's own markers, imitating argue's account of the evidence: {detail}",
+        "elle écrit les marques du code, imitant le compte rendu des preuves par argue : {detail}",
+    ),
     # research that reaches a usable source (issue 35)
     "t_source_unused": ("{name} not used: {reason}", "{name} non utilisée : {reason}"),
     "t_source_unused_named": (

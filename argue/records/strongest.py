@@ -227,6 +227,8 @@ def blocker(claim: Claim, references: ReferenceIndex | None) -> ClaimBlocker | N
     text or warrant writes that match no document of the debate counted too."""
     if claim.refusal:
         return "refusal"
+    if claim.marker_copies:
+        return "marker_copy"
     if unverified_references(claim, references):
         return "unverified_reference"
     return claim.not_ranked_because
@@ -374,4 +376,6 @@ def reason_detail(
         parts += [f"[{text(e)}]" for e in item.ids]
     elif item.reason in ("unknown_evidence", "model_written_only"):
         parts = [text(e) for e in item.ids]
+    elif item.reason == "marker_copy":
+        parts = [f"“{text(copy)}”" for copy in item.claim.marker_copies]
     return "; ".join(parts) or "—"

@@ -22,6 +22,7 @@ from argue.grounding.citations import check_citations
 from argue.grounding.debate import unverified_in
 from argue.llm.base import ChatModel
 from argue.records.history import DebateHistory
+from argue.text.markers import marker_copies
 from argue.text.refusal import is_refusal
 
 
@@ -73,6 +74,7 @@ async def make_argument(
                 unverified_references=unverified_in(references, claim.text, claim.warrant),
                 citations=citations,
                 refusal=is_refusal(claim.text),
+                marker_copies=marker_copies(f"{claim.text}\n{claim.warrant}"),
             )
         )
     wanted = [t.strip().lower() for t in draft.taxonomy_tags]
