@@ -30,6 +30,15 @@ class MeteredModel(WrappedModel):
         self._record = record
         self._notify = notify
         self._notes_told = 0
+        self.in_flight = 0
+        """Calls sent and not yet returned (a stop waits for them: the terminal says how many)."""
+
+    async def complete(self, messages, **kwargs):  # type: ignore[no-untyped-def, override]
+        self.in_flight += 1
+        try:
+            return await super().complete(messages, **kwargs)
+        finally:
+            self.in_flight -= 1
 
     def on_answers(self, answers: list[Usage], purpose: str | None) -> None:
         # Returned or raised, every answer is counted, then any new dialect note told.

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import Awaitable, Callable, Mapping
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import asynccontextmanager, suppress
 
 from argue.domain import (
     DebateState,
@@ -35,6 +37,12 @@ from argue.store.history import load_history
 
 def _quiet(_: str) -> None:
     return None
+
+
+STOP_POLL_S = 0.5
+"""How often a running debate looks for a `stop` to acknowledge it (it stops at a checkpoint)."""
+STOP_REMIND_S = 30.0
+"""How often it says again that it is still finishing calls in flight."""
 
 
 class DebateRunner(DebateFraming, RoundWaves):
@@ -102,7 +110,8 @@ class DebateRunner(DebateFraming, RoundWaves):
     async def run(self) -> DebateState:
         self.store.acquire_lock()
         try:
-            return await self._run_locked()
+            async with self._stop_acknowledged():
+                return await self._run_locked()
         except asyncio.CancelledError:
             self._halt(status="interrupted")
             raise
@@ -237,6 +246,41 @@ class DebateRunner(DebateFraming, RoundWaves):
         return await self._conclude(decision)
 
     # ------------------------------------------------------------ endings
+
+    @asynccontextmanager
+    async def _stop_acknowledged(self) -> AsyncIterator[None]:
+        """While the debate runs, a `stop` (the flag file, or SIGTERM) is answered on this
+        terminal within :data:`STOP_POLL_S`: how many calls are still in flight, then again
+        every :data:`STOP_REMIND_S` while they run (the stop itself lands at the next
+        checkpoint, never in the middle of a batch)."""
+
+        async def watch() -> None:
+            seen_at: float | None = None
+            while True:
+                await asyncio.sleep(STOP_POLL_S)
+                if self._stop == "interrupt":
+                    return  # Ctrl-C says so itself
+                if not (self._stop is not None or self.store.stop_requested()):
+                    continue
+                now = time.monotonic()
+                if seen_at is None:
+                    seen_at = now
+                    self.say("t_stop_seen", n=self._calls_in_flight())
+                elif now - seen_at >= STOP_REMIND_S and self._calls_in_flight():
+                    seen_at = now
+                    self.say("t_stop_waiting", n=self._calls_in_flight())
+
+        task = asyncio.get_running_loop().create_task(watch(), name="argue-stop-watch")
+        try:
+            yield
+        finally:
+            task.cancel()
+            with suppress(asyncio.CancelledError):
+                await task
+
+    def _calls_in_flight(self) -> int:
+        models = {id(m): m for m in (self.model, *self.persona_models.values())}
+        return sum(getattr(m, "in_flight", 0) for m in models.values())
 
     def _stop_flag(self) -> bool:
         return self._stop is not None or self.store.stop_requested()

@@ -666,6 +666,14 @@ _LABELS: dict[str, tuple[str, str]] = {
         "Interrupted {where} of round {n}; checkpoint saved.",
         "Interrompu {where} du round {n} ; point de reprise enregistré.",
     ),
+    "t_stop_seen": (
+        "Stop requested: finishing {n} call(s) in flight, then the synthesis.",
+        "Arrêt demandé : fin du ou des {n} appel(s) en cours, puis la synthèse.",
+    ),
+    "t_stop_waiting": (
+        "Still finishing {n} call(s) in flight before stopping.",
+        "Encore {n} appel(s) en cours avant l'arrêt.",
+    ),
     "t_stop_requested": (
         "Stop requested: stopped {where} of round {n}; resumable.",
         "Arrêt demandé : arrêté {where} du round {n} ; reprise possible.",
