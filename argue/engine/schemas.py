@@ -104,6 +104,25 @@ class FreeCallDraft(BaseModel):
     )
 
 
+QUERY_DESCRIPTIONS = (
+    "A multi-source search, written from your own lens",
+    "A multi-source search, from your own lens",
+    "What to recall from your earlier debates",
+)
+"""The plan schema's descriptions of its query slots: what a query must not merely copy."""
+
+
+def repeats_a_description(query: str) -> bool:
+    """Whether every word of ``query`` is a word of one of :data:`QUERY_DESCRIPTIONS` (case and
+    punctuation aside): "A multi-source search, from your own lens" searches for nothing."""
+    import re
+
+    words = set(re.findall(r"\w+", query.casefold()))
+    return bool(words) and any(
+        words <= set(re.findall(r"\w+", text.casefold())) for text in QUERY_DESCRIPTIONS
+    )
+
+
 class ResearchPlanDraft(BaseModel):
     """A round's research, in slots: the dogpile search and the memory recall always run, the
     ``ask`` whenever the persona has a colleague to ask, and ``free_calls`` only where the budget
@@ -117,15 +136,11 @@ class ResearchPlanDraft(BaseModel):
     """
 
     why: str = Field(default="", max_length=800, description="What you are looking for and why")
-    dogpile_query: Query | None = Field(
-        default=None, description="A multi-source search, written from your own lens"
-    )
+    dogpile_query: Query | None = Field(default=None, description=QUERY_DESCRIPTIONS[0])
     dogpile_sources: list[Short] = Field(
         default_factory=list, max_length=6, description="Optional subset of dogpile's sources"
     )
-    memory_query: Query | None = Field(
-        default=None, description="What to recall from your earlier debates"
-    )
+    memory_query: Query | None = Field(default=None, description=QUERY_DESCRIPTIONS[2])
     ask: ColleagueQuestionDraft | None = Field(default=None, description="A colleague to consult")
     free_calls: list[FreeCallDraft] = Field(
         default_factory=list, max_length=6, description="Optional calls where the budget allows"
@@ -138,9 +153,12 @@ class ResearchPlanDraft(BaseModel):
     @field_validator("dogpile_query", "memory_query")
     @classmethod
     def _says_something(cls, value: str | None) -> str | None:
-        # A grammar can force the key, not a useful value: a blank query is no search.
+        # A grammar can force the key, not a useful value: a blank query is no search, nor one
+        # that copies the schema's own description (a small model does).
         if value is not None and not value.strip():
             raise ValueError("write a query (it is blank)")
+        if value is not None and repeats_a_description(value):
+            raise ValueError("write a query (it repeats the schema's description of the field)")
         return value
 
     @property
@@ -707,10 +725,10 @@ def research_plan_model(
     free_skills = tuple(s for s in dict.fromkeys(skills) if s != ASK_SKILL)
     salvage = fallback is not None
     fields: dict[str, Any] = {
-        "dogpile_query": (Query, Field(description="A multi-source search, from your own lens"))
+        "dogpile_query": (Query, Field(description=QUERY_DESCRIPTIONS[1]))
         if dogpile
         else (SkipJsonSchema[None], Field(default=None, exclude=True)),  # type: ignore[misc]
-        "memory_query": (Query, Field(description="What to recall from your earlier debates")),
+        "memory_query": (Query, Field(description=QUERY_DESCRIPTIONS[2])),
     }
     if sources and dogpile:
         fields["dogpile_sources"] = _sources_field(sources)

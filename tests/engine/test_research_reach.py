@@ -478,3 +478,24 @@ def test_the_spec_collatz_command_with_no_keys_lists_its_sources(tmp_path, monke
     sources = synthesis.split("## Sources", 1)[1].split("\n## ", 1)[0]
     assert "arxiv document" in sources or "github document" in sources, sources
     assert "youtube non utilisée : YOUTUBE_API_KEY non définie" in synthesis  # said, in French
+
+
+def test_a_query_that_copies_the_schemas_description_runs_argues_query_instead(run_debate):
+    """Issue 40 item 5: the bundled small model wrote the schema's own words as its queries.
+    Teeth: without ``repeats_a_description`` in ``_says_something`` the dogpile searches for
+    "A multi-source search, from your own lens" and this fails."""
+
+    class CopiesTheSchema(DebateScript):
+        def _plan(self, letter: str, rnd: int, prompt: str) -> dict[str, Any]:
+            plan = super()._plan(letter, rnd, prompt)
+            plan["dogpile_query"] = "A multi-source search, from your own lens"
+            plan["memory_query"] = "What to recall from your earlier debates."
+            return plan
+
+    run = run_debate(rounds=1, script=CopiesTheSchema(names=NAMES))
+    for letter in "AB":
+        calls = run.history.rounds[1].research[letter].calls
+        searched = {c.skill: c for c in calls}
+        assert searched["dogpile"].query_by_argue and searched["memory"].query_by_argue
+        assert "own lens" not in searched["dogpile"].query
+        assert "earlier debates" not in searched["memory"].query
