@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 from argue.domain import Usage
 from argue.llm import WrappedModel
-from argue.llm.base import ChatModel
+from argue.llm.base import ChatModel, ChatResult, Message, T
 
 
 class MeteredModel(WrappedModel):
@@ -33,10 +33,24 @@ class MeteredModel(WrappedModel):
         self.in_flight = 0
         """Calls sent and not yet returned (a stop waits for them: the terminal says how many)."""
 
-    async def complete(self, messages, **kwargs):  # type: ignore[no-untyped-def, override]
+    async def complete(
+        self,
+        messages: list[Message],
+        *,
+        output: type[T] | None = None,
+        max_tokens: int = 2048,
+        temperature: float | None = None,
+        purpose: str | None = None,
+    ) -> ChatResult[T]:
         self.in_flight += 1
         try:
-            return await super().complete(messages, **kwargs)
+            return await super().complete(
+                messages,
+                output=output,
+                max_tokens=max_tokens,
+                temperature=temperature,
+                purpose=purpose,
+            )
         finally:
             self.in_flight -= 1
 

@@ -105,6 +105,18 @@ class SkillToolkit:
         model = self.persona_models.get(letter, self.model) if letter else self.model
         return SkillContext(model, sources, lambda: self.catalog, self.unused_sources)
 
+    def _drop_unreachable(self, result: SkillResult) -> None:
+        """A source whose host name could not be looked up (no network, most often) is not
+        offered again in this debate: the next plans name only the others."""
+        from argue.skills.dogpile import NAME_LOOKUP_FAILED, SOURCE_NAMES
+
+        for status in result.sources:
+            if status.status != "failed" or not status.note.startswith(NAME_LOOKUP_FAILED):
+                continue
+            names = list(SOURCE_NAMES) if self.sources is None else self.sources
+            self.sources = [name for name in names if name != status.source]
+            self.unused_sources[status.source] = f"unreachable in this debate ({status.note})"
+
     def menu(self, persona: Persona) -> str:
         context = self.context()
         return "\n".join(
@@ -119,6 +131,7 @@ class SkillToolkit:
         skill = self.skills.get(call.skill)
         if skill is not None:
             result = await skill.run(request, self.context(request.letter))
+            self._drop_unreachable(result)
             if result.usage:
                 # A model-backed service the skill paid for (Perplexity): in the usage ledger.
                 record = getattr(self.model, "record_usage", None)

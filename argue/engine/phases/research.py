@@ -339,10 +339,21 @@ def _research_failures(
             phase="research",
             kind="refused" if kind == "refused" else "failed",
             what=what,
-            reason=note or "no reason given",
+            reason=(note or "no reason given") + _offline_hint(note),
         )
         for kind, what, note in problems
     ]
+
+
+OFFLINE_HINT = (
+    "; not asked again in this debate (no network? `--sources library` searches your own library)"
+)
+
+
+def _offline_hint(note: str) -> str:
+    from argue.skills.dogpile import NAME_LOOKUP_FAILED
+
+    return OFFLINE_HINT if NAME_LOOKUP_FAILED in note else ""
 
 
 async def _run_one(toolkit: ResearchToolkit, request: ResearchRequest) -> SkillResult:

@@ -20,8 +20,10 @@ from argue.grounding.urls import normalise_url
 from argue.redact import LiveNames, register_secret_variables
 from argue.skills.base import SkillItem, SkillResult, SkillStatus, SourceStatus
 from argue.skills.dogpile.sources import arxiv, brave, github, library, perplexity, youtube
+from argue.skills.dogpile.sources._http import NAME_LOOKUP_FAILED
 
 __all__ = [
+    "NAME_LOOKUP_FAILED",
     "RANK_ORDER",
     "SOURCES",
     "SOURCE_NAMES",

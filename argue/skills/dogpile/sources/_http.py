@@ -208,7 +208,10 @@ async def _fetch_once(
     except httpx.TimeoutException as exc:
         raise SourceError(f"{source}: timed out waiting for {host} ({_kind(exc)})") from exc
     except httpx.ConnectError as exc:
-        raise SourceError(f"{source}: could not connect to {host} ({_reason(exc)})") from exc
+        reason = _reason(exc)
+        if _NAME_LOOKUP.search(reason):
+            raise SourceError(f"{source}: {NAME_LOOKUP_FAILED} {host} ({reason})") from exc
+        raise SourceError(f"{source}: could not connect to {host} ({reason})") from exc
     except httpx.HTTPError as exc:
         raise SourceError(f"{source}: request to {host} failed ({_reason(exc)})") from exc
 
@@ -226,6 +229,16 @@ def _kind(exc: httpx.TimeoutException) -> str:
         httpx.WriteTimeout: "write timeout",
         httpx.PoolTimeout: "pool timeout",
     }.get(type(exc), "timeout")
+
+
+NAME_LOOKUP_FAILED = "could not look up"
+"""How a source's note begins when its host name could not be resolved (offline, most often)."""
+_NAME_LOOKUP = re.compile(
+    r"Name or service not known|Temporary failure in name resolution|nodename nor servname|"
+    r"getaddrinfo failed|No address associated with hostname|Name does not resolve|"
+    r"\[Errno -[235]\]",
+    re.IGNORECASE,
+)
 
 
 def _reason(exc: Exception) -> str:
