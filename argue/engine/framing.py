@@ -34,6 +34,8 @@ class DebateFraming(RunnerState):
         fallback = config.framing
         if fallback is not None:
             self.say("t_framing_again")
+        else:
+            self.say("t_framing")
         lenses = {k: f"{p.display_name}: {p.lens}" for k, p in self.history.personas.items()}
         try:
             result = await self.model.complete(

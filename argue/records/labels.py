@@ -707,6 +707,12 @@ _LABELS: dict[str, tuple[str, str]] = {
         "{error} — vérifiez la clé d'API du fournisseur",
     ),
     "t_proposition": ("Proposition: {proposition}", "Proposition : {proposition}"),
+    "t_framing": (
+        "Framing the question: one model call turns it into a proposition and gives each persona "
+        "its side…",
+        "Cadrage de la question : un appel au modèle en fait une proposition et donne à chaque "
+        "persona son camp…",
+    ),
     "t_framing_again": (
         "The framing call failed before: asking for the proposition again…",
         "L'appel de cadrage avait échoué : nouvelle demande de la proposition…",
