@@ -200,3 +200,12 @@ def test_a_bad_field_is_a_one_line_usage_error_when_the_request_is_built(
         argue.StartRequest(question=QUESTION, **fields)  # type: ignore[arg-type]
     assert caught.value.exit_code == 2
     assert caught.value.message.startswith(where) and "\n" not in caught.value.message
+
+
+def test_resuming_a_finished_debate_names_its_report(fake: FakeLLM) -> None:
+    """Issue 40 item 6: ``resume`` of a completed debate said "no report (?)" although
+    report.html was there. Teeth: returning ``outcome(store, state)`` alone again fails."""
+    outcome = argue.start(argue.StartRequest(question=QUESTION, rounds=1))
+    again = argue.resume(outcome.id)
+    assert again.status == "completed"
+    assert again.report_path and Path(again.report_path).is_file()

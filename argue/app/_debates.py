@@ -12,7 +12,14 @@ from pydantic import BaseModel
 from argue.app._errors import ArgueError, OperationError, UsageError
 from argue.app._limits import NOTE_MAX_CHARS
 from argue.app._report import strongest_document, write_report
-from argue.app._run import RunOutcome, UsageSummary, completeness, outcome, run_debate
+from argue.app._run import (
+    RunOutcome,
+    UsageSummary,
+    completeness,
+    end_report,
+    outcome,
+    run_debate,
+)
 from argue.app._workspace import Reporter, Workspace, quiet, server_limits
 
 if TYPE_CHECKING:
@@ -60,7 +67,15 @@ def resume(
     if state.status == "completed":
         ending = word("termination", state.termination, lang)
         reporter(label("t_already_completed", lang, id=debate_id, termination=ending))
-        return outcome(store, state)
+        from argue.report import REPORT_FILE
+
+        report = store.paths.root / REPORT_FILE
+        if report.is_file():
+            return outcome(store, state).model_copy(update={"report_path": str(report)})
+        path, problem = end_report(store)
+        return outcome(store, state).model_copy(
+            update={"report_path": path, "report_error": problem}
+        )
     if store.is_locked():
         raise UsageError(f"debate {debate_id} is being run by another process (pid {state.pid})")
     chat_model = workspace.resolve(provider or config.provider, model or config.model, limits)
