@@ -8,10 +8,12 @@ grammar-constrained local model (llama.cpp) terminate instead of filling max_tok
 from __future__ import annotations
 
 import functools
+import re
 import typing
 from typing import Annotated, Any, ClassVar, Literal, Self, TypeVar
 
 from pydantic import (
+    AfterValidator,
     BaseModel,
     ConfigDict,
     Field,
@@ -29,7 +31,45 @@ from pydantic.json_schema import SkipJsonSchema
 T = TypeVar("T", bound=BaseModel)
 Short = Annotated[str, Field(max_length=300)]
 QUERY_CHARS = 400
-Query = Annotated[str, Field(max_length=QUERY_CHARS)]
+QUERY_DESCRIPTIONS = (
+    "A multi-source search, written from your own lens",
+    "A multi-source search, from your own lens",
+    "What to recall from your earlier debates",
+    "Your question for that colleague",
+    "Next round's colleague question",
+    "dogpile only: subset of sources",
+    "Optional subset of dogpile's sources",
+    "What you are looking for and why",
+    "The colleague you ask: one of those offered",
+    "Any research tool offered",
+    "One of the research tools offered",
+)
+"""The plan schema's own descriptions: what a query or question must not merely copy."""
+
+
+def repeats_a_description(query: str) -> bool:
+    """Whether ``query`` only copies one of :data:`QUERY_DESCRIPTIONS` (case and punctuation
+    aside; with three words or more, any of their words in any order): "A multi-source search,
+    from your own lens" searches for nothing. A small model writes them."""
+    words = re.findall(r"\w+", query.casefold())
+    if not words:
+        return False
+    for text in QUERY_DESCRIPTIONS:
+        described = re.findall(r"\w+", text.casefold())
+        if words == described or (len(words) >= 3 and set(words) <= set(described)):
+            return True
+    return False
+
+
+def _not_a_description(value: str) -> str:
+    if repeats_a_description(value):
+        raise ValueError("write a query (it repeats the schema's description of the field)")
+    return value
+
+
+Query = Annotated[str, Field(max_length=QUERY_CHARS), AfterValidator(_not_a_description)]
+"""A research query: a plan slot that only copies its description is invalid (and repaired)."""
+PlainQuery = Annotated[str, Field(max_length=QUERY_CHARS)]
 Name = Annotated[str, Field(max_length=100)]  # a skill or persona name
 
 
@@ -93,7 +133,7 @@ class PlanRepair(BaseModel):
 
 class ColleagueQuestionDraft(BaseModel):
     colleague: Name = Field(description="The colleague you ask: one of those offered")
-    question: Query = Field(description="Your question for that colleague")
+    question: PlainQuery = Field(description="Your question for that colleague")
 
 
 class FreeCallDraft(BaseModel):
@@ -101,25 +141,6 @@ class FreeCallDraft(BaseModel):
     query: Query
     sources: list[Short] = Field(
         default_factory=list, max_length=6, description="dogpile only: subset of sources"
-    )
-
-
-QUERY_DESCRIPTIONS = (
-    "A multi-source search, written from your own lens",
-    "A multi-source search, from your own lens",
-    "What to recall from your earlier debates",
-)
-"""The plan schema's descriptions of its query slots: what a query must not merely copy."""
-
-
-def repeats_a_description(query: str) -> bool:
-    """Whether every word of ``query`` is a word of one of :data:`QUERY_DESCRIPTIONS` (case and
-    punctuation aside): "A multi-source search, from your own lens" searches for nothing."""
-    import re
-
-    words = set(re.findall(r"\w+", query.casefold()))
-    return bool(words) and any(
-        words <= set(re.findall(r"\w+", text.casefold())) for text in QUERY_DESCRIPTIONS
     )
 
 
@@ -157,8 +178,6 @@ class ResearchPlanDraft(BaseModel):
         # that copies the schema's own description (a small model does).
         if value is not None and not value.strip():
             raise ValueError("write a query (it is blank)")
-        if value is not None and repeats_a_description(value):
-            raise ValueError("write a query (it repeats the schema's description of the field)")
         return value
 
     @property
@@ -742,6 +761,7 @@ def research_plan_model(
             "ColleagueQuestionDraft",
             __base__=ColleagueQuestionDraft,
             colleague=(_enum(colleagues), Field(description="The colleague you ask")),
+            question=(Query, Field(description="Your question for that colleague")),
         )
         description = "The colleague you consult, and your question"
         # Salvaging, a bad ask is dropped (the field optional); the schema still requires it.

@@ -489,7 +489,9 @@ def test_a_query_that_copies_the_schemas_description_runs_argues_query_instead(r
         def _plan(self, letter: str, rnd: int, prompt: str) -> dict[str, Any]:
             plan = super()._plan(letter, rnd, prompt)
             plan["dogpile_query"] = "A multi-source search, from your own lens"
-            plan["memory_query"] = "What to recall from your earlier debates."
+            plan["memory_query"] = "dogpile only: subset of sources"
+            if plan.get("ask"):
+                plan["ask"]["question"] = "Your question for that colleague"
             return plan
 
     run = run_debate(rounds=1, script=CopiesTheSchema(names=NAMES))
@@ -498,4 +500,5 @@ def test_a_query_that_copies_the_schemas_description_runs_argues_query_instead(r
         searched = {c.skill: c for c in calls}
         assert searched["dogpile"].query_by_argue and searched["memory"].query_by_argue
         assert "own lens" not in searched["dogpile"].query
-        assert "earlier debates" not in searched["memory"].query
+        assert "subset of sources" not in searched["memory"].query
+        assert all("for that colleague" not in c.query for c in calls)

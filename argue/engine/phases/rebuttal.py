@@ -23,7 +23,12 @@ from argue.engine.phases._common import (
     records_phase_failure,
 )
 from argue.engine.phases.research import consult_colleagues
-from argue.engine.schemas import ConcessionDraft, RebuttalDraft, rebuttal_model
+from argue.engine.schemas import (
+    ConcessionDraft,
+    RebuttalDraft,
+    rebuttal_model,
+    repeats_a_description,
+)
 from argue.engine.toolkit import ResearchToolkit
 from argue.grounding.citations import check_citations
 from argue.llm.base import ChatModel, Message
@@ -155,7 +160,10 @@ async def make_rebuttal(
         reasked_for_concession=reasked,
         next_ask=(
             NextAsk(colleague=draft.next_ask.colleague, question=draft.next_ask.question)
-            if colleagues and draft.next_ask is not None and draft.next_ask.question.strip()
+            if colleagues
+            and draft.next_ask is not None
+            and draft.next_ask.question.strip()
+            and not repeats_a_description(draft.next_ask.question)
             else None
         ),
     )
