@@ -91,3 +91,28 @@ def test_a_refusing_counter_or_concession_is_not_counted(run_debate):
     assert rebuttal.declined_to_concede
     transcript = run.store.paths.transcript.read_text()
     assert "**(the model declined instead of answering (a refusal): not counted)**" in transcript
+
+
+class RefusingPositions(DebateScript):
+    def __call__(self, messages, output):  # type: ignore[override]
+        from argue.engine.schemas import ArgumentDraft, ReflectionDraft
+
+        reply = super().__call__(messages, output)
+        mine = self._letter(messages[0].content) == "B" and isinstance(reply, dict)
+        if mine and output is not None and issubclass(output, ArgumentDraft):
+            reply["position"] = DESOLE
+        if mine and output is not None and issubclass(output, ReflectionDraft):
+            reply["position_now"] = SORRY
+        return reply
+
+
+def test_a_refusing_position_or_reflection_is_recorded_as_the_model_declining(run_debate):
+    """Teeth: without ``refusal_failures`` in the argument and reflection phases the record
+    holds the refusals as positions and says nothing."""
+    run = run_debate(script=RefusingPositions(names={"Embry": "A", "Horus": "B"}), rounds=1)
+    declined = [f for f in run.history.failures if f.cause == "refused_by_model"]
+    assert {(f.persona, f.what) for f in declined} == {
+        ("B", "argument position"),
+        ("B", "reflection position"),
+    }
+    assert all("declined instead of answering" in f.reason for f in declined)

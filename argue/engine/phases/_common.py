@@ -157,3 +157,26 @@ def records_phase_failure(
             return PhaseOutcome(None, [failed.failure])
 
     return wrapper
+
+
+def refusal_failures(
+    fields: dict[str, str], *, round_no: int, letter: str, phase: str
+) -> list[Failure]:
+    """One failure per model-written field that is a refusal rather than an answer (the
+    record keeps the text; documents show it as the model wrote it, and the failure says it
+    declined)."""
+    from argue.text.refusal import first_words, is_refusal
+
+    return [
+        Failure(
+            round=round_no,
+            persona=letter,
+            phase=phase,
+            kind="failed",
+            what=f"{phase} {name}",
+            reason=f"the model declined instead of answering (“{first_words(text, 80)}”)",
+            cause="refused_by_model",
+        )
+        for name, text in fields.items()
+        if text and is_refusal(text)
+    ]

@@ -16,6 +16,7 @@ from argue.engine.phases._common import (
     material_for,
     opening_for,
     records_phase_failure,
+    refusal_failures,
 )
 from argue.engine.schemas import argument_model
 from argue.grounding.citations import check_citations
@@ -90,7 +91,10 @@ async def make_argument(
         taxonomy_tags=tags,
         dropped_tags=dropped,
     )
-    return PhaseOutcome(record)
+    failures = refusal_failures(
+        {"position": draft.position}, round_no=round_no, letter=letter, phase="argument"
+    )
+    return PhaseOutcome(record, failures)
 
 
 def _keyword_tags(text: str) -> list[str]:

@@ -17,6 +17,7 @@ from argue.engine.phases._common import (
     material_for,
     opening_for,
     records_phase_failure,
+    refusal_failures,
 )
 from argue.engine.phases.research import plan_schema
 from argue.engine.schemas import (
@@ -116,7 +117,13 @@ async def make_reflection(
     )
     # Required by the schema whenever a plan was asked for; ignored when none was.
     plan = draft.next_research if plan_model is not None else None
-    return PhaseOutcome(record, next_plan=plan)
+    failures = refusal_failures(
+        {"position": draft.position_now, "what would change its mind": draft.would_change_my_mind},
+        round_no=round_no,
+        letter=letter,
+        phase="reflection",
+    )
+    return PhaseOutcome(record, failures, next_plan=plan)
 
 
 def _scores_line(history: DebateHistory, letter: str) -> str:
