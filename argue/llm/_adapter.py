@@ -93,6 +93,10 @@ class Adapter(abc.ABC):
     provider: str
     model: str
 
+    output_cap: int | None = None
+    """The most output tokens this model is ever asked for (a tiny model's own bound: its
+    answers stop there, and a cut-off says so at that limit); None: as each call asks."""
+
     async def complete(
         self,
         messages: list[Message],
@@ -102,6 +106,8 @@ class Adapter(abc.ABC):
         temperature: float | None = None,
         purpose: str | None = None,
     ) -> ChatResult[T]:
+        if self.output_cap is not None:
+            max_tokens = min(max_tokens, self.output_cap)
         call = CallSettings(output, max_tokens, temperature, purpose)
 
         async def send(conversation: list[Message]) -> RawReply:
@@ -128,11 +134,12 @@ class Adapter(abc.ABC):
         if reply.context_cut is not None:
             self._raise_cut_off(reply, call, reply.context_cut.describe())
         limit, retried = call.max_tokens, False
-        if larger_budget(limit) > limit:
+        bigger = larger_budget(limit)
+        if self.output_cap is not None:
+            bigger = min(bigger, self.output_cap)
+        if bigger > limit:
             try:
-                again = await self._send(
-                    conversation, replace(call, max_tokens=larger_budget(limit))
-                )
+                again = await self._send(conversation, replace(call, max_tokens=bigger))
             except ModelRequestError as error:
                 # The model cannot give that many tokens: the first cut-off is the answer.
                 lowered = str(error).lower()
@@ -152,7 +159,7 @@ class Adapter(abc.ABC):
                     context_cut=again.context_cut,
                     answers=[*reply.answers, *again.answers],
                 )
-                limit, retried = larger_budget(limit), True
+                limit, retried = bigger, True
                 if not reply.truncated:
                     return reply
                 if reply.context_cut is not None:

@@ -226,6 +226,10 @@ def _print_to_stderr(line: str) -> None:
     print(line, file=sys.stderr, flush=True)
 
 
+BUNDLED_OUTPUT_CAP = 512
+"""Output tokens the bundled smoke-test model is asked for at most (argue's own choice)."""
+
+
 class LocalLlamaModel(Adapter):
     """One llama.cpp context, used by one thread at a time (it is not thread-safe)."""
 
@@ -245,6 +249,9 @@ class LocalLlamaModel(Adapter):
             raise ProviderNotConfigured(f"local model file not found: {model_path}")
         self.provider = "local"
         self.uses_default_model = model_path is None
+        # The bundled 270M smoke-test model repeats itself to any limit (measured: arguments cut
+        # at 2,048 tokens, minutes each): its answers are bounded, so a 1-round debate ends.
+        self.output_cap = BUNDLED_OUTPUT_CAP if self.uses_default_model else None
         # A user's GGUF is recorded by its full path, so `resume` can load it again.
         self.model = str(model_path) if model_path else DEFAULT_MODEL_FILENAME.removesuffix(".gguf")
         self._model_path = model_path
