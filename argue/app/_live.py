@@ -196,12 +196,14 @@ def _personas(history: DebateHistory) -> list[LivePersona]:
 
 def _scores(history: DebateHistory) -> list[str]:
     from argue.records.labels import label
+    from argue.records.terminal import score_words
 
     lines = []
     for record in history.committed_rounds():
         assert record.score is not None
         parts = [
-            f"{history.persona_name(letter)} {score.total:.2f}/{score.max_total:.1f}"
+            f"{history.persona_name(letter)} "
+            f"{score_words(score.total, score.max_total, history.config.language)}"
             for letter, score in record.score.personas.items()
         ]
         lines.append(

@@ -22,7 +22,7 @@ import typer
 from argue.commands._debate import DEBATES_DIR_HELP, _debates_dir, _open, command_name
 from argue.console import stdout_console
 from argue.records.labels import label
-from argue.records.terminal import detail_words, plural, rebuttal_line, word
+from argue.records.terminal import detail_words, plural, rebuttal_line, score_words, word
 
 if TYPE_CHECKING:
     from argue.domain import DebateState
@@ -329,7 +329,7 @@ class _Tracker:
         if score is None:
             return None
         parts = [
-            f"{self.names.get(letter, letter)} {s.total:.2f}/{s.max_total:.1f}"
+            f"{self.names.get(letter, letter)} {score_words(s.total, s.max_total, self.lang)}"
             for letter, s in score.personas.items()
         ]
         return self._say("w_scored", n=round_no, scores=", ".join(parts))

@@ -31,6 +31,7 @@ from argue.llm.base import ChatModel, ModelAuthError
 from argue.records.history import DebateHistory
 from argue.records.labels import _LABELS, label
 from argue.records.reasons import note_words
+from argue.records.terminal import score_words
 from argue.store import DebateStore, StoreWriteError
 from argue.store.history import load_history
 
@@ -223,7 +224,7 @@ class DebateRunner(DebateFraming, RoundWaves):
             "t_scored",
             n=round_no,
             scores=", ".join(
-                f"{self.history.persona_name(k)} {v.total:.2f}/{v.max_total:.1f}"
+                f"{self.history.persona_name(k)} {score_words(v.total, v.max_total, self.lang)}"
                 for k, v in score.personas.items()
             ),
             spending=self.model.describe_spending(self.lang),

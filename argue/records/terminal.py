@@ -100,6 +100,14 @@ def detail_words(detail: str, lang: str = "en") -> str:
     return detail
 
 
+def score_words(total: float, max_total: float, lang: str = "en") -> str:
+    """``2.50/5.0 (50 %)``: a round's score with its share of what could be measured, so two
+    personas whose maxima differ (a component not measurable for one) compare at a glance."""
+    share = round(100 * total / max_total) if max_total else 0
+    sign = " %" if lang == "fr" else "%"
+    return f"{total:.2f}/{max_total:.1f} ({share}{sign})"
+
+
 def plural(n: int, noun: str, lang: str = "en") -> str:
     """``1 call``, ``2 calls``; French ``2 appels`` (``noun``: model_call, call, item, claim,
     counter, concession)."""

@@ -6,9 +6,23 @@ Teeth: without ``self.say("t_framing")`` in ``DebateFraming._frame`` this fails.
 
 from __future__ import annotations
 
+import re
+
 
 def test_the_framing_call_is_announced_before_it_runs(run_debate):
     run = run_debate(rounds=1)
     framing = [i for i, line in enumerate(run.events) if line.startswith("Framing the question")]
     proposition = [i for i, line in enumerate(run.events) if "It is true that" in line]
     assert framing and proposition and framing[0] < proposition[0], run.events[:5]
+
+
+def test_round_scores_show_their_share_so_different_maxima_compare(run_debate):
+    """Issue 40 item 6: "1.50/5.0" beside "2.00/7.0" was hard to compare. Teeth: the scored
+    line back to ``total/max`` alone fails."""
+    from argue.records.terminal import score_words
+
+    assert score_words(1.5, 5.0) == "1.50/5.0 (30%)"
+    assert score_words(2.0, 7.0, "fr") == "2.00/7.0 (29 %)"
+    run = run_debate(rounds=1)
+    scored = next(line for line in run.events if line.startswith("Round 1 scored:"))
+    assert re.search(r"Embry \d\.\d\d/\d\.\d \(\d+%\), Horus \d\.\d\d/\d\.\d \(\d+%\)", scored)
