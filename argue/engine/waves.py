@@ -99,6 +99,9 @@ class RoundWaves(RunnerState):
 
         async with still_working(beat):
             outcome = await produce(letter)
+        # Failures first: a kill between the two writes then repeats the call on resume (a
+        # second attempt, recorded as one) rather than losing what went wrong in the first.
+        self._record_failures(outcome.failures)
         if outcome.record is not None:
             target[letter] = outcome.record
             self.store.save(path_of(letter, round_no), outcome.record)
@@ -109,7 +112,6 @@ class RoundWaves(RunnerState):
                 summary=_summary(outcome.record, self.lang),
                 seconds=f"{time.monotonic() - started:.0f}",
             )
-        self._record_failures(outcome.failures)
         return False
 
     def _argued(self, letter: str, round_no: int) -> bool:

@@ -64,7 +64,10 @@ def end_state(folder: Path) -> dict[str, Any]:
     debate_state = json.loads((folder / "state.json").read_text(encoding="utf-8"))
     state["status"] = (debate_state["status"], debate_state["termination"])
     synthesis = (folder / "synthesis.md").read_text(encoding="utf-8")
-    state["synthesis"] = synthesis.split("\n---\n")[0]  # the footer counts calls
+    # The footer counts calls; "What did not work" lists each attempt, and a call a kill cut
+    # short is attempted again on resume (recorded as such): both depend on the crashes.
+    synthesis = synthesis.split("\n---\n")[0]
+    state["synthesis"] = synthesis.split("\n## What did not work", 1)[0]
     return state
 
 

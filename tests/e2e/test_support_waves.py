@@ -25,7 +25,9 @@ from tests.engine.script import DebateScript, ScriptedToolkit
 ROUNDS = 8
 
 
-DELAY_S = 0.12  # well over the spread of one wave's arrivals (~15 ms here)
+# Well over the spread of one wave's arrivals: ~15 ms on an idle machine; 0.12 s was once too
+# little under a full suite on 2 cores (3.25 waves: one wave's requests arrived apart).
+DELAY_S = 0.4
 
 
 class TimedScript(DebateScript):
