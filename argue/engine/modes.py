@@ -278,9 +278,15 @@ def seat_lineup(
     needed = spec.min_personas
     if len(chosen) >= needed:
         return Lineup(chosen)
-    selection = select_personas(
-        question, catalog, count=min(len(catalog.names()), needed + 2), lang=lang
-    )
-    filled = [p for p in selection.personas if p.name not in set(names)][: needed - len(chosen)]
+    # The fewest routed personas that fill the empty seats once the named ones are left out:
+    # the reason then speaks of the seated personas only (never of a colleague left standing).
+    missing = needed - len(chosen)
+    count = missing
+    while True:
+        selection = select_personas(question, catalog, count=count, lang=lang)
+        filled = [p for p in selection.personas if p.name not in set(names)][:missing]
+        if len(filled) == missing or count >= len(catalog.names()):
+            break
+        count += 1
     seats = ", ".join(f"{'ABCDEFGHIJ'[len(chosen) + i]}={p.name}" for i, p in enumerate(filled))
     return Lineup(chosen + filled, f"{seats} ({selection.reason})")
