@@ -188,6 +188,7 @@ def test_persona_table_and_card_lose_nothing_in_a_terminal(finished, columns: in
     _, _, env = finished
     catalog = load_catalog()
     table = in_terminal(["personas", "list"], columns, env)
+    assert max(len(line) for line in table.splitlines()) <= columns
     for persona in catalog.all():
         cells = " ".join([persona.name, persona.lens, persona.role, catalog.source(persona.name)])
         lost = letters(cells) - letters(table)
@@ -200,7 +201,10 @@ def test_persona_table_and_card_lose_nothing_in_a_terminal(finished, columns: in
 def test_watch_and_dry_run_lose_no_word_in_a_terminal(finished, columns: int) -> None:
     _, debate_id, env = finished
     stamp = re.compile(r"^\d\d:\d\d:\d\d  ", re.M)
-    watched = stamp.sub("", in_terminal(["watch", debate_id], columns, env))
+    shown = in_terminal(["watch", debate_id], columns, env)
+    # No line wider than the terminal: the terminal's own wrap would cut a word anywhere.
+    assert max(len(line) for line in shown.splitlines()) <= columns
+    watched = stamp.sub("", shown)
     assert_no_word_lost(stamp.sub("", piped(["watch", debate_id], env)), watched, "watch")
     offline = {
         **env,
