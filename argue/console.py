@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any, NoReturn
@@ -11,9 +10,12 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-# Escape sequences (ESC, CSI, OSC…), other C0/C1 controls and bidi overrides: text from models,
-# sources, files and the question never reaches a terminal able to act on them.
-_UNSAFE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+from argue.text.controls import UNSAFE
+
+# Escape sequences (ESC, CSI, OSC…), other C0/C1 controls and every Bidi_Control character: text
+# from models, sources, files and the question never reaches a terminal able to act on them
+# (argue.text.controls: the one character policy of every output).
+_UNSAFE = UNSAFE
 
 
 def terminal_safe(text: object) -> str:

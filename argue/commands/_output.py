@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from argue.console import echo
+from argue.text.controls import dumps as safe_dumps
 
 if TYPE_CHECKING:
     from argue.skills.base import SkillItem, SkillResult
@@ -23,7 +23,7 @@ def note(message: str) -> None:
 
 def echo_json(payload: dict[str, Any]) -> None:
     """One indented JSON document on stdout, non-ASCII text kept as it is."""
-    echo(json.dumps(payload, indent=2, ensure_ascii=False))
+    echo(safe_dumps(payload, indent=2, ensure_ascii=False))
 
 
 def show_skill_result(

@@ -9,7 +9,6 @@ through ``mask_secrets``.
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -21,6 +20,7 @@ import typer
 
 from argue.commands._debate import DEBATES_DIR_HELP, _settings
 from argue.console import stdout_console
+from argue.text.controls import dumps as safe_dumps
 
 config_app = typer.Typer(
     name="config",
@@ -88,7 +88,7 @@ def show_command(
         debates_dir=debates_dir,
     )
     if json_output:
-        text = json.dumps({k: e.as_json() for k, e in entries.items()}, ensure_ascii=False)
+        text = safe_dumps({k: e.as_json() for k, e in entries.items()}, ensure_ascii=False)
         print(mask_secrets(text))
         return
     width = max(len(k) for k in entries)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -22,7 +21,9 @@ from argue.commands._debate import (
     structured_output_option,
     workspace,
 )
-from argue.console import _UNSAFE, die, stdout_console
+from argue.console import die, stdout_console
+from argue.text.controls import dumps as safe_dumps
+from argue.text.controls import one_line
 
 # ------------------------------------------------------------------ resume / stop / status
 
@@ -124,7 +125,7 @@ def status_command(
             rows = listing.debates
     if json_output:
         documents = [row.as_json() for row in rows]
-        print(json.dumps(documents[0] if debate_id else documents, ensure_ascii=False))
+        print(safe_dumps(documents[0] if debate_id else documents, ensure_ascii=False))
         return
     if not rows:
         stdout_console.print(f"No debates in {where.root}", markup=False)
@@ -219,7 +220,7 @@ def _wrap_cell(text: str, width: int) -> list[str]:
 
 
 def _cell(value: object) -> str:
-    return " ".join(_UNSAFE.sub("", str(value)).split())
+    return one_line(value)
 
 
 # ------------------------------------------------------------------ transcript / synthesize
@@ -263,7 +264,7 @@ def synthesize_command(
             reporter=_report,
         )
     if json_output:
-        print(json.dumps(result.as_json(), ensure_ascii=False))
+        print(safe_dumps(result.as_json(), ensure_ascii=False))
         return
     _print_markdown(result.text, raw)
 

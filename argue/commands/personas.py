@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING
 
 import typer
 
 from argue.console import echo
+from argue.text.controls import dumps as safe_dumps
 
 if TYPE_CHECKING:
     from argue.personas import PersonaCatalog
@@ -46,7 +46,7 @@ def list_personas(
             {**persona.model_dump(), "source": catalog.source(persona.name)}
             for persona in catalog.all()
         ]
-        echo(json.dumps(document, ensure_ascii=False, indent=2))
+        echo(safe_dumps(document, ensure_ascii=False, indent=2))
         return
     table = Table()
     table.add_column("name", no_wrap=True)
@@ -86,7 +86,7 @@ def show_persona(
     source = catalog.source(persona.name)
     if json_output:
         document = {**persona.model_dump(), "source": source, "card": persona_card(persona)}
-        echo(json.dumps(document, ensure_ascii=False, indent=2))
+        echo(safe_dumps(document, ensure_ascii=False, indent=2))
         return
     bridges = "  ".join(f"{bridge}={persona.bridges[bridge]:.2f}" for bridge in BRIDGES)
     lines = [

@@ -19,6 +19,7 @@ import typer
 
 from argue.commands._debate import _report, command_name
 from argue.console import stdout_console
+from argue.text.controls import dumps as safe_dumps
 
 if TYPE_CHECKING:
     from argue.app import DebatePlan, DetachedRun, SeatChoice
@@ -79,7 +80,7 @@ def dry_run_plan(plan: DebatePlan, *, json_output: bool, warnings: Sequence[str]
     from argue.records.terminal import persona_label, persona_lens
 
     if json_output:
-        print(json.dumps(dry_run_document(plan, list(warnings)), ensure_ascii=False))
+        print(safe_dumps(dry_run_document(plan, list(warnings)), ensure_ascii=False))
         raise typer.Exit(0)
     lang = plan.language
     estimate = plan.estimate()

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import json
-
 import typer
+
+from argue.text.controls import dumps as safe_dumps
 
 
 def taxonomy_command(
@@ -22,7 +22,7 @@ def taxonomy_command(
         die("nothing to classify: the text is empty", 2)
     result = classify(text)
     if json_output:
-        echo(json.dumps(result.model_dump(), ensure_ascii=False, indent=2))
+        echo(safe_dumps(result.model_dump(), ensure_ascii=False, indent=2))
         return
     if not result.tags:
         stdout_console.print("no bridge applies")

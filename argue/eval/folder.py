@@ -282,7 +282,12 @@ class EvalFolder:
 
     def _append(self, name: str, line: str) -> None:
         """One record, one ``os.write`` on an O_APPEND descriptor, fsynced. A last line torn
-        by a crash is closed first (it stays a line of its own, which ``results`` skips)."""
+        by a crash is closed first (it stays a line of its own, which ``results`` skips). No raw
+        control or bidi character is stored (``json_safe``: each is a ``\\uXXXX`` escape, the same
+        text to a reader of the JSON, inert to a person who opens the file)."""
+        from argue.text.controls import json_safe
+
+        line = json_safe(line)
         self._make_root()
         path = self.root / name
         self._guard(path)

@@ -21,6 +21,7 @@ from argue.domain import Citation
 from argue.grounding.index import ReferenceIndex
 from argue.records.labels import Labels, label
 from argue.records.strongest import sentence_parts
+from argue.text.controls import one_line as _one_line
 
 # What can start a block at the beginning of a line (after up to three spaces; one_line leaves
 # none): an ATX heading (any run of ``#``, with or without a space after it), a quote, a
@@ -59,13 +60,10 @@ def fold_lookalikes(text: object) -> str:
     return _INVISIBLE.sub("", folded)
 
 
-# C0 and C1 controls (ESC starts terminal escape sequences) and bidi overrides: never in output.
-_CONTROLS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
-
-
 def one_line(text: object) -> str:
-    """Text as one line without control characters."""
-    return " ".join(_CONTROLS.sub("", str(text)).split())
+    """Text as one line without control or bidi characters (``argue.text.controls``: the one
+    character policy of every output)."""
+    return _one_line(text)
 
 
 def inline_markdown(text: object) -> str:

@@ -10,19 +10,20 @@ reorder or hide what a tooltip or an ``aria-label`` says.
 from __future__ import annotations
 
 import math
-import re
 
 from markupsafe import Markup, escape
 
-# argue.console's _UNSAFE (C0 and C1 controls but tab and newline, DEL, bidi embeddings,
-# overrides and isolates); tests/report checks the two stay the same. Tab and newline go too,
-# in ``safe_text``'s one line.
-UNSAFE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+from argue.text.controls import UNSAFE as CONTROLS
+from argue.text.controls import one_line
+
+# The one character policy of every output (argue.text.controls: C0 and C1 controls but tab and
+# newline, DEL, every Bidi_Control character). Tab and newline go too, in ``safe_text``'s one line.
+UNSAFE = CONTROLS
 
 
 def safe_text(value: object) -> str:
     """``value`` as one line without control or bidi characters (Markup stays Markup)."""
-    line = " ".join(UNSAFE.sub("", str(value)).split())
+    line = one_line(value)
     return Markup(line) if isinstance(value, Markup) else line
 
 

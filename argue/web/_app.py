@@ -37,10 +37,12 @@ from starlette.routing import Route
 
 from argue import app as argue_app
 from argue.app._limits import NOTE_MAX_CHARS
+from argue.text.controls import one_line
 from argue.web._feed import (
     KEEPALIVE,
     POLL_INTERVAL_S,
     Fingerprint,
+    SafeJSONResponse,
     changes,
     debate_fingerprint,
     index_fingerprint,
@@ -190,14 +192,14 @@ def _http_status(exc: argue_app.ArgueError) -> int:
 
 def _error(exc: argue_app.ArgueError) -> JSONResponse:
     """For the page's script (stop, interject): ``{"error": <the CLI's one line>}``."""
-    return JSONResponse(
+    return SafeJSONResponse(
         {"error": exc.message}, status_code=_http_status(exc), headers=SECURITY_HEADERS
     )
 
 
 def _text_error(exc: argue_app.ArgueError) -> PlainTextResponse:
     return PlainTextResponse(
-        exc.message + "\n", status_code=_http_status(exc), headers=SECURITY_HEADERS
+        one_line(exc.message) + "\n", status_code=_http_status(exc), headers=SECURITY_HEADERS
     )
 
 
@@ -326,7 +328,7 @@ def create_app(
             (result,) = await run_in_threadpool(argue_app.stop, debate_id, workspace=workspace)
         except argue_app.ArgueError as exc:
             return _error(exc)
-        return JSONResponse(result.model_dump(), headers=SECURITY_HEADERS)
+        return SafeJSONResponse(result.model_dump(), headers=SECURITY_HEADERS)
 
     async def interject(request: Request) -> Response:
         try:
@@ -339,7 +341,7 @@ def create_app(
             )
         except argue_app.ArgueError as exc:
             return _error(exc)
-        return JSONResponse(result.model_dump(), headers=SECURITY_HEADERS)
+        return SafeJSONResponse(result.model_dump(), headers=SECURITY_HEADERS)
 
     routes = [
         Route("/", index, methods=["GET"]),

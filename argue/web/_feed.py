@@ -14,6 +14,11 @@ from __future__ import annotations
 import os
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
+from typing import Any
+
+from starlette.responses import JSONResponse
+
+from argue.text.controls import dumps, one_line, strip_controls
 
 POLL_INTERVAL_S = 0.5
 MAX_ENTRIES = 20_000
@@ -96,9 +101,16 @@ def never() -> bool:
 
 def sse_event(name: str, data: str) -> str:
     """One server-sent event: ``event:`` then each line of ``data`` as a ``data:`` line (the
-    browser joins them with newlines), ended by a blank line."""
-    lines = data.splitlines() or [""]
-    return f"event: {name}\n" + "".join(f"data: {line}\n" for line in lines) + "\n"
+    browser joins them with newlines), ended by a blank line; no control or bidi character."""
+    lines = [strip_controls(line) for line in data.splitlines()] or [""]
+    return f"event: {one_line(name)}\n" + "".join(f"data: {line}\n" for line in lines) + "\n"
+
+
+class SafeJSONResponse(JSONResponse):
+    """A JSON answer whose control and bidi characters are ``\\uXXXX`` escapes (``dumps``)."""
+
+    def render(self, content: Any) -> bytes:
+        return dumps(content, separators=(",", ":")).encode("utf-8")
 
 
 KEEPALIVE = ": still here\n\n"

@@ -22,6 +22,7 @@ from markupsafe import Markup
 from argue.app import UsageSummary
 from argue.app._live import LiveDebate, LiveRow
 from argue.records.labels import Labels, label
+from argue.text.controls import strip_controls
 
 EVIDENCE_STATES = ("quoted", "quote_not_found", "unverified", "uncited")
 
@@ -143,7 +144,10 @@ class Pages:
         )
 
     def _render(self, template: str, lang: str = "en", **context: Any) -> str:
-        return (
+        """A page or fragment, without any control or bidi character (the one character policy
+        of every output, ``argue.text.controls``): the pages, ``/live`` and the streams' updates
+        are all rendered here."""
+        return strip_controls(
             _environment()
             .get_template(template)
             .render(

@@ -23,7 +23,10 @@ from argue.report.svg import UNSAFE, safe_text
 from tests.report.test_report_html import Page, _rewrite
 
 LONG_TOKEN = "https://example.org/" + "x" * 600
-HOSTILE = "evil\x1b[31m red \u202etxt.exe\u2066 isolate\u2069 \x07bell\x9b end"
+HOSTILE = (
+    "evil\x1b[31m red \u202etxt.exe\u2066 isolate\u2069 \x07bell\x9b end"
+    " \u200eLRM\u200fRLM\u061cALM"  # issue 39 item 3: every Bidi_Control character
+)
 
 
 class Tooltips(HTMLParser):
@@ -138,7 +141,11 @@ def test_no_control_or_bidi_character_reaches_an_attribute_or_a_tooltip(run_deba
 
 
 def test_the_character_class_is_the_consoles():
+    """Teeth (issue 39 item 3): the report's class once missed U+200E/U+200F/U+061C; with
+    them dropped from ``argue.text.controls`` the hardening test above finds them in tooltips."""
     from argue.console import _UNSAFE
+    from argue.text.controls import UNSAFE as POLICY
 
-    assert UNSAFE.pattern == _UNSAFE.pattern
+    assert UNSAFE.pattern == _UNSAFE.pattern == POLICY.pattern
+    assert safe_text("a\u200eb\u200fc\u061cd") == "abcd"
     assert safe_text("a\x1b[2J\u202eb\u2066c\n\td") == "a[2Jbc d"

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import json
 import os
 import re
 import socket
@@ -527,3 +528,51 @@ def test_a_french_debate_s_page_speaks_french_throughout(live_server: LiveServer
         assert french in page, french
     for english in ENGLISH_PAGE_WORDS:
         assert english not in page, english
+
+
+def test_no_page_fragment_or_stream_carries_a_control_or_bidi_character(
+    live_server: LiveServer, new_store
+):
+    """Issue 39 item 3: ESC, BEL, U+009B, RLO, RLE/PDF, RLI/LRI/PDI, LRM/RLM and ALM in model
+    text and the question reach none of the debate page, ``/live``, the index, its rows and
+    either event stream (only ``/report`` stripped them).
+
+    Teeth: drop ``strip_controls`` from ``Pages._render`` and every page and stream fails."""
+    from argue.text.controls import UNSAFE
+
+    hostile = (
+        "x\x1b[2Jy\x07z\x9b31m \u202eexe.txt\u202a e\u202c \u2067i\u2066l\u2069 "
+        "\u200em\u200fr\u061cend"
+    )
+    store = new_store("debates")
+    config = store.paths.config
+    data = json.loads(config.read_text(encoding="utf-8"))
+    data["question"] = f"Q {hostile}"
+    config.write_text(json.dumps(data), encoding="utf-8")
+    claim = Claim(id="A1.c1", persona="A", round=1, text=f"Claim {hostile}")
+    record = ArgumentRecord(persona="A", round=1, position=f"Pos {hostile}", claims=[claim])
+    store.save(store.paths.argument("A", 1), record)
+    _running(store, round_no=1, phase="rebuttal")
+    shown: dict[str, str] = {}
+    try:
+        with live_server.client() as client:
+            for path in ("/", "/rows", f"/debates/{store.debate_id}"):
+                shown[path] = client.get(live_server.url(path)).text
+            shown["/live"] = client.get(live_server.url(f"/debates/{store.debate_id}/live")).text
+        with (
+            httpx.Client(timeout=httpx.Timeout(20.0)) as client,
+            client.stream("GET", live_server.url(f"/debates/{store.debate_id}/stream")) as reply,
+        ):
+            shown["debate stream"] = _read_event(reply.iter_lines())
+        with (
+            httpx.Client(timeout=httpx.Timeout(20.0)) as client,
+            client.stream("GET", live_server.url("/stream")) as reply,
+        ):
+            shown["index stream"] = _read_event(reply.iter_lines())
+    finally:
+        store.release_lock()
+    for where, text in shown.items():
+        raw = sorted({f"U+{ord(c):04X}" for c in UNSAFE.findall(text)})
+        assert raw == [], (where, raw)
+    assert "exe.txt" in shown["/live"] and "Claim x[2Jyz31m" in shown["/live"]
+    assert "Q x[2Jyz31m" in shown["/"]

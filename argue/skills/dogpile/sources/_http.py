@@ -19,6 +19,7 @@ from urllib.parse import urljoin, urlsplit
 import httpx
 
 from argue.skills.base import SkillItem, SkillResult
+from argue.text.controls import UNSAFE
 
 MAX_RESPONSE_BYTES = 2 * 1024 * 1024
 SNIPPET_CHARS = 500
@@ -28,8 +29,9 @@ TITLE_CHARS = 300
 # angle brackets. "0<p<1", "q>2" or "map<K, V>" are text and survive.
 _TAG = re.compile(r"</?[A-Za-z][\w-]*(?:\s[^<>]{0,2000})?/?>")
 _WHITESPACE = re.compile(r"\s+")
-# C0/C1 control characters and bidi overrides: never useful in a snippet, sometimes hostile.
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+# C0/C1 control characters and every bidi control: never useful in a snippet, sometimes hostile
+# (argue.text.controls: the one character policy of every output).
+_CONTROL = UNSAFE
 
 
 class SourceError(Exception):
