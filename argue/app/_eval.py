@@ -161,7 +161,7 @@ def prepare_eval(request: EvalRequest, workspace: Workspace | None = None) -> Ev
     name = f"{_safe(data.name)}_{key[:10]}" + (
         f"_shard{shard_of[0]}of{shard_of[1]}" if shard_of else ""
     )
-    folder = EvalFolder(workspace.root / "evals" / name)
+    folder = EvalFolder(workspace.root / "evals" / name, within=workspace.root)
     batch_client: BatchClient | None = None
     batch_note: str | None = None
     polling: BatchPolling | None = None

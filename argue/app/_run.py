@@ -279,8 +279,14 @@ def detach(
         "--debates-dir",
         str(root.parent),
     ]
+    from argue.store import StoreError
+    from argue.store._safe import open_append
+
     try:
-        fd = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW, 0o644)
+        # Inside the folder, no link, and never through a hard link to a file outside.
+        fd = open_append(root, log_path)
+    except StoreError as exc:
+        raise OperationError(str(exc)) from None
     except OSError as exc:
         raise OperationError(f"cannot create {log_path}: {exc.strerror}") from None
     try:

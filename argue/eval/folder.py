@@ -32,7 +32,14 @@ from argue.domain import Usage
 from argue.eval.arms import ItemResult
 from argue.store._atomic import write_json_atomic
 from argue.store._bounded import MAX_SETTINGS_BYTES, loads_json
-from argue.store._safe import MAX_LOG_BYTES, StoreError, guard, read_text
+from argue.store._safe import (
+    MAX_LOG_BYTES,
+    StoreError,
+    guard,
+    open_append,
+    read_text,
+    refuse_hard_links,
+)
 
 MANIFEST = "eval.json"
 RESULTS = "items.jsonl"
@@ -91,8 +98,12 @@ class EvalFolderLocked(EvalFolderError):
 
 
 class EvalFolder:
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, *, within: Path | None = None) -> None:
+        """``within``: the folder argue owns above ``root`` (the debates folder, for
+        ``<debates>/evals/<name>``): the folders between them (``evals/``) are checked like the
+        eval folder itself, so a symlinked ``evals/`` is refused, never written through."""
         self.root = root
+        self.within = within
         self.debates = root / "debates"
         self._lock_fd: int | None = None
 
@@ -100,9 +111,31 @@ class EvalFolder:
 
     def _guard(self, path: Path, *, folder: bool = False) -> bool:
         try:
+            self._guard_between()
             return guard(self.root, path, folder=folder, what=WHAT)
         except StoreError as exc:
             raise EvalFolderError(str(exc)) from None
+
+    def _guard_between(self) -> None:
+        if self.within is None:
+            return
+        try:
+            between = self.root.parent.relative_to(self.within).parts
+        except ValueError:
+            raise StoreError(f"{self.root}: outside {self.within}: refused") from None
+        current = self.within
+        for part in between:
+            current = current / part
+            try:
+                info = os.lstat(current)
+            except FileNotFoundError:
+                return
+            except OSError as exc:
+                raise StoreError(f"{current}: unreadable ({exc.strerror or exc})") from None
+            if stat.S_ISLNK(info.st_mode):
+                raise StoreError(f"{current}: a symbolic link above an {WHAT}: refused")
+            if not stat.S_ISDIR(info.st_mode):
+                raise StoreError(f"{current}: not a folder: refused")
 
     def _make_root(self) -> None:
         if not self._guard(self.root, folder=True):
@@ -134,8 +167,14 @@ class EvalFolder:
         except OSError as exc:
             raise EvalFolderError(f"{path}: cannot open ({exc.strerror or exc})") from None
         try:
-            if not stat.S_ISREG(os.fstat(fd).st_mode):
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode):
                 raise EvalFolderError(f"{path}: not a regular file: refused")
+            try:
+                # The pid is written into it: never through a hard link to a file outside.
+                refuse_hard_links(path, info.st_nlink, WHAT)
+            except StoreError as exc:
+                raise EvalFolderError(str(exc)) from None
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:
@@ -291,15 +330,15 @@ class EvalFolder:
         self._make_root()
         path = self.root / name
         self._guard(path)
-        flags = os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK
         try:
-            fd = os.open(path, flags, 0o644)
+            # Never through a hard link: a multiply-linked file is first replaced by its copy.
+            fd = open_append(self.root, path, what=WHAT)
+        except StoreError as exc:
+            raise EvalFolderError(str(exc)) from None
         except OSError as exc:
             raise EvalFolderError(f"cannot write {path}: {exc.strerror or exc}") from None
         try:
             info = os.fstat(fd)
-            if not stat.S_ISREG(info.st_mode):
-                raise EvalFolderError(f"{path}: not a regular file: refused")
             torn = info.st_size > 0 and os.pread(fd, 1, info.st_size - 1) != b"\n"
             data = (("\n" if torn else "") + line + "\n").encode("utf-8")
             written = os.write(fd, data)

@@ -104,3 +104,67 @@ def is_regular(root: Path, path: Path) -> bool:
         return guard(root, path)
     except StoreError:
         return False
+
+
+def refuse_hard_links(path: Path, links: int, what: str = "debate folder") -> None:
+    """A file argue writes into must have one name: another name may lie outside the folder,
+    and a write through this one would change it (issue 39 item 6)."""
+    if links > 1:
+        raise StoreError(
+            f"{path}: a file with {links} hard links in a {what} (another name may lie "
+            "outside it): refused; remove it"
+        )
+
+
+def open_append(
+    root: Path, path: Path, *, what: str = "debate folder", cap: int = MAX_LOG_BYTES
+) -> int:
+    """An ``O_APPEND`` descriptor on ``path`` (created when missing) that writes nowhere else.
+
+    The path is guarded (inside ``root``, no link, a regular file). A file with more than one
+    name (a hard link, perhaps from outside the folder) is first replaced, atomically, by a
+    private copy of itself: the other names keep their bytes and nothing appended here reaches
+    them. The caller closes the descriptor."""
+    guard(root, path, what=what)
+    flags = os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK
+    fd = os.open(path, flags, 0o644)
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise StoreError(f"{path}: not a regular file: refused")
+        if info.st_nlink <= 1:
+            return fd
+        if info.st_size > cap:
+            raise StoreError(f"{path}: {info.st_size} bytes, over the limit of {cap}: refused")
+        data = os.pread(fd, info.st_size, 0)
+    except BaseException:
+        os.close(fd)
+        raise
+    os.close(fd)
+    _replace_bytes(path, data)
+    fd = os.open(path, flags & ~os.O_CREAT)
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise StoreError(f"{path}: not a regular file: refused")
+        refuse_hard_links(path, info.st_nlink, what)  # linked again meanwhile
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def _replace_bytes(path: Path, data: bytes) -> None:
+    """``path`` atomically replaced by a new file holding ``data`` (its other names untouched)."""
+    import tempfile
+
+    fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp_name, path)
+    except BaseException:
+        Path(tmp_name).unlink(missing_ok=True)
+        raise

@@ -26,7 +26,9 @@ from argue.store._safe import (
     StoreWriteError,
     guard,
     is_regular,
+    open_append,
     read_text,
+    refuse_hard_links,
 )
 from argue.store.layout import DebatePaths
 
@@ -225,12 +227,10 @@ class DebateStore:
         if not guard(self.paths.root, path):
             legacy = self.load_list(self.paths.usage, Usage)
             write_text_atomic(path, "".join(r.model_dump_json() + "\n" for r in legacy))
-        fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_NOFOLLOW | os.O_NONBLOCK)
+        # Never through a hard link: a multiply-linked file is first replaced by its own copy.
+        fd = open_append(self.paths.root, path)
         try:
-            info = os.fstat(fd)
-            if not stat.S_ISREG(info.st_mode):
-                raise StoreError(f"{path}: not a regular file")
-            size = info.st_size
+            size = os.fstat(fd).st_size
             torn = size > 0 and os.pread(fd, 1, size - 1) != b"\n"
             line = ("\n" if torn else "") + usage.model_dump_json() + "\n"
             os.write(fd, line.encode("utf-8"))
@@ -275,9 +275,16 @@ class DebateStore:
             fd = os.open(self.paths.lock, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
         except OSError as exc:
             raise StoreError(f"{self.paths.lock}: cannot open ({exc.strerror or exc})") from exc
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
             os.close(fd)
             raise StoreError(f"{self.paths.lock}: not a regular file: refused")
+        try:
+            # The pid is written into it: never through a hard link to a file outside.
+            refuse_hard_links(self.paths.lock, info.st_nlink)
+        except StoreError:
+            os.close(fd)
+            raise
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError as exc:
