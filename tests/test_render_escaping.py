@@ -52,3 +52,33 @@ def test_a_hostile_conclusion_renders_inert(run_scripted_debate, tmp_path):
     text = asyncio.run(write_synthesis(store, load_history(store), None, []))
     assert "\n# Injected" not in text
     assert "{{ evil }} &lt;b&gt;" in text
+
+
+def test_no_bidi_or_control_character_reaches_the_transcript_or_the_synthesis(
+    run_scripted_debate, tmp_path
+):
+    """Issue 39 item 3: LRM, RLM and ALM (U+200E, U+200F, U+061C) stayed in transcript.md and
+    synthesis.md; every Bidi_Control and C0/C1 character now goes.
+
+    Teeth: drop U+200E/U+200F/U+061C from ``argue.text.controls.BIDI_CONTROLS`` and this fails."""
+    import asyncio
+    import json
+
+    from argue.engine import load_history, render_current_transcript, write_synthesis
+    from argue.text.controls import UNSAFE
+
+    hostile = "a\u200eb\u200fc\u061cd\u202ee\u2066f\u2069g\x1b[2Jh\x9bi\x07j"
+    store = run_scripted_debate(tmp_path)
+    argument = store.paths.argument("A", 1)
+    data = json.loads(argument.read_text(encoding="utf-8"))
+    data["position"] = hostile
+    data["claims"][0]["text"] = hostile
+    argument.write_text(json.dumps(data), encoding="utf-8")
+    prose = json.loads(store.paths.synthesis_prose.read_text())
+    prose["conclusion"] = hostile
+    store.paths.synthesis_prose.write_text(json.dumps(prose))
+    transcript = render_current_transcript(store)
+    synthesis = asyncio.run(write_synthesis(store, load_history(store), None, []))
+    for name, text in (("transcript", transcript), ("synthesis", synthesis)):
+        assert "abcdefg" in text, name
+        assert sorted({f"U+{ord(c):04X}" for c in UNSAFE.findall(text)}) == [], name
