@@ -20,7 +20,7 @@ Teeth (each checked once: the named tests failed, then the code was restored):
   error-body unit test and both end-to-end tests (the proxy's cookie).
 - ``error_detail`` masking after the excerpt is cut instead of before: the cut test.
 What is not covered: a secret the server transforms in a way no encoding above produces
-(hashed, reversed, split by line breaks inside a base64 block, ``\\u``-escaping of plain ASCII);
+(hashed, reversed, split by line breaks inside a base64 block);
 the part of a base64 blob around a secret (a few characters at each end encode the secret's
 neighbours together with a few of its bits) stays; and values shorter than 8 characters are
 not masked at all (``MIN_SECRET_LENGTH``). The debate folder's records (state, rounds,
