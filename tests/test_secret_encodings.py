@@ -350,19 +350,20 @@ def test_the_report_is_masked_even_where_a_model_wrote_a_secret(
 ):
     """report.html passes through redact() as it is written, HTML-escaped forms included.
     Teeth: ``write_report`` in argue/app/_debates.py without ``redact`` fails this test."""
-    import argue.report
+    import importlib
 
+    report_package = importlib.import_module("argue.report")  # argue.report is the function
     cli = Cli(tmp_path, env_overrides={"OPENAI_API_KEY": KEY, "OPENAI_BASE_URL": url_of(fake)})
     done = cli.run("argue", QUESTION, "--rounds", "1")
     assert done.returncode == 0, done.describe()
     (folder,) = cli.debates.glob("argue_*")
-    real = argue.report.render_report
+    real = report_package.render_report
 
     def quoting(*args: object, **kwargs: object) -> str:
         page = real(*args, **kwargs)  # type: ignore[arg-type]
         return page.replace("</body>", f"<p>{html.escape(KEY)} {b64(PAIR)}</p></body>")
 
-    monkeypatch.setattr(argue.report, "render_report", quoting)
+    monkeypatch.setattr(report_package, "render_report", quoting)
     for name, value in ENV.items():
         monkeypatch.setenv(name, value)
     monkeypatch.setenv("ARGUE_DEBATES_DIR", str(cli.debates))

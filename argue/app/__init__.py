@@ -92,9 +92,11 @@ if TYPE_CHECKING:
     from argue.app._workspace import (
         Reporter,
         Workspace,
+        notices_to_stderr,
         quiet,
         server_limits,
     )
+    from argue.store import ArgueWarning
 
 # Loaded on first use: the CLI imports this package for every command, ``--help`` included.
 _WHERE = {
@@ -108,6 +110,8 @@ _WHERE = {
     "QUESTION_MAX_CHARS": "argue.app._limits",
     "RUN_LOG": "argue.app._run",
     "ArgueError": "argue.app._errors",
+    "ArgueWarning": "argue.store",
+    "notices_to_stderr": "argue.app._workspace",
     "DebatePlan": "argue.app._start",
     "DebateStatus": "argue.app._debates",
     "DetachedRun": "argue.app._run",
@@ -163,6 +167,7 @@ __all__ = [
     "QUESTION_MAX_CHARS",
     "RUN_LOG",
     "ArgueError",
+    "ArgueWarning",
     "DebatePlan",
     "DebateStatus",
     "DetachedRun",
@@ -196,6 +201,7 @@ __all__ = [
     "live_debate",
     "live_row",
     "merge_evals",
+    "notices_to_stderr",
     "outcome",
     "parse_model_spec",
     "plan",
