@@ -62,6 +62,7 @@ if TYPE_CHECKING:
         report_html,
     )
     from argue.app._report import write_report
+    from argue.app._requests import json_object_body
     from argue.app._run import (
         EXIT_BY_STATUS,
         RUN_LOG,
@@ -112,6 +113,7 @@ _WHERE = {
     "ArgueError": "argue.app._errors",
     "ArgueWarning": "argue.store",
     "notices_to_stderr": "argue.app._workspace",
+    "json_object_body": "argue.app._requests",
     "DebatePlan": "argue.app._start",
     "DebateStatus": "argue.app._debates",
     "DetachedRun": "argue.app._run",
@@ -198,6 +200,7 @@ __all__ = [
     "detach",
     "dry_run_document",
     "interject",
+    "json_object_body",
     "live_debate",
     "live_row",
     "merge_evals",
