@@ -183,17 +183,18 @@ _JSON_SHORT["\f"] = "f"
 
 
 def char_escapes(char: str) -> list[str]:
-    """The regexes for ``char`` as text may write it: literally; ``\\uXXXX`` (JSON, JS, Go's
+    """The regexes for ``char`` as text may write it: ``\\uXXXX`` (JSON, JS, Go's
     ``\\u0026``; a surrogate pair past U+FFFF), ``\\u{…}`` and ``\\xHH`` (JS), their short
     JSON form (``\\"``), each also with its backslash escaped again; numeric and hex HTML
     entities (``&#38;``, ``&#x26;``, leading zeros, with or without ``;``) and named ones
-    (``&amp;``); percent-encoded UTF-8 (``+`` for a space). Hex digits in either case."""
+    (``&amp;``); percent-encoded UTF-8 (``+`` for a space); literally. Hex digits in either
+    case."""
     code = ord(char)
 
     def hex_digits(value: int, width: int) -> str:
         return "".join(f"[{d}{d.upper()}]" if d.isalpha() else d for d in f"{value:0{width}x}")
 
-    forms = [re.escape(char)]
+    forms = []
     if code > 0xFFFF:
         high, low = 0xD800 + ((code - 0x10000) >> 10), 0xDC00 + ((code - 0x10000) & 0x3FF)
         forms.append(f"{_BACKSLASH}u{hex_digits(high, 4)}{_BACKSLASH}u{hex_digits(low, 4)}")
@@ -214,6 +215,9 @@ def char_escapes(char: str) -> list[str]:
     forms.append("".join(f"%{hex_digits(byte, 2)}" for byte in char.encode()))
     if char == " ":
         forms.append(r"\+")
+    # The literal last: at a secret's end the first alternative that matches wins, and ``&``
+    # must not stop short of ``&#38;`` (nor ``\\`` of ``\\u005c``).
+    forms.append(re.escape(char))
     return forms
 
 
