@@ -12,12 +12,15 @@ first use so that ``import argue`` (and ``argue --help``) stays fast::
 
 from __future__ import annotations
 
+import sys
+import types
 from typing import Any
 
 __version__ = "0.1.0"
 
 __all__ = [
     "ArgueError",
+    "ArgueWarning",
     "DebatePlan",
     "DebateStatus",
     "DetachedRun",
@@ -63,3 +66,18 @@ def __getattr__(name: str) -> Any:
 
 def __dir__() -> list[str]:
     return sorted([*globals(), *__all__])
+
+
+class _Api(types.ModuleType):
+    """``argue`` keeps its word: importing a subpackage that shares a name with an API
+    function (``argue.report``, the HTML report package, imported by ``argue.report()`` itself)
+    does not rebind the function's name to the package (``import argue.report`` binds the
+    attribute on its parent; the package stays in ``sys.modules``)."""
+
+    def __setattr__(self, name: str, value: object) -> None:
+        if isinstance(value, types.ModuleType) and name in __all__:
+            return
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Api

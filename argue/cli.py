@@ -156,6 +156,9 @@ def _root(
 
     Start one with: argue "Your question?" (the same as: argue argue "Your question?").
     """
+    from argue.app import notices_to_stderr
+
+    notices_to_stderr()  # the library warns through ``warnings``; the CLI prints a line
 
 
 app.command("argue")(argue_command)

@@ -52,7 +52,7 @@ class ConfigError(ValueError):
 
 
 class Defaults(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
     provider: str | None = None
     model: str | None = None
@@ -70,7 +70,7 @@ class ProviderLimits(BaseModel):
     """``[providers.<name>]``: each field None means "not said here". ``argue.llm.ServerLimits``
     has the same fields and takes these as its config layer."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
     request_timeout_s: float | None = Field(default=None, gt=0)
     call_deadline_s: float | None = Field(default=None, gt=0)
@@ -83,6 +83,8 @@ class ProviderLimits(BaseModel):
 class PriceEntry(BaseModel):
     """``[prices.<provider>]`` model = {...}: USD per million tokens, ``request`` USD per
     request; the fields of ``argue.llm.pricing.ModelPrice``."""
+
+    model_config = ConfigDict(allow_inf_nan=False)
 
     input: float = Field(ge=0)
     output: float = Field(ge=0)
@@ -147,6 +149,8 @@ def load_settings(path: Path | None = None) -> Settings:
         raise ConfigError(str(exc)) from None
     except (tomllib.TOMLDecodeError, OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: {exc}") from None
+    except ValueError as exc:  # the parser's own (loads_toml names most): still one line
+        raise ConfigError(f"{path}: {' '.join(str(exc).split())[:200]}") from None
     unknown = sorted(set(data) - {"defaults", "skills", "prices", "providers"})
     if unknown:
         raise ConfigError(f"{path}: unknown section(s) {', '.join(unknown)}")

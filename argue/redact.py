@@ -161,29 +161,91 @@ def secret_forms(secret: str) -> set[str]:
 def _secrets_pattern(secrets: frozenset[str]) -> re.Pattern[str] | None:
     """One regex matching every form of every secret, longest first at each position (a trie,
     so a position costs one character test per level, not one per form). Cached per set of
-    secret values: built once for an environment."""
+    secret values: built once for an environment.
+
+    Two tries: the secrets themselves with each character in any of its escapes
+    (``char_escapes``: any subset of the characters escaped, in any mix of escapes), tried
+    first; then the other forms of ``secret_forms`` (base64…) character for character."""
     forms: set[str] = set()
     for secret in secrets:
         forms |= secret_forms(secret)
-    return re.compile(_trie_pattern(forms)) if forms else None
+    if not forms:
+        return None
+    escaped = _trie_pattern(secrets, char_pattern=_char_pattern)
+    return re.compile(f"{escaped}|{_trie_pattern(forms)}")
 
 
-def _trie_pattern(words: Iterable[str]) -> str:
+# A JSON/JS/Go escape may itself be escaped once more (a JSON string inside a JSON string).
+_BACKSLASH = r"\\+"
+_NAMED_ENTITIES = {"&": "amp", "<": "lt", ">": "gt", '"': "quot", "'": "apos", " ": "nbsp"}
+_JSON_SHORT = {'"': '"', "\\": "\\", "/": "/", "\n": "n", "\r": "r", "\t": "t", "\b": "b"}
+_JSON_SHORT["\f"] = "f"
+
+
+def char_escapes(char: str) -> list[str]:
+    """The regexes for ``char`` as text may write it: ``\\uXXXX`` (JSON, JS, Go's
+    ``\\u0026``; a surrogate pair past U+FFFF), ``\\u{…}`` and ``\\xHH`` (JS), their short
+    JSON form (``\\"``), each also with its backslash escaped again; numeric and hex HTML
+    entities (``&#38;``, ``&#x26;``, leading zeros, with or without ``;``) and named ones
+    (``&amp;``); percent-encoded UTF-8 (``+`` for a space); literally. Hex digits in either
+    case."""
+    code = ord(char)
+
+    def hex_digits(value: int, width: int) -> str:
+        return "".join(f"[{d}{d.upper()}]" if d.isalpha() else d for d in f"{value:0{width}x}")
+
+    forms = []
+    if code > 0xFFFF:
+        high, low = 0xD800 + ((code - 0x10000) >> 10), 0xDC00 + ((code - 0x10000) & 0x3FF)
+        forms.append(f"{_BACKSLASH}u{hex_digits(high, 4)}{_BACKSLASH}u{hex_digits(low, 4)}")
+    else:
+        forms.append(f"{_BACKSLASH}u{hex_digits(code, 4)}")
+    forms.append(f"{_BACKSLASH}u\\{{0*{hex_digits(code, 1)}\\}}")
+    if code < 0x100:
+        forms.append(f"{_BACKSLASH}[xX]{hex_digits(code, 2)}")
+    if code >= 0x80:  # Python's bytes: its UTF-8 bytes, each ``\\xHH``
+        forms.append("".join(f"{_BACKSLASH}[xX]{hex_digits(b, 2)}" for b in char.encode()))
+    if char in _JSON_SHORT:
+        forms.append(_BACKSLASH + re.escape(_JSON_SHORT[char]))
+    forms.append(f"&#0*{code};?")
+    forms.append(f"&#[xX]0*{hex_digits(code, 1)};?")
+    if char in _NAMED_ENTITIES:
+        name = _NAMED_ENTITIES[char]
+        forms.append(f"&(?:{name}|{name.upper()});?")
+    forms.append("".join(f"%{hex_digits(byte, 2)}" for byte in char.encode()))
+    if char == " ":
+        forms.append(r"\+")
+    # The literal last: at a secret's end the first alternative that matches wins, and ``&``
+    # must not stop short of ``&#38;`` (nor ``\\`` of ``\\u005c``).
+    forms.append(re.escape(char))
+    return forms
+
+
+@functools.lru_cache(maxsize=1024)
+def _char_pattern(char: str) -> str:
+    return "(?:" + "|".join(char_escapes(char)) + ")"
+
+
+def _trie_pattern(words: Iterable[str], char_pattern: Callable[[str], str] = re.escape) -> str:
     trie: dict[str, dict] = {}
     for word in words:
         node = trie
         for char in word:
             node = node.setdefault(char, {})
         node[""] = {}
-    return _node_pattern(trie)
+    return _node_pattern(trie, char_pattern)
 
 
-def _node_pattern(node: dict[str, dict]) -> str:
+def _node_pattern(node: dict[str, dict], char_pattern: Callable[[str], str] = re.escape) -> str:
     run = ""  # a chain of single children is one literal: nesting only where forms part
     while len(node) == 1 and "" not in node:
         char, node = next(iter(node.items()))
-        run += re.escape(char)
-    branches = [re.escape(char) + _node_pattern(child) for char, child in node.items() if char]
+        run += char_pattern(char)
+    branches = [
+        char_pattern(char) + _node_pattern(child, char_pattern)
+        for char, child in node.items()
+        if char
+    ]
     if not branches:
         return run
     body = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"

@@ -209,3 +209,58 @@ def test_resuming_a_finished_debate_names_its_report(fake: FakeLLM) -> None:
     again = argue.resume(outcome.id)
     assert again.status == "completed"
     assert again.report_path and Path(again.report_path).is_file()
+
+
+def test_argue_report_stays_the_function_after_it_imports_the_report_package(
+    tmp_path: Path, run_scripted_debate
+) -> None:
+    """``argue.report()`` imports the HTML report package ``argue.report``, which used to
+    rebind ``argue.report`` to the package: the second call was ``'module' object is not
+    callable``.
+    Teeth: without ``_Api.__setattr__`` in argue/__init__.py the second call fails."""
+    import importlib
+    import sys
+
+    store = run_scripted_debate(tmp_path)
+    workspace = argue.Workspace(debates_dir=tmp_path)
+    first = argue.report(store.debate_id, workspace=workspace)
+    importlib.import_module("argue.report.html")  # any later import of the package
+    second = argue.report(store.debate_id, workspace=workspace)
+    assert first == second and second.is_file()
+    assert callable(argue.report) and "argue.report" in sys.modules
+    from argue import report
+
+    assert report is argue.report
+
+
+def test_status_says_nothing_and_takes_a_str_folder(
+    tmp_path: Path, run_scripted_debate, capfd
+) -> None:
+    """A state.json rebuilt from the rounds is an ``argue.ArgueWarning`` through ``warnings``
+    (the CLI prints it as a line), never a print on stderr; a str ``debates_dir`` works.
+    Teeth: the store's default notice handler printing to stderr (``stderr_notice``) fails
+    this test; ``Workspace`` without ``__post_init__`` fails the bad-argument test below."""
+    from argue.store import set_notice_handler
+
+    store = run_scripted_debate(tmp_path, rounds=2)
+    store.paths.state.unlink()
+    previous = set_notice_handler(None)  # the library's own default, whatever ran before
+    try:
+        capfd.readouterr()
+        workspace = argue.Workspace(debates_dir=str(tmp_path))
+        with pytest.warns(argue.ArgueWarning, match="rebuilt from the committed rounds"):
+            row = argue.status(store.debate_id, workspace=workspace)
+            listing = argue.statuses(workspace=workspace)
+        assert (row.status, row.round) == ("interrupted", 2)
+        assert [r.id for r in listing.debates] == [store.debate_id]
+        assert capfd.readouterr() == ("", "")
+    finally:
+        set_notice_handler(previous)
+
+
+@pytest.mark.parametrize("bad", [42, b"/tmp", "", " ", "a\x00b", ["/tmp"]])
+def test_a_bad_workspace_argument_is_an_argue_error(bad: object) -> None:
+    with pytest.raises(argue.ArgueError, match="debates_dir"):
+        argue.Workspace(debates_dir=bad)  # type: ignore[arg-type]
+    with pytest.raises(argue.ArgueError, match="env"):
+        argue.Workspace(env=["A=1"])  # type: ignore[arg-type]

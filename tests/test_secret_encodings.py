@@ -19,8 +19,11 @@ Teeth (each checked once: the named tests failed, then the code was restored):
 - no header stripping (``error_detail`` in argue/llm/_retry.py and ``masked_error``): the
   error-body unit test and both end-to-end tests (the proxy's cookie).
 - ``error_detail`` masking after the excerpt is cut instead of before: the cut test.
+- ``_secrets_pattern`` without its escaped trie (issue 39): the pair test and both
+  end-to-end tests (the every-character ``\\uXXXX``, ``&#NN;`` and ``&#xNN;`` echoes in
+  stderr, report.html, …).
 What is not covered: a secret the server transforms in a way no encoding above produces
-(hashed, reversed, split by line breaks inside a base64 block, ``\\u``-escaping of plain ASCII);
+(hashed, reversed, split by line breaks inside a base64 block);
 the part of a base64 blob around a secret (a few characters at each end encode the secret's
 neighbours together with a few of its bits) stays; and values shorter than 8 characters are
 not masked at all (``MIN_SECRET_LENGTH``). The debate folder's records (state, rounds,
@@ -77,7 +80,19 @@ def forms(secret: str) -> dict[str, str]:
         "percent-encoded (plus)": quote_plus(secret),
         "json-escaped": json.dumps(secret)[1:-1],
         "html-escaped": html.escape(secret),
+        "go-escaped": go_escaped(secret),
+        "every character u-escaped": "".join(f"\\u{ord(c):04x}" for c in secret),
+        "every character &#NN;": "".join(f"&#{ord(c)};" for c in secret),
+        "every character &#xNN;": "".join(f"&#x{ord(c):X};" for c in secret),
     }
+
+
+def go_escaped(secret: str) -> str:
+    """Go's encoding/json (and JS's safe JSON): ``&``, ``<``, ``>`` as ``\\u0026``…"""
+    escaped = json.dumps(secret)[1:-1]
+    for char in "&<>":
+        escaped = escaped.replace(char, f"\\u{ord(char):04x}")
+    return escaped
 
 
 CANARIES = {
@@ -206,11 +221,15 @@ class EchoingServer:
         sent = request.headers.get("authorization", "")
         scheme, _, token = sent.partition(" ")
         plain = base64.b64decode(token).decode() if scheme == "Basic" else token
+        escapes = forms(plain)
         said = (
             f"Cookie: {COOKIE}\n"
             f"{self.status} denied: you sent {sent} | seen={token}"
             f" | urlsafe={b64url(plain).rstrip('=')} | quoted={quote(plain, safe='')}"
-            f" | json={json.dumps({'credentials': plain})}\nheaders:\n"
+            f" | json={json.dumps({'credentials': plain})}"
+            f" | go={go_escaped(plain)} | u={escapes['every character u-escaped']}"
+            f" | ent={escapes['every character &#NN;']}"
+            f" | hex={escapes['every character &#xNN;']}\nheaders:\n"
             + "\n".join(f"{name}: {value}" for name, value in request.headers.items())
         )
         if as_json:
@@ -350,19 +369,20 @@ def test_the_report_is_masked_even_where_a_model_wrote_a_secret(
 ):
     """report.html passes through redact() as it is written, HTML-escaped forms included.
     Teeth: ``write_report`` in argue/app/_debates.py without ``redact`` fails this test."""
-    import argue.report
+    import importlib
 
+    report_package = importlib.import_module("argue.report")  # argue.report is the function
     cli = Cli(tmp_path, env_overrides={"OPENAI_API_KEY": KEY, "OPENAI_BASE_URL": url_of(fake)})
     done = cli.run("argue", QUESTION, "--rounds", "1")
     assert done.returncode == 0, done.describe()
     (folder,) = cli.debates.glob("argue_*")
-    real = argue.report.render_report
+    real = report_package.render_report
 
     def quoting(*args: object, **kwargs: object) -> str:
         page = real(*args, **kwargs)  # type: ignore[arg-type]
         return page.replace("</body>", f"<p>{html.escape(KEY)} {b64(PAIR)}</p></body>")
 
-    monkeypatch.setattr(argue.report, "render_report", quoting)
+    monkeypatch.setattr(report_package, "render_report", quoting)
     for name, value in ENV.items():
         monkeypatch.setenv(name, value)
     monkeypatch.setenv("ARGUE_DEBATES_DIR", str(cli.debates))

@@ -62,6 +62,7 @@ if TYPE_CHECKING:
         report_html,
     )
     from argue.app._report import write_report
+    from argue.app._requests import json_object_body
     from argue.app._run import (
         EXIT_BY_STATUS,
         RUN_LOG,
@@ -92,9 +93,11 @@ if TYPE_CHECKING:
     from argue.app._workspace import (
         Reporter,
         Workspace,
+        notices_to_stderr,
         quiet,
         server_limits,
     )
+    from argue.store import ArgueWarning
 
 # Loaded on first use: the CLI imports this package for every command, ``--help`` included.
 _WHERE = {
@@ -108,6 +111,9 @@ _WHERE = {
     "QUESTION_MAX_CHARS": "argue.app._limits",
     "RUN_LOG": "argue.app._run",
     "ArgueError": "argue.app._errors",
+    "ArgueWarning": "argue.store",
+    "notices_to_stderr": "argue.app._workspace",
+    "json_object_body": "argue.app._requests",
     "DebatePlan": "argue.app._start",
     "DebateStatus": "argue.app._debates",
     "DetachedRun": "argue.app._run",
@@ -163,6 +169,7 @@ __all__ = [
     "QUESTION_MAX_CHARS",
     "RUN_LOG",
     "ArgueError",
+    "ArgueWarning",
     "DebatePlan",
     "DebateStatus",
     "DetachedRun",
@@ -193,9 +200,11 @@ __all__ = [
     "detach",
     "dry_run_document",
     "interject",
+    "json_object_body",
     "live_debate",
     "live_row",
     "merge_evals",
+    "notices_to_stderr",
     "outcome",
     "parse_model_spec",
     "plan",

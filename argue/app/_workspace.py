@@ -29,6 +29,14 @@ def quiet(line: str) -> None:
     """A reporter that says nothing."""
 
 
+def notices_to_stderr() -> None:
+    """The CLI's choice: the store's one-line notices (a state.json rebuilt from the rounds…)
+    printed on stderr. A Python caller gets them as ``ArgueWarning`` through ``warnings``."""
+    from argue.store import set_notice_handler, stderr_notice
+
+    set_notice_handler(stderr_notice)
+
+
 @dataclass
 class Workspace:
     """The settings and folders one request sees.
@@ -37,8 +45,22 @@ class Workspace:
     ``$ARGUE_DEBATES_DIR``, then config.toml's ``[defaults] debates_dir``, then
     ``$ARGUE_HOME/debates``. ``env`` defaults to the process environment."""
 
-    debates_dir: Path | None = None
+    debates_dir: Path | str | None = None
     env: Mapping[str, str] = field(default_factory=lambda: os.environ)
+
+    def __post_init__(self) -> None:
+        # A Python caller's arguments: a str or any os.PathLike is a path; anything else is
+        # a UsageError (an ArgueError), never an AttributeError later.
+        folder = self.debates_dir
+        if folder is not None:
+            if not isinstance(folder, str | os.PathLike) or isinstance(folder, bytes):
+                raise UsageError(f"debates_dir: a path (str or Path), not {type(folder).__name__}")
+            text = os.fspath(folder)
+            if not isinstance(text, str) or not text.strip() or "\x00" in text:
+                raise UsageError(f"debates_dir: not a folder path: {str(text)[:40]!r}")
+            self.debates_dir = Path(text)
+        if not isinstance(self.env, Mapping):
+            raise UsageError(f"env: a mapping of names to values, not {type(self.env).__name__}")
 
     @cached_property
     def settings(self) -> Settings:
@@ -61,7 +83,8 @@ class Workspace:
     @cached_property
     def root(self) -> Path:
         """The debates folder this request reads and writes."""
-        return self.settings.debates_dir(self.debates_dir, self.env)
+        folder = None if self.debates_dir is None else Path(self.debates_dir)
+        return self.settings.debates_dir(folder, self.env)
 
     @cached_property
     def prices(self) -> PriceTable:

@@ -73,6 +73,9 @@ class _Server(MCPServer):
     line per field, each with the rejected value) and whose crashes are never a traceback."""
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        unknown = self._unknown_fields(name, arguments)
+        if unknown:
+            return _error(unknown)
         try:
             return await super().call_tool(name, arguments, context)
         except ToolError as exc:
@@ -86,6 +89,23 @@ class _Server(MCPServer):
                 logger.error("%s", line)
                 return _error(line)
             return _error(one_line(f"error: {exc}"))
+
+    def _unknown_fields(self, name: str, arguments: object) -> str | None:
+        """An argument the tool does not take is refused (the SDK would drop it silently: a
+        misspelt ``budget_usd`` would start a debate with no budget)."""
+        schema = self._tool_input_schema(name)
+        if schema is None or not isinstance(arguments, dict):
+            return None
+        known = schema.get("properties") or {}
+        unknown = sorted(str(key) for key in arguments if key not in known)
+        if not unknown:
+            return None
+        shown = ", ".join(repr(key[:40]) for key in unknown[:5])
+        more = f" and {len(unknown) - 5} more" if len(unknown) > 5 else ""
+        return one_line(
+            f"error: {name}: unknown field{'s' if len(unknown) > 1 else ''} {shown}{more} "
+            f"(it takes: {', '.join(known) or 'no arguments'})"
+        )
 
 
 async def _off_loop(work: Callable[[], CallToolResult]) -> CallToolResult:

@@ -2,16 +2,20 @@
 
 from argue.store._atomic import read_json, write_json_atomic, write_text_atomic
 from argue.store.debate_store import (
+    ArgueWarning,
     DebateLocked,
     DebateStore,
     StoreError,
     StoreWriteError,
     iter_debates,
     new_debate_id,
+    set_notice_handler,
+    stderr_notice,
 )
 from argue.store.layout import DebatePaths, persona_letter
 
 __all__ = [
+    "ArgueWarning",
     "DebateLocked",
     "DebatePaths",
     "DebateStore",
@@ -21,6 +25,8 @@ __all__ = [
     "new_debate_id",
     "persona_letter",
     "read_json",
+    "set_notice_handler",
+    "stderr_notice",
     "write_json_atomic",
     "write_text_atomic",
 ]

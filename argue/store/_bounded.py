@@ -5,6 +5,8 @@ ARGUE_HOME goes through here.
   anything is read from it (``os.stat`` first, then opened non-blocking and checked again with
   ``fstat``, so a FIFO swapped in between cannot make the read wait for a writer).
 * At most ``cap + 1`` bytes are ever read: a file over its cap is refused, however large.
+* A TOML number longer than ``MAX_NUMBER_DIGITS`` digits is refused before the parser sees it
+  (``tomllib`` calls ``int()``, which raises past 4,300 digits), naming its key and line.
 * Nesting deeper than ``MAX_DEPTH`` (arrays and objects, tables and inline tables) is refused
   before the parser sees it, by a linear pre-scan that counts ``[``/``{`` outside strings (and
   TOML comments); a RecursionError from a parser is turned into the same refusal.
@@ -26,6 +28,8 @@ from typing import Any
 MAX_DEPTH = 64
 """Deeper than any record argue writes (about 8) by a wide margin; far below a parser's
 recursion limit."""
+MAX_NUMBER_DIGITS = 30
+"""Longer than any number a setting or a persona needs (an int64 has 19 digits)."""
 MAX_SETTINGS_BYTES = 4 * 1024 * 1024  # config.toml, dialects.json, a persona file, eval.json
 
 
@@ -149,12 +153,51 @@ def loads_json(text: str | bytes, where: object) -> Any:
 
 
 def loads_toml(text: str, where: object) -> dict[str, Any]:
-    """``tomllib.loads`` with the depth bound; a TOML error is a TOMLDecodeError as before."""
+    """``tomllib.loads`` with the depth and digit bounds; a TOML error is a TOMLDecodeError
+    as before, and any other ValueError from the parser a BoundedReadError naming ``where``."""
     _check_depth(text, where, toml=True)
+    _check_numbers(text, where)
     try:
         return tomllib.loads(text)
     except RecursionError:
         raise _too_deep(where) from None
+    except tomllib.TOMLDecodeError:
+        raise
+    except ValueError as exc:  # a number the parser could not convert, whatever the bound
+        reason = f"a value the TOML parser refused ({' '.join(str(exc).split())[:120]})"
+        raise BoundedReadError(f"{where}: {reason}: refused", reason) from None
+
+
+_DIGIT_RUN = re.compile(r"\d[\d_]*")
+_LONG_RUN = re.compile(rf"\d[\d_]{{{MAX_NUMBER_DIGITS},}}")
+_KEY_BEFORE_EQUALS = re.compile(r"([A-Za-z0-9_-]+(?:[ \t]*\.[ \t]*[A-Za-z0-9_-]+)*)[ \t]*\Z")
+_TOML_TABLE = re.compile(r"^[ \t]*\[\[?[ \t]*([A-Za-z0-9_. -]+?)[ \t]*\]", re.M)
+
+
+def _check_numbers(text: str, where: object) -> None:
+    """Refuse a run of more than ``MAX_NUMBER_DIGITS`` digits outside strings and comments,
+    naming its ``table.key`` and line (linear: a pass over the text, another on a hit)."""
+    if _LONG_RUN.search(text) is None:
+        return
+    # Strings and comments blanked, their line breaks kept (so line numbers stay true).
+    bare = _TOML_STRINGS.sub(lambda m: "\n" * m.group().count("\n"), text)
+    for run in _DIGIT_RUN.finditer(bare):
+        digits = len(run.group()) - run.group().count("_")
+        if digits <= MAX_NUMBER_DIGITS:
+            continue
+        before = bare[: run.start()]
+        equals = before.rfind("=")  # the key's (also when an array began on an earlier line)
+        key = _KEY_BEFORE_EQUALS.search(before[max(0, equals - 200) : max(0, equals)])
+        tables = _TOML_TABLE.findall(before)
+        name = key.group(1).replace(" ", "").replace("\t", "") if key else "a value"
+        if tables and key:
+            name = f"{tables[-1].strip()}.{name}"
+        line = before.count("\n") + 1
+        reason = (
+            f"{name} (line {line}): a number of {digits:,} digits, over the limit of "
+            f"{MAX_NUMBER_DIGITS}"
+        )
+        raise BoundedReadError(f"{where}: {reason}: refused", reason)
 
 
 def read_json(path: Path, *, cap: int = MAX_SETTINGS_BYTES, follow_links: bool = True) -> Any:

@@ -9,6 +9,7 @@ import os
 import re
 import stat
 import sys
+import warnings
 from collections.abc import Callable, Iterator, Mapping
 from datetime import datetime
 from pathlib import Path
@@ -446,20 +447,31 @@ class DebateStore:
 NoticeHandler = Callable[[str], None]
 
 
-def _stderr_notice(line: str) -> None:
+class ArgueWarning(UserWarning):
+    """A one-line notice from argue to a Python caller (a state.json rebuilt from the
+    rounds…): the library prints nothing itself; filter or record these with ``warnings``."""
+
+
+def _warn_notice(line: str) -> None:
+    warnings.warn(line, ArgueWarning, stacklevel=2)
+
+
+def stderr_notice(line: str) -> None:
+    """The CLI's handler: the notice as a plain line on stderr."""
     print(line, file=sys.stderr, flush=True)
 
 
-_notice_handler: NoticeHandler = _stderr_notice
+_notice_handler: NoticeHandler = _warn_notice
 _noticed: set[str] = set()
 
 
 def set_notice_handler(handler: NoticeHandler | None) -> NoticeHandler:
-    """Where the store's one-line notices go (a state.json rebuilt from the rounds…); stderr
-    unless a caller routes them (``None`` restores stderr). Returns the previous handler."""
+    """Where the store's one-line notices go (a state.json rebuilt from the rounds…): an
+    ``ArgueWarning`` through ``warnings`` unless a caller routes them (the CLI: stderr;
+    ``None`` restores the warning). Returns the previous handler."""
     global _notice_handler
     previous = _notice_handler
-    _notice_handler = handler or _stderr_notice
+    _notice_handler = handler or _warn_notice
     return previous
 
 

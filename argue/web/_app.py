@@ -14,7 +14,6 @@ server call): this module only routes, renders and streams.
 from __future__ import annotations
 
 import hmac
-import json
 import os
 import re
 from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
@@ -311,15 +310,7 @@ def create_app(
             body += chunk
             if len(body) > MAX_POST_BYTES:
                 raise argue_app.UsageError(f"the request is over {MAX_POST_BYTES:,} bytes")
-        if not body:
-            return {}
-        try:
-            data = json.loads(body)
-        except ValueError:
-            raise argue_app.UsageError("the request is not JSON") from None
-        if not isinstance(data, dict):
-            raise argue_app.UsageError("the request is not a JSON object")
-        return data
+        return argue_app.json_object_body(body, max_bytes=MAX_POST_BYTES)
 
     async def stop(request: Request) -> Response:
         try:

@@ -250,3 +250,19 @@ async def test_a_slow_read_does_not_hold_up_another_call(cli: Cli):
     finally:
         slow.release_lock()
     assert waiting and len(waiting) == 1
+
+
+async def test_unknown_fields_are_refused_before_anything_starts(cli: Cli):
+    """A field no tool takes (a misspelt ``budget_usd``) is one error naming it and the fields
+    the tool takes; no debate starts.
+    Teeth: without ``_Server._unknown_fields`` in argue/mcp/server.py the start is accepted
+    (the SDK drops the field) and this test fails on ``is_error``."""
+    async with mcp_client(cli) as client:
+        text = await _short_error(
+            client, "start_debate", {"question": QUESTION, "budget_usdd": 0.01, "x" * 100: 1}
+        )
+        assert "unknown fields" in text and "'budget_usdd'" in text, text
+        assert "budget_usd" in text.split("it takes:")[1], text
+        text = await _short_error(client, "list_debates", {"folder": "/"})
+        assert "'folder'" in text, text
+        assert _data(await client.call_tool("list_debates", {}))["debates"] == []

@@ -391,6 +391,38 @@ def test_interject_records_the_note_for_the_next_round(live_server: LiveServer, 
     assert len(list(store.paths.inbox.iterdir())) == 1
 
 
+def test_a_hostile_body_is_a_400_with_one_line(live_server: LiveServer, new_store, caplog):
+    """``[`` × 30,000 used to be a 500 with a RecursionError traceback: every POST body goes
+    through the bounded JSON reader (nesting at most 64 deep, 64 KB, UTF-8, an object).
+    Teeth: ``_json_body`` in argue/web/_app.py with ``json.loads`` again instead of
+    ``json_object_body`` fails the nested cases (500, ``RecursionError``)."""
+    store = new_store("debates", rounds=3)
+    _running(store, round_no=1, phase="research")
+    headers = {"X-Argue-Token": live_server.token}
+    bodies = {
+        b"[" * 30_000: "the request is nested over the limit of 64",
+        b'{"note": ' + b"[" * 30_000 + b"]" * 30_000 + b"}": "nested over the limit",
+        b"{" * 20_000: "nested over the limit",
+        b'{"note": ' + b"1" * 5_000 + b"}": "the request is not JSON",
+        b'{"note": "\xff"}': "the request is not UTF-8",
+        b"x" * 70_000: "the request is over 65,536 bytes",
+        b"[1]": "the request is not a JSON object",
+    }
+    try:
+        with live_server.client() as client:
+            for path in ("interject", "stop"):
+                url = f"/debates/{store.debate_id}/{path}"
+                for body, words in bodies.items():
+                    reply = client.post(url, headers=headers, content=body)
+                    assert reply.status_code == 400, (path, body[:20], reply.text[:300])
+                    error = reply.json()["error"]
+                    assert words in error and "\n" not in error, (path, body[:20], error)
+    finally:
+        store.release_lock()
+    assert not store.paths.inbox.exists() or not any(store.paths.inbox.iterdir())
+    assert "Traceback" not in caplog.text and "RecursionError" not in caplog.text
+
+
 # ---------------------------------------------------------------- the command
 
 
