@@ -666,6 +666,20 @@ _LABELS: dict[str, tuple[str, str]] = {
         "Interrupted {where} of round {n}; checkpoint saved.",
         "Interrompu {where} du round {n} ; point de reprise enregistré.",
     ),
+    "reason_offline_hint": (
+        "not asked again in this debate (no network? `--sources library` searches your own "
+        "library)",
+        "plus interrogée dans ce débat (pas de réseau ? `--sources library` cherche dans votre "
+        "propre bibliothèque)",
+    ),
+    "reason_declined": (
+        "the model declined instead of answering ({said})",
+        "le modèle a refusé au lieu de répondre ({said})",
+    ),
+    "reason_declined_judge": (
+        "the model declined to judge ({said})",
+        "le modèle a refusé de juger ({said})",
+    ),
     "t_stop_seen": (
         "Stop requested: finishing {n} call(s) in flight, then the synthesis.",
         "Arrêt demandé : fin du ou des {n} appel(s) en cours, puis la synthèse.",

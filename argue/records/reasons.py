@@ -98,6 +98,11 @@ def what_words(what: str, lang: str) -> str:
     return known if known is not None else quoted(what, lang)
 
 
+OFFLINE_HINT = (
+    "; not asked again in this debate (no network? `--sources library` searches your own library)"
+)
+"""What a research failure adds when a source's host name could not be looked up."""
+
 _PREFIXES = {
     "nothing sent; ": "reason_nothing_sent",
     "no results; ": "reason_no_results",
@@ -106,7 +111,9 @@ _PREFIXES = {
 _SUFFIXES = {
     "; the question itself is used as the proposition": "reason_question_as_proposition",
     "; coherence not measured this round": "reason_coherence_not_measured",
+    OFFLINE_HINT: "reason_offline_hint",
 }
+_DECLINED = re.compile(r"the model declined (instead of answering|to judge) \(“(.*)”\)", re.S)
 _EXACT = {
     "no opponent published a claim this round: nothing to rebut": "reason_no_opponent_claim",
     "no reason given": "reason_none_given",
@@ -212,6 +219,10 @@ def note_words(note: str, lang: str) -> str:
     repair = _repair_words(note, lang)
     if repair is not None:
         return f"{head}{repair}{tail}"
+    declined = _DECLINED.fullmatch(note)
+    if declined:
+        key = "reason_declined_judge" if declined[1] == "to judge" else "reason_declined"
+        return f"{head}{label(key, lang, said=quoted(declined[2], lang))}{tail}"
     not_asked = re.match(r"not asked \(not used in this debate\): ([^;]+); ", note)
     if not_asked:
         head += label("reason_not_asked", lang, names=not_asked[1]) + label("semicolon", lang)

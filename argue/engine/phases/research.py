@@ -41,6 +41,7 @@ from argue.engine.toolkit import BUILTIN_SKILLS, ResearchRequest, ResearchToolki
 from argue.grounding.quotable import echoes_query
 from argue.llm.base import ChatModel
 from argue.records.history import DebateHistory
+from argue.records.reasons import OFFLINE_HINT
 from argue.skills.base import SkillItem, SkillResult
 
 MAX_SNIPPET_CHARS = 4000
@@ -343,11 +344,6 @@ def _research_failures(
         )
         for kind, what, note in problems
     ]
-
-
-OFFLINE_HINT = (
-    "; not asked again in this debate (no network? `--sources library` searches your own library)"
-)
 
 
 def _offline_hint(note: str) -> str:
