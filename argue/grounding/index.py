@@ -205,7 +205,7 @@ def _person_with_year(sentence: str, surname: re.Pattern[str], first: int, last:
             after.group(1).casefold() in _NOT_A_PERSON_AFTER or after.group(1)[0].isupper()
         ):
             continue
-        before = _PREVIOUS_WORD_RE.search(sentence, 0, match.start())
+        before = _PREVIOUS_WORD_RE.search(sentence, max(0, match.start() - 40), match.start())
         if before and before.group(1).casefold() in _NOT_A_PERSON_BEFORE:
             continue
         window = sentence[max(0, match.start() - _YEAR_WINDOW) : match.end() + _YEAR_WINDOW]

@@ -278,7 +278,7 @@ _LAST_WORD = re.compile(r"([\w.]+)\.$")
 def _ends_sentence(text: str, match: re.Match[str]) -> bool:
     if not match.group().startswith("."):
         return True
-    head = text[: match.start() + 1]
+    head = text[max(0, match.start() - 40) : match.start() + 1]  # bounded: linear overall
     last = _LAST_WORD.search(head)
     if last is None:
         return True
