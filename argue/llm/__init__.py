@@ -22,7 +22,12 @@ from argue.llm._registry import (
     register_provider,
     unregister_provider,
 )
-from argue.llm._resolve import DEFAULT_MODELS, PROVIDER_NAMES, resolve_model
+from argue.llm._resolve import (
+    DEFAULT_MAX_CONCURRENCY,
+    DEFAULT_MODELS,
+    PROVIDER_NAMES,
+    resolve_model,
+)
 from argue.llm._retry import RetryPolicy
 from argue.llm._scripted import ScriptedModel, ScriptedRequest, ScriptExhausted
 from argue.llm._secrets import SECRET_ENV_VARS, mask_secrets
@@ -49,6 +54,7 @@ from argue.llm.pricing import (
 )
 
 __all__ = [
+    "DEFAULT_MAX_CONCURRENCY",
     "DEFAULT_MODELS",
     "DIALECTS",
     "PROVIDER_NAMES",

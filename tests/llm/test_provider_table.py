@@ -124,7 +124,7 @@ def test_a_variable_named_like_a_credential_is_masked_without_a_row():
 def test_config_show_lists_its_key_masked_and_why_it_was_detected(
     scripted_provider: ScriptedProviders, monkeypatch: pytest.MonkeyPatch
 ):
-    from argue.commands.config_cmd import effective_settings, key_variables
+    from argue.app import effective_settings, key_variables
 
     scripted_provider(
         ScriptedModel(answering, provider="scripted"),
@@ -168,7 +168,7 @@ def test_doctor_without_a_hook_asks_a_tiny_call_and_a_structured_one(
 
 
 def test_doctors_fix_for_an_unreachable_server_is_the_rows(scripted_provider: ScriptedProviders):
-    from argue.commands.doctor import judge
+    from argue.app import judge
 
     scripted_provider(ScriptedModel(answering), unreachable_fix="start acme at {endpoint}")
     report = ProbeReport("scripted", "scripted-1", "http://127.0.0.1:9")

@@ -78,7 +78,7 @@ def test_each_built_in_row_names_the_variables_its_module_uses():
 
 
 def test_a_registered_source_is_asked_masked_and_listed(monkeypatch: pytest.MonkeyPatch):
-    from argue.commands.config_cmd import effective_settings, key_variables, url_variables
+    from argue.app import effective_settings, key_variables, url_variables
 
     monkeypatch.setenv(KEY_VAR, SECRET)
     monkeypatch.setenv("ACME_SEARCH_URL", "https://me:acme-url-password-42@acme.example/")
@@ -126,7 +126,7 @@ def _refusing(name: str) -> Callable[..., Awaitable[SkillResult]]:
 
 
 def test_doctor_lists_a_registered_source_by_its_key_variable(monkeypatch: pytest.MonkeyPatch):
-    from argue.commands.doctor import probe_sources
+    from argue.app import probe_sources
 
     monkeypatch.delenv(KEY_VAR, raising=False)
     with source_registry.source_registered(acme_module()):
