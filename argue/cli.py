@@ -196,7 +196,9 @@ _ROOT_OPTIONS = frozenset(
 def with_default_command(args: list[str]) -> list[str]:
     """``argue "Q" …`` means ``argue argue "Q" …``: a first word that is no command is the
     question, and a first option the root does not own (``--question-file``) is the start
-    command's."""
+    command's. ``argue status`` after the launcher's own word (``./run.sh argue status``, as
+    the README's ``./run.sh argue "Q"`` invites) is the command, not a debate about
+    "status"."""
     if not args or args[0].split("=", 1)[0] in _ROOT_OPTIONS:
         return args
     if args[0].startswith("-"):
@@ -204,6 +206,8 @@ def with_default_command(args: list[str]) -> list[str]:
     import typer.main
 
     commands = set(typer.main.get_command(app).commands)  # type: ignore[attr-defined]
+    if args[0] == "argue" and len(args) > 1 and args[1] in commands - {"argue"}:
+        return args[1:]
     return args if args[0] in commands else ["argue", *args]
 
 

@@ -180,6 +180,11 @@ def test_the_question_alone_is_the_default_command():
     assert with_default_command(["Is it?", "--rounds", "2"]) == ["argue", "Is it?", "--rounds", "2"]
     assert with_default_command(["argue", "Is it?"]) == ["argue", "Is it?"]
     assert with_default_command(["status", "--json"]) == ["status", "--json"]
+    # `./run.sh argue status` (the README's `./run.sh argue "Q"` invites it) is the command,
+    # never a debate on the question "status"; a longer question is still a question.
+    assert with_default_command(["argue", "status", "--json"]) == ["status", "--json"]
+    assert with_default_command(["argue", "stop"]) == ["stop"]
+    assert with_default_command(["argue", "status of P vs NP?"]) == ["argue", "status of P vs NP?"]
     assert with_default_command(["--version"]) == ["--version"]
     assert with_default_command(["--help"]) == ["--help"]
     assert with_default_command([]) == []
