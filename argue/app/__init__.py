@@ -35,6 +35,14 @@ if TYPE_CHECKING:
         synthesize,
         transcript,
     )
+    from argue.app._detached import (
+        MAX_RUNNING,
+        RunningCap,
+        StartedDebate,
+        check_debate_id,
+        running_cap,
+        synthesis_written,
+    )
     from argue.app._doctor import (
         Diagnosis,
         Knobs,
@@ -111,6 +119,12 @@ if TYPE_CHECKING:
 
 # Loaded on first use: the CLI imports this package for every command, ``--help`` included.
 _WHERE = {
+    "MAX_RUNNING": "argue.app._detached",
+    "RunningCap": "argue.app._detached",
+    "StartedDebate": "argue.app._detached",
+    "check_debate_id": "argue.app._detached",
+    "running_cap": "argue.app._detached",
+    "synthesis_written": "argue.app._detached",
     "SettingEntry": "argue.app._settings",
     "effective_settings": "argue.app._settings",
     "key_variables": "argue.app._settings",
@@ -187,6 +201,7 @@ _WHERE = {
 
 __all__ = [
     "EXIT_BY_STATUS",
+    "MAX_RUNNING",
     "QUESTION_MAX_CHARS",
     "RUN_LOG",
     "ArgueError",
@@ -207,10 +222,12 @@ __all__ = [
     "OperationError",
     "Reporter",
     "RunOutcome",
+    "RunningCap",
     "SeatChoice",
     "SettingEntry",
     "SourceRow",
     "StartRequest",
+    "StartedDebate",
     "StatusList",
     "StopResult",
     "SynthesisResult",
@@ -219,6 +236,7 @@ __all__ = [
     "Workspace",
     "adiagnose",
     "budget_note",
+    "check_debate_id",
     "check_question",
     "create",
     "debate_ids",
@@ -247,12 +265,14 @@ __all__ = [
     "resume",
     "run_debate",
     "run_eval",
+    "running_cap",
     "server_limits",
     "shared_model_warning",
     "start",
     "status",
     "statuses",
     "stop",
+    "synthesis_written",
     "synthesize",
     "transcript",
     "url_variables",

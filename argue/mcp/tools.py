@@ -4,13 +4,10 @@ folder, with its validation and its one-line errors (an ``ArgueError``)."""
 from __future__ import annotations
 
 import os
-import re
-import threading
 from pathlib import Path
 from typing import Any
 
 from argue import app
-from argue.console import terminal_safe
 
 # Appended to the description of every tool and resource that returns model-written Markdown.
 DATA_NOTE = (
@@ -21,46 +18,17 @@ DATA_NOTE = (
 # How long get_synthesis waits for a stopped debate's run to finish writing its synthesis.
 FINISHING_WAIT_S = 60.0
 
-# By default at most this many debates run at once in the server's debates folder (each is a
-# process); ``argue mcp --max-running N`` or ``ARGUE_MCP_MAX_RUNNING`` changes it.
-MAX_RUNNING = 4
 MAX_RUNNING_ENV = "ARGUE_MCP_MAX_RUNNING"
-MAX_RUNNING_LIMIT = 64
-
-# The ids ``argue`` gives its debates (``store.new_debate_id``): argue_YYYYMMDD_HHMMSS[_N].
-DEBATE_ID = re.compile(r"argue_[0-9]{8}_[0-9]{6}(?:_[0-9]{1,6})?")
-ID_SHOWN_CHARS = 40
+MAX_RUNNING = app.MAX_RUNNING
 
 
 def check_id(debate_id: str) -> str:
-    """``debate_id`` when it is a debate id as argue writes them; otherwise a UsageError,
-    before any file is touched (an empty id is an error, never "all")."""
-    if not debate_id or not debate_id.strip():
-        raise app.UsageError("no debate id given")
-    if DEBATE_ID.fullmatch(debate_id) is None:
-        shown = terminal_safe(debate_id[:ID_SHOWN_CHARS])
-        more = "…" if len(debate_id) > ID_SHOWN_CHARS else ""
-        raise app.UsageError(
-            f"not a debate id: {shown!r}{more} (ids look like argue_20260212_153000)"
-        )
-    return debate_id
+    return app.check_debate_id(debate_id)
 
 
 def max_running_from(value: str | int | None) -> int:
     """The running cap from ``--max-running`` or the environment (None: the default)."""
-    if value is None or value == "":
-        return MAX_RUNNING
-    try:
-        number = int(value)
-    except ValueError:
-        number = 0
-    if not 1 <= number <= MAX_RUNNING_LIMIT:
-        shown = terminal_safe(str(value)[:ID_SHOWN_CHARS])
-        raise app.UsageError(
-            f"--max-running / {MAX_RUNNING_ENV}: a whole number from 1 to {MAX_RUNNING_LIMIT}, "
-            f"got {shown!r}"
-        )
-    return number
+    return app.running_cap(value, named=f"--max-running / {MAX_RUNNING_ENV}")
 
 
 def default_max_running() -> int:
@@ -87,9 +55,11 @@ class Debates:
     def __init__(self, debates_dir: Path | None = None, *, max_running: int = MAX_RUNNING) -> None:
         self.option = debates_dir
         self.max_running = max_running
-        # Held from counting the running debates until the new one's run owns it, so starts
-        # that arrive together (each tool call runs on its own thread) cannot pass the cap.
-        self._starting = threading.Lock()
+        self._cap = app.RunningCap(
+            max_running,
+            how_to_raise=f"argue mcp --max-running or {MAX_RUNNING_ENV}",
+            how_to_stop="stop_debate it",
+        )
 
     def workspace(self) -> app.Workspace:
         """A fresh view of the settings for each call (config.toml may have changed)."""
@@ -125,35 +95,7 @@ class Debates:
             max_tokens=max_tokens,
             detach=True,
         )
-        workspace = self.workspace()
-        plan = app.prepare(request, workspace)
-        with self._starting:
-            listing = app.statuses(full=False, workspace=workspace)
-            running = sum(1 for row in listing.debates if row.status == "running")
-            if running >= self.max_running:
-                raise app.UsageError(
-                    f"{running} debates are already running in {listing.debates_dir} (this "
-                    f"server allows {self.max_running} at once: argue mcp --max-running or "
-                    f"{MAX_RUNNING_ENV}); wait for one to end or stop_debate it"
-                )
-            store = app.create(plan)
-            run = app.detach(store)
-        config, state = store.config(), store.state()
-        return {
-            "id": store.debate_id,
-            "status": state.status,
-            "question": config.question,
-            "mode": config.mode,
-            "personas": config.personas,
-            "seating_reason": config.selection_reason,
-            "max_rounds": config.max_rounds,
-            "model": f"{config.provider}/{config.model}",
-            "sources": config.research_sources,
-            "unused_sources": config.unused_sources or {},  # name -> why it cannot answer now
-            "language": config.language,
-            "folder": str(store.paths.root),
-            "log": run.log,
-        }
+        return self._cap.start(request, self.workspace()).as_json()
 
     # -- read
 
@@ -161,9 +103,7 @@ class Debates:
         check_id(debate_id)
         workspace = self.workspace()
         row = app.status(debate_id, workspace=workspace).as_json()
-        store = workspace.open(debate_id)
-        row["synthesis_available"] = _is_file(store, store.paths.synthesis)
-        row["folder"] = str(store.paths.root)
+        row["synthesis_available"], row["folder"] = app.synthesis_written(debate_id, workspace)
         return row
 
     def all_statuses(self, *, compact: bool) -> dict[str, Any]:
@@ -196,9 +136,3 @@ class Debates:
     def stop(self, debate_id: str) -> dict[str, Any]:
         (result,) = app.stop(check_id(debate_id), workspace=self.workspace())
         return result.model_dump()
-
-
-def _is_file(store: Any, path: Path) -> bool:
-    from argue.store._safe import is_regular
-
-    return is_regular(store.paths.root, path)

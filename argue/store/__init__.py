@@ -2,6 +2,7 @@
 
 from argue.store._atomic import read_json, write_json_atomic, write_text_atomic
 from argue.store.debate_store import (
+    DEBATE_ID_PATTERN,
     ArgueWarning,
     DebateLocked,
     DebateStore,
@@ -15,6 +16,7 @@ from argue.store.debate_store import (
 from argue.store.layout import DebatePaths, persona_letter
 
 __all__ = [
+    "DEBATE_ID_PATTERN",
     "ArgueWarning",
     "DebateLocked",
     "DebatePaths",

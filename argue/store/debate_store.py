@@ -36,6 +36,10 @@ from argue.store.layout import DebatePaths
 M = TypeVar("M", bound=BaseModel)
 
 
+# The ids :func:`new_debate_id` gives: argue_YYYYMMDD_HHMMSS, then _2, _3… on a collision.
+DEBATE_ID_PATTERN = re.compile(r"argue_[0-9]{8}_[0-9]{6}(?:_[0-9]{1,6})?")
+
+
 def new_debate_id(debates_dir: Path, now: datetime | None = None) -> str:
     stamp = (now or datetime.now()).strftime("argue_%Y%m%d_%H%M%S")
     candidate, n = stamp, 1
