@@ -1,8 +1,8 @@
 """The single-model warning (``warning: all personas use …``) is said once per ARGUE_HOME: the
 usual set-up is not a reason to warn on every run. ``--dry-run`` still lists it.
 
-Teeth: with the marker check (``if path.exists(): return False``) removed from ``_first_time``
-in argue/commands/plan.py, the second run warns again and the test fails.
+Teeth: with the marker check (``if path.exists(): return False``) removed from
+``argue.app.first_time`` (argue/app/_home.py), the second run warns again and the test fails.
 """
 
 from __future__ import annotations

@@ -19,6 +19,7 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from argue.app._catalog import PersonaView, classify, persona_catalog, persona_view
     from argue.app._debates import (
         DebateStatus,
         InterjectResult,
@@ -67,6 +68,15 @@ if TYPE_CHECKING:
         prepare_eval,
         run_eval,
     )
+    from argue.app._home import first_time
+    from argue.app._library import (
+        AddedFile,
+        RemovedDocument,
+        add_to_library,
+        library_documents,
+        remove_from_library,
+        search_library,
+    )
     from argue.app._limits import (
         QUESTION_MAX_CHARS,
     )
@@ -78,8 +88,10 @@ if TYPE_CHECKING:
         live_row,
         report_html,
     )
+    from argue.app._memory import forget, learn, memories, recall
     from argue.app._report import write_report
     from argue.app._requests import json_object_body
+    from argue.app._research import ResearchOutcome, research, source_names
     from argue.app._run import (
         EXIT_BY_STATUS,
         RUN_LOG,
@@ -115,10 +127,61 @@ if TYPE_CHECKING:
         quiet,
         server_limits,
     )
-    from argue.store import ArgueWarning
+    from argue.concurrency import run_in_daemon_thread
+    from argue.config import Settings
+    from argue.domain import BRIDGE_MEANINGS, BRIDGES
+    from argue.engine.estimate import ASSUMPTION, TYPICAL_CALLS
+    from argue.eval.report import judged_lines, run_lines, table_caption
+    from argue.llm import ChatModel, PriceTable, ServerLimits, mask_secrets
+    from argue.llm.probe import Check
+    from argue.personas import PersonaCatalog
+    from argue.redact import redact
+    from argue.skills.base import SkillItem, SkillResult
+    from argue.skills.library import EMPTY_LIBRARY_NOTE
+    from argue.skills.memory import MemoryRecord
+    from argue.store import ArgueWarning, DebateStore
 
 # Loaded on first use: the CLI imports this package for every command, ``--help`` included.
 _WHERE = {
+    "first_time": "argue.app._home",
+    "Settings": "argue.config",
+    "ChatModel": "argue.llm",
+    "PriceTable": "argue.llm",
+    "ServerLimits": "argue.llm",
+    "mask_secrets": "argue.llm",
+    "Check": "argue.llm.probe",
+    "DebateStore": "argue.store",
+    "run_in_daemon_thread": "argue.concurrency",
+    "judged_lines": "argue.eval.report",
+    "run_lines": "argue.eval.report",
+    "table_caption": "argue.eval.report",
+    "ASSUMPTION": "argue.engine.estimate",
+    "TYPICAL_CALLS": "argue.engine.estimate",
+    "redact": "argue.redact",
+    "AddedFile": "argue.app._library",
+    "RemovedDocument": "argue.app._library",
+    "add_to_library": "argue.app._library",
+    "library_documents": "argue.app._library",
+    "remove_from_library": "argue.app._library",
+    "search_library": "argue.app._library",
+    "forget": "argue.app._memory",
+    "learn": "argue.app._memory",
+    "memories": "argue.app._memory",
+    "recall": "argue.app._memory",
+    "ResearchOutcome": "argue.app._research",
+    "research": "argue.app._research",
+    "source_names": "argue.app._research",
+    "PersonaView": "argue.app._catalog",
+    "classify": "argue.app._catalog",
+    "persona_catalog": "argue.app._catalog",
+    "persona_view": "argue.app._catalog",
+    "BRIDGES": "argue.domain",
+    "BRIDGE_MEANINGS": "argue.domain",
+    "EMPTY_LIBRARY_NOTE": "argue.skills.library",
+    "SkillItem": "argue.skills.base",
+    "SkillResult": "argue.skills.base",
+    "MemoryRecord": "argue.skills.memory",
+    "PersonaCatalog": "argue.personas",
     "MAX_RUNNING": "argue.app._detached",
     "RunningCap": "argue.app._detached",
     "StartedDebate": "argue.app._detached",
@@ -200,14 +263,23 @@ _WHERE = {
 }
 
 __all__ = [
+    "ASSUMPTION",
+    "BRIDGES",
+    "BRIDGE_MEANINGS",
+    "EMPTY_LIBRARY_NOTE",
     "EXIT_BY_STATUS",
     "MAX_RUNNING",
     "QUESTION_MAX_CHARS",
     "RUN_LOG",
+    "TYPICAL_CALLS",
+    "AddedFile",
     "ArgueError",
     "ArgueWarning",
+    "ChatModel",
+    "Check",
     "DebatePlan",
     "DebateStatus",
+    "DebateStore",
     "DetachedRun",
     "Diagnosis",
     "EvalOutcome",
@@ -218,13 +290,23 @@ __all__ = [
     "Knobs",
     "LiveDebate",
     "LiveRow",
+    "MemoryRecord",
     "NotFoundError",
     "OperationError",
+    "PersonaCatalog",
+    "PersonaView",
+    "PriceTable",
+    "RemovedDocument",
     "Reporter",
+    "ResearchOutcome",
     "RunOutcome",
     "RunningCap",
     "SeatChoice",
+    "ServerLimits",
     "SettingEntry",
+    "Settings",
+    "SkillItem",
+    "SkillResult",
     "SourceRow",
     "StartRequest",
     "StartedDebate",
@@ -234,10 +316,12 @@ __all__ = [
     "UsageError",
     "UsageSummary",
     "Workspace",
+    "add_to_library",
     "adiagnose",
     "budget_note",
     "check_debate_id",
     "check_question",
+    "classify",
     "create",
     "debate_ids",
     "debate_status",
@@ -245,35 +329,53 @@ __all__ = [
     "diagnose",
     "dry_run_document",
     "effective_settings",
+    "first_time",
+    "forget",
     "interject",
     "json_object_body",
     "judge",
+    "judged_lines",
     "key_variables",
+    "learn",
+    "library_documents",
     "live_debate",
     "live_row",
+    "mask_secrets",
+    "memories",
     "merge_evals",
     "notices_to_stderr",
     "outcome",
     "parse_model_spec",
+    "persona_catalog",
+    "persona_view",
     "plan",
     "prepare",
     "prepare_eval",
     "probe_sources",
     "quiet",
+    "recall",
+    "redact",
+    "remove_from_library",
     "report",
     "report_html",
+    "research",
     "resume",
     "run_debate",
     "run_eval",
+    "run_in_daemon_thread",
+    "run_lines",
     "running_cap",
+    "search_library",
     "server_limits",
     "shared_model_warning",
+    "source_names",
     "start",
     "status",
     "statuses",
     "stop",
     "synthesis_written",
     "synthesize",
+    "table_caption",
     "transcript",
     "url_variables",
     "usage_summary",

@@ -14,10 +14,15 @@ import typer
 from argue.console import die, stderr_console
 
 if TYPE_CHECKING:
-    from argue.app import RunOutcome, Workspace
-    from argue.config import Settings
-    from argue.llm import ChatModel, PriceTable, ServerLimits
-    from argue.store import DebateStore
+    from argue.app import (
+        ChatModel,
+        DebateStore,
+        PriceTable,
+        RunOutcome,
+        ServerLimits,
+        Settings,
+        Workspace,
+    )
 
 DEBATES_DIR_HELP = (
     "Where debates are written (default: $ARGUE_DEBATES_DIR, else [defaults] debates_dir in "
@@ -155,7 +160,7 @@ def read_moderator_note(round_no: int, lang: str = "en") -> str | None:
 
 def stdin_moderator(lang: str) -> Any:
     """``--interactive``: after each round, a moderator note read from this terminal."""
-    from argue.concurrency import run_in_daemon_thread
+    from argue.app import run_in_daemon_thread
 
     async def moderator(round_no: int) -> str | None:
         return await run_in_daemon_thread(read_moderator_note, round_no, lang)

@@ -9,7 +9,7 @@ from argue.console import echo
 from argue.text.controls import dumps as safe_dumps
 
 if TYPE_CHECKING:
-    from argue.skills.base import SkillItem, SkillResult
+    from argue.app import SkillItem, SkillResult
 
 
 def note(message: str) -> None:

@@ -39,8 +39,7 @@ def show_command(
     json_output: bool = typer.Option(False, "--json", help="Print one JSON object."),
 ) -> None:
     """Print each effective setting, its value and where it came from; keys are masked."""
-    from argue.app import effective_settings
-    from argue.llm import mask_secrets
+    from argue.app import effective_settings, mask_secrets
 
     with app_errors():  # a bad config.toml: one line naming file and field, exit 2
         entries = effective_settings(

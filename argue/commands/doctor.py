@@ -20,8 +20,7 @@ from argue.commands._debate import _resolve, _settings
 from argue.console import stdout_console, terminal_safe
 
 if TYPE_CHECKING:
-    from argue.app import Diagnosis
-    from argue.llm.probe import Check
+    from argue.app import Check, Diagnosis
 
 _COLOURS = {
     "ok": "green",
@@ -91,7 +90,7 @@ def doctor_command(
 
 
 def _print_json(found: Diagnosis) -> None:
-    from argue.llm import mask_secrets
+    from argue.app import mask_secrets
 
     print(mask_secrets(json.dumps(found.as_json())))
 

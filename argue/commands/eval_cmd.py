@@ -260,8 +260,8 @@ def print_report(report: dict[str, Any]) -> None:
     """The eval report as a table and its verdict lines, on stdout."""
     from rich.table import Table
 
+    from argue.app import judged_lines, run_lines, table_caption
     from argue.console import stdout_console
-    from argue.eval.report import judged_lines, run_lines, table_caption
 
     table = Table(
         title=f"argue eval — {report['dataset']} — {report['model']}",

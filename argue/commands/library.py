@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import typer
 
@@ -11,7 +11,7 @@ from argue.commands._output import echo_json, note, show_skill_result
 from argue.console import echo
 
 if TYPE_CHECKING:
-    from argue.skills.base import SkillItem
+    from argue.app import AddedFile, SkillItem
 
 library_app = typer.Typer(
     help="The local library: books, papers, notes and transcripts the personas can cite.",
@@ -51,38 +51,29 @@ def add_command(
 
     A bad limit variable is a usage error (exit 2), before any file is read.
     """
-    from argue.console import die
-    from argue.skills.library import LibraryError, LibraryStore
-    from argue.skills.library.limits import IngestLimits
+    from argue.app import add_to_library
+    from argue.commands._debate import app_errors
 
-    try:
-        limits = IngestLimits.from_env()
-    except LibraryError as exc:
-        die(str(exc), 2)
-    outcomes: list[dict[str, Any]] = []
-    with LibraryStore() as store:
-        for path in files:
-            try:
-                added = store.add(path, limits)
-            except LibraryError as exc:
-                outcomes.append({"path": str(path), "status": "error", "error": str(exc)})
-                if not json_output:
-                    note(f"error      {exc}")
-                continue
-            status = "duplicate" if added.duplicate else "added"
-            outcomes.append({"path": str(path), "status": status, **added.model_dump()})
-            if not json_output:
-                encoding = f", {added.encoding}" if added.encoding else ""
-                detail = f"{added.title} ({added.kind}{encoding}, {added.chunk_count} chunks)"
-                if added.duplicate:
-                    detail += " — already in the library"
-                echo(f"{status:<10} {added.doc_id}  {detail}  {path}")
+    with app_errors():
+        outcomes = add_to_library(list(files), on_file=None if json_output else _print_added)
     if json_output:
-        echo_json({"results": outcomes})
-    failures = sum(1 for outcome in outcomes if outcome["status"] == "error")
+        echo_json({"results": [outcome.as_json() for outcome in outcomes]})
+    failures = sum(1 for outcome in outcomes if outcome.status == "error")
     if failures:
         note(f"{failures} of {len(outcomes)} file(s) could not be added")
         raise typer.Exit(1)
+
+
+def _print_added(outcome: AddedFile) -> None:
+    if outcome.status == "error":
+        note(f"error      {outcome.error}")
+        return
+    added = outcome.document
+    encoding = f", {added['encoding']}" if added.get("encoding") else ""
+    detail = f"{added['title']} ({added['kind']}{encoding}, {added['chunk_count']} chunks)"
+    if outcome.status == "duplicate":
+        detail += " — already in the library"
+    echo(f"{outcome.status:<10} {added['doc_id']}  {detail}  {outcome.path}")
 
 
 @library_app.command("search")
@@ -92,17 +83,15 @@ def search_command(
     json_output: bool = typer.Option(False, "--json", help="Print the SkillResult as JSON"),
 ) -> None:
     """Search the library (BM25); exit 1 if the library could not be read."""
-    import asyncio
-
+    from argue.app import search_library
+    from argue.commands._debate import app_errors
     from argue.console import die
-    from argue.skills._fts import query_terms
-    from argue.skills.library import search_library
 
     if k < 1:
         die("--k must be at least 1", 2)
-    if not query_terms(query):
-        die(f"the query {query!r} has no searchable words", 2)
-    show_skill_result(asyncio.run(search_library(query, k)), json_output, _print_hit)
+    with app_errors():
+        result = search_library(query, k)
+    show_skill_result(result, json_output, _print_hit)
 
 
 def _print_hit(rank: int, item: SkillItem, score: str) -> None:
@@ -115,14 +104,11 @@ def list_command(
     json_output: bool = typer.Option(False, "--json", help="Print one JSON document"),
 ) -> None:
     """Every document in the library, oldest first."""
-    from argue.console import die
-    from argue.skills.library import EMPTY_LIBRARY_NOTE, LibraryError, LibraryStore
+    from argue.app import EMPTY_LIBRARY_NOTE, library_documents
+    from argue.commands._debate import app_errors
 
-    try:
-        with LibraryStore() as store:
-            documents = store.list_documents()
-    except LibraryError as exc:
-        die(str(exc), 1)
+    with app_errors():
+        documents = library_documents()
     if json_output:
         echo_json({"documents": [doc.model_dump() for doc in documents]})
         return
@@ -146,20 +132,9 @@ def remove_command(
 
     An id that names no document (or several) is exit 2, as everywhere; a library that
     cannot be read or written is exit 1."""
-    from argue.console import die
-    from argue.skills.library import LibraryError, LibraryStore
+    from argue.app import remove_from_library
+    from argue.commands._debate import app_errors
 
-    try:
-        with LibraryStore() as store:
-            try:
-                full_id = store.resolve(doc_id)
-            except LibraryError as exc:
-                # Not found, ambiguous or empty: the id is wrong (2). A database failure
-                # (raised from the sqlite3 error) is not the id's fault (1).
-                die(str(exc), 1 if exc.__cause__ is not None else 2)
-            document = store.get(full_id)
-            store.remove(full_id)
-    except LibraryError as exc:
-        die(str(exc), 1)
-    title = document.title if document else ""
-    echo(f"removed    {full_id}  {title}")
+    with app_errors():
+        removed = remove_from_library(doc_id)
+    echo(f"removed    {removed.doc_id}  {removed.title}")

@@ -10,8 +10,7 @@ from argue.commands._output import echo_json, note, show_skill_result
 from argue.console import echo
 
 if TYPE_CHECKING:
-    from argue.skills.base import SkillItem
-    from argue.skills.memory import MemoryRecord
+    from argue.app import MemoryRecord, SkillItem
 
 memory_app = typer.Typer(
     help="Persona memories and the shared archive of finished debates.",
@@ -34,11 +33,9 @@ def recall_command(
     json_output: bool = typer.Option(False, "--json", help="Print the SkillResult as JSON"),
 ) -> None:
     """Search memories; exit 1 if the memory database could not be read."""
-    import asyncio
-
+    from argue.app import recall
+    from argue.commands._debate import app_errors
     from argue.console import die
-    from argue.skills._fts import query_terms
-    from argue.skills.memory import recall_memory
 
     if k < 1:
         die("--k must be at least 1", 2)
@@ -46,9 +43,8 @@ def recall_command(
         die("--min-score must be between 0 and 1", 2)
     if no_shared and not (persona and persona.strip()):
         die("--no-shared needs --persona (otherwise there is nothing to search)", 2)
-    if not query_terms(query):
-        die(f"the query {query!r} has no searchable words", 2)
-    result = asyncio.run(recall_memory(query, persona, k, min_score, include_shared=not no_shared))
+    with app_errors():
+        result = recall(query, persona, k=k, min_score=min_score, include_shared=not no_shared)
     show_skill_result(result, json_output, _print_recalled)
 
 
@@ -67,32 +63,14 @@ def learn_command(
     kind: str = typer.Option("note", "--kind", help="note, claim, fact, lesson..."),
 ) -> None:
     """Store one memory and print its id."""
+    from argue.app import learn
+    from argue.commands._debate import app_errors
     from argue.console import die
-    from argue.skills.memory import MemoryStore, MemoryStoreError
 
     if not (persona and persona.strip()) and not shared:
         die("say whose memory this is: --persona NAME, or --shared", 2)
-    if not text.strip():
-        die("the memory text is empty", 2)
-    if persona and persona.strip() and not shared:
-        from argue.personas import PersonaFileError, UnknownPersonaError, load_catalog
-
-        try:
-            load_catalog().get(persona.strip())
-        except (UnknownPersonaError, PersonaFileError) as exc:
-            die(str(exc), 2)
-    try:
-        with MemoryStore() as store:
-            memory_id = store.learn(
-                persona,
-                text,
-                kind=kind,
-                tags=tags,
-                scope="shared" if shared else "persona",
-                origin="operator",
-            )
-    except MemoryStoreError as exc:
-        die(str(exc), 1)
+    with app_errors():
+        memory_id = learn(text, persona=persona, shared=shared, tags=tags, kind=kind)
     echo(memory_id)
 
 
@@ -103,16 +81,14 @@ def list_command(
     json_output: bool = typer.Option(False, "--json", help="Print one JSON document"),
 ) -> None:
     """Stored memories, newest first (all of them unless --persona)."""
+    from argue.app import memories
+    from argue.commands._debate import app_errors
     from argue.console import die
-    from argue.skills.memory import MemoryStore, MemoryStoreError
 
     if limit < 1:
         die("--limit must be at least 1", 2)
-    try:
-        with MemoryStore() as store:
-            records = store.list(persona, limit)
-    except MemoryStoreError as exc:
-        die(str(exc), 1)
+    with app_errors():
+        records = memories(persona, limit)
     if json_output:
         echo_json({"memories": [record.model_dump() for record in records]})
         return
@@ -138,14 +114,9 @@ def forget_command(
     memory_id: str = typer.Argument(..., metavar="ID", help="mem:<n>", show_default=False),
 ) -> None:
     """Delete one memory; an id that names none is exit 2."""
-    from argue.console import die
-    from argue.skills.memory import MemoryStore, MemoryStoreError
+    from argue.app import forget
+    from argue.commands._debate import app_errors
 
-    try:
-        with MemoryStore() as store:
-            forgotten = store.forget(memory_id)
-    except MemoryStoreError as exc:
-        die(str(exc), 1)
-    if not forgotten:
-        die(f"no memory with id {memory_id}", 2)  # not found: exit 2, as everywhere
+    with app_errors():
+        forget(memory_id)
     echo(f"forgot {memory_id}")

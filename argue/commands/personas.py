@@ -10,7 +10,7 @@ from argue.console import echo
 from argue.text.controls import dumps as safe_dumps
 
 if TYPE_CHECKING:
-    from argue.personas import PersonaCatalog
+    from argue.app import PersonaCatalog
 
 personas_app = typer.Typer(
     name="personas",
@@ -21,13 +21,12 @@ personas_app = typer.Typer(
 
 
 def _catalog() -> PersonaCatalog:
-    from argue.console import die
-    from argue.personas import PersonaFileError, load_catalog
+    from argue.app import persona_catalog
+    from argue.commands._debate import app_errors
 
-    try:
-        return load_catalog()
-    except PersonaFileError as error:
-        die(str(error), 2)
+    with app_errors():
+        return persona_catalog()
+    raise AssertionError("unreachable")  # pragma: no cover
 
 
 @personas_app.command("list")
@@ -74,18 +73,15 @@ def show_persona(
     """Show one persona: fields, bridge weights, BDI and the prompt card the debate uses."""
     from rich.markup import escape
 
-    from argue.console import die, stdout_console
-    from argue.domain import BRIDGES
-    from argue.personas import UnknownPersonaError, persona_card
+    from argue.app import BRIDGES, persona_view
+    from argue.commands._debate import app_errors
+    from argue.console import stdout_console
 
-    catalog = _catalog()
-    try:
-        persona = catalog.get(name)
-    except UnknownPersonaError as error:
-        die(str(error), 2)
-    source = catalog.source(persona.name)
+    with app_errors():
+        view = persona_view(name)
+    persona, source, card = view.persona, view.source, view.card
     if json_output:
-        document = {**persona.model_dump(), "source": source, "card": persona_card(persona)}
+        document = {**persona.model_dump(), "source": source, "card": card}
         echo(safe_dumps(document, ensure_ascii=False, indent=2))
         return
     bridges = "  ".join(f"{bridge}={persona.bridges[bridge]:.2f}" for bridge in BRIDGES)
@@ -99,6 +95,6 @@ def show_persona(
         f"source: {escape(source)}",
         "",
         "[bold]prompt card[/]",
-        escape(persona_card(persona)),
+        escape(card),
     ]
     stdout_console.print("\n".join(lines))

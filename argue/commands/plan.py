@@ -22,9 +22,7 @@ from argue.console import stdout_console
 from argue.text.controls import dumps as safe_dumps
 
 if TYPE_CHECKING:
-    from argue.app import DebatePlan, DetachedRun, SeatChoice
-    from argue.llm import ChatModel
-    from argue.store import DebateStore
+    from argue.app import ChatModel, DebatePlan, DebateStore, DetachedRun, SeatChoice
 
 __all__ = ["announce_models", "dry_run_plan", "show_detached"]
 
@@ -34,12 +32,12 @@ SHARED_MODEL_SEEN = "shared_model_warning_shown"
 
 def announce_models(choices: Sequence[SeatChoice], debate: ChatModel, lang: str = "en") -> None:
     """One line on stderr: the personas' own models, or the warning that all share one."""
-    from argue.app import shared_model_warning
+    from argue.app import first_time, shared_model_warning
     from argue.records.labels import label
 
     warning = shared_model_warning(choices, lang)
     if warning:
-        if _first_time(SHARED_MODEL_SEEN):
+        if first_time(SHARED_MODEL_SEEN):
             _report(warning)
     elif any((c.provider, c.model) != (debate.provider, debate.model) for c in choices):
         _report(
@@ -50,23 +48,6 @@ def announce_models(choices: Sequence[SeatChoice], debate: ChatModel, lang: str 
                 debate=f"{debate.provider}/{debate.model}",
             )
         )
-
-
-def _first_time(marker: str) -> bool:
-    """True the first time in this ``ARGUE_HOME`` (a small file remembers it): a warning about
-    the usual set-up is said once, not on every run. A home that cannot be written says it
-    every time."""
-    from argue.paths import ArgueHomeError, argue_home
-    from argue.store._atomic import write_text_atomic
-
-    try:
-        path = argue_home() / marker
-        if path.exists():
-            return False
-        write_text_atomic(path, "shown once; delete this file to see it again\n")
-    except (ArgueHomeError, OSError):
-        pass
-    return True
 
 
 # ------------------------------------------------------------------ --dry-run
@@ -196,7 +177,7 @@ def _describe_prices(estimate: Any, lang: str) -> list[str]:
 
 
 def _assumptions(lang: str) -> str:
-    from argue.engine.estimate import ASSUMPTION, TYPICAL_CALLS
+    from argue.app import ASSUMPTION, TYPICAL_CALLS
     from argue.records.labels import label
 
     if lang == "en":

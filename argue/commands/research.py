@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 import typer
 
 if TYPE_CHECKING:
-    from argue.skills.base import SkillResult
+    from argue.app import SkillResult
 
 
 def research_command(
@@ -25,60 +25,32 @@ def research_command(
 ) -> None:
     """Search every research source at once; exit 1 if the search failed (no results and a
     source failed) or no source could answer."""
-    import asyncio
+    from rich.markup import escape
 
+    from argue.app import research, source_names
+    from argue.commands._debate import app_errors
     from argue.console import die, echo, stderr_console
-    from argue.skills.dogpile import SOURCE_NAMES, dogpile, usable_sources
 
-    if not query.strip():
-        die("the query is empty", 2)
-    # Every row of the source table by default, the ones an argue.sources plugin adds included.
-    text = ",".join(SOURCE_NAMES) if sources is None else sources
-    chosen = [name.strip().lower() for name in text.split(",") if name.strip()]
-    if not chosen:
-        die(f"--sources is empty (choose from {', '.join(SOURCE_NAMES)})", 2)
-    unknown = [name for name in chosen if name not in SOURCE_NAMES]
-    if unknown:
-        die(f"unknown source(s): {', '.join(unknown)} (choose from {', '.join(SOURCE_NAMES)})", 2)
+    chosen = None if sources is None else [n.strip() for n in sources.split(",") if n.strip()]
+    if chosen == []:
+        die(f"--sources is empty (choose from {', '.join(source_names())})", 2)
     if limit < 1 or per_source < 1:
         die("--limit and --per-source must be at least 1", 2)
     if timeout <= 0:
         die("--timeout must be positive", 2)
-    # Only sources that can answer now are asked (the debate's rule): the others are named.
-    usable, unused = usable_sources(chosen)
-    if not usable:
-        why = "; ".join(f"{name}: {reason}" for name, reason in unused.items())
-        die(f"no source can answer now ({why})", 2)
-    from rich.markup import escape
-
-    for name, reason in unused.items():
+    with app_errors():
+        outcome = research(query, chosen, limit=limit, per_source=per_source, timeout_s=timeout)
+    for name, reason in outcome.unused.items():
         warning = "warning: " if sources is not None else ""
         stderr_console.print(escape(f"{warning}{name} not used: {reason}"))
-    chosen = usable
-
-    try:
-        result = asyncio.run(
-            dogpile(
-                query.strip(),
-                sources=chosen,
-                limit_per_source=per_source,
-                max_items=limit,
-                timeout_s=timeout,
-            )
-        )
-    except ValueError as exc:
-        die(str(exc), 2)
-
+    result = outcome.result
     if json_output:
         echo(result.model_dump_json(indent=2))
     else:
         _print_result(result)
-    if result.status in ("failed", "refused"):
-        from rich.markup import escape
-
+    if not outcome.answered:
         # "No results" would pass a failure off as an answer: say which sources did not answer.
-        nobody = all(s.status in ("failed", "refused") for s in result.sources)
-        reason = "no source could answer" if nobody else "research failed"
+        reason = "no source could answer" if outcome.nobody_answered else "research failed"
         stderr_console.print(f"[bold red]{reason}:[/] {escape(result.note)}")
         raise typer.Exit(1)
 

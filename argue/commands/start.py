@@ -27,8 +27,7 @@ from argue.commands.plan import announce_models, dry_run_plan, show_detached
 from argue.console import die, stdout_console
 
 if TYPE_CHECKING:
-    from argue.app import DebatePlan
-    from argue.store import DebateStore
+    from argue.app import DebatePlan, DebateStore
 
 __all__ = ["QUESTION_MAX_CHARS", "argue_command"]
 

@@ -14,13 +14,12 @@ def taxonomy_command(
     """Classify TEXT with the bridge taxonomy (precision, resilience, fragility, ...)."""
     from rich.markup import escape
 
-    from argue.console import die, echo, stdout_console
-    from argue.domain import BRIDGE_MEANINGS
-    from argue.skills.taxonomy import classify
+    from argue.app import BRIDGE_MEANINGS, classify
+    from argue.commands._debate import app_errors
+    from argue.console import echo, stdout_console
 
-    if not text.strip():
-        die("nothing to classify: the text is empty", 2)
-    result = classify(text)
+    with app_errors():
+        result = classify(text)
     if json_output:
         echo(safe_dumps(result.model_dump(), ensure_ascii=False, indent=2))
         return

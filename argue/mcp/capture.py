@@ -14,9 +14,8 @@ from typing import Any
 
 from mcp.types import CallToolResult, TextContent
 
-from argue.app import ArgueError
+from argue.app import ArgueError, redact
 from argue.console import terminal_safe
-from argue.redact import redact
 
 ERROR_MAX_CHARS = 500
 

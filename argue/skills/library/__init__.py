@@ -20,6 +20,7 @@ __all__ = [
     "LibraryError",
     "LibraryHit",
     "LibraryStore",
+    "query_terms",
     "search_library",
     "without_highlights",
 ]
