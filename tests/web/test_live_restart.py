@@ -60,7 +60,9 @@ def test_a_page_open_across_a_restart_says_so_and_reopens_on_the_new_address(
     run = run_debate(rounds=2, store=new_store("debates", rounds=2, language=language))
     store = run.store
     final = store.state()
-    store.update_state(status="running", round=2, phase="rebuttal", termination=None, pid=os.getpid())
+    store.update_state(
+        status="running", round=2, phase="rebuttal", termination=None, pid=os.getpid()
+    )
     store.acquire_lock()
     first = _serve(tmp_path / "debates")
     old = next(first)
@@ -129,8 +131,9 @@ def test_a_page_open_across_a_restart_says_so_and_reopens_on_the_new_address(
         assert browser.evaluate(f"{LIVE}.dataset.status") == "completed"
         text = browser.evaluate(f"{LIVE}.textContent")
         assert TERMINATION[language] in text and CONCLUSION[language] in text
-        assert browser.evaluate("document.getElementById('connection').textContent") == (
-            ENDED[language]
+        assert (
+            browser.evaluate("document.getElementById('connection').textContent")
+            == (ENDED[language])
         )
         assert browser.evaluate("document.getElementById('controls').hidden") is True
     finally:
@@ -142,9 +145,7 @@ def test_a_page_open_across_a_restart_says_so_and_reopens_on_the_new_address(
 
 
 @pytest.mark.timeout(240)
-def test_a_page_whose_server_is_down_says_it_cannot_reach_it_not_restarted(
-    new_store, tmp_path
-):
+def test_a_page_whose_server_is_down_says_it_cannot_reach_it_not_restarted(new_store, tmp_path):
     """A server that is only gone (no new one yet) is "cannot reach; trying again", not a
     restart: the page cannot know the token changed until a server answers 403."""
     store = new_store("debates", rounds=2)
