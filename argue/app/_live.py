@@ -257,9 +257,7 @@ def _scores(history: DebateHistory) -> list[str]:
     return lines
 
 
-def _termination(
-    config: DebateConfig, state: DebateState, store: DebateStore, command: str
-) -> str:
+def _termination(config: DebateConfig, state: DebateState, store: DebateStore, command: str) -> str:
     """The line the page ends with: the status and why in words of the debate's language
     ("Termination: completed (maximum rounds) — reached the limit of 2 rounds"), never the
     recorded ids; how to resume when the debate can be resumed. No file path: the page links
