@@ -106,6 +106,46 @@ def test_a_completed_debate_s_page_ends_with_its_conclusion_and_strongest_argume
     )
 
 
+ENGLISH_ENDING_WORDS = (
+    "Termination",
+    "completed",
+    "maximum rounds",
+    "reached the limit",
+    "Strongest arguments",
+    "supported by",
+    "No conclusion",
+    "no claim of this side",
+    "The debate has ended",
+    "argue serve was restarted",
+    "Last seen before",
+    "New address",
+    "That is not an address",
+    ">Open<",
+    "Full report",
+)
+
+
+def test_a_french_debate_s_ending_has_no_english_word_from_code(
+    serve_folder, run_debate, new_store, tmp_path
+):
+    """Teeth: render the ending's labels in English (``label(..., "en")``) and they show."""
+    run = run_debate(rounds=2, store=new_store("debates", rounds=2, language="fr"))
+    page = _page(serve_folder(tmp_path / "debates"), run.store.debate_id)
+    # The script (code, with its comments) and the machine's own attributes (the recorded
+    # status and phase, for the script) aside.
+    page = re.sub(r"<script>.*?</script>", "", page, flags=re.S)
+    page = re.sub(r'data-(?:status|phase|round)="[^"]*"', "", page)
+    for english in ENGLISH_ENDING_WORDS:
+        assert english not in page, english
+    for french in (
+        "Le débat est terminé : cette page montre son état final.",  # the script's words
+        "argue serve a été redémarré",
+        "Nouvelle adresse affichée par argue serve",
+        ">Ouvrir<",
+    ):
+        assert french in page, french
+
+
 def test_a_stopped_debate_says_why_it_has_no_conclusion_and_how_to_write_one(
     serve_folder, run_debate, new_store, tmp_path
 ):

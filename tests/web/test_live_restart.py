@@ -167,3 +167,34 @@ def test_a_page_whose_server_is_down_says_it_cannot_reach_it_not_restarted(new_s
         browser.close()
         store.release_lock()
         next(first, None)
+
+
+@pytest.mark.timeout(240)
+def test_the_index_page_says_so_too_and_reopens_on_the_new_address(new_store, tmp_path):
+    store = new_store("debates")
+    first = _serve(tmp_path / "debates")
+    old = next(first)
+    port = int(old.base.rsplit(":", 1)[1])
+    second = None
+    browser = Browser(tmp_path / "profile")
+    try:
+        browser.goto(old.url("/"))
+        browser.wait_for("document.body.dataset.stream === 'open'")
+        next(first, None)
+        second = _serve(tmp_path / "debates", port=port)
+        new = next(second)
+        browser.wait_for("document.body.dataset.stream === 'restarted'", within_s=10)
+        said = browser.evaluate("document.getElementById('connection').textContent")
+        assert RESTARTED["en"] in said
+        # A bare token is taken too (the part after ?token= of what argue serve printed).
+        browser.evaluate(f"document.getElementById('new-address').value = {new.token!r}")
+        browser.evaluate("document.querySelector('#reconnect button').click()")
+        browser.wait_for(
+            f"location.search === '?token={new.token}' && document.body.dataset.stream === 'open'"
+        )
+        assert store.debate_id in browser.evaluate("document.getElementById('live').textContent")
+    finally:
+        browser.close()
+        next(first, None)
+        if second is not None:
+            next(second, None)
