@@ -103,6 +103,8 @@ def test_a_page_open_across_a_restart_says_so_and_reopens_on_the_new_address(
         status_line = browser.evaluate(f"{LIVE}.querySelector('.status-line').textContent")
         assert status_line.startswith(LAST_SEEN[language])
         assert browser.evaluate(f"{LIVE}.dataset.running") == "unknown"
+        # Its links carried the old token (a 403 now): they are words, not links, any more.
+        assert browser.evaluate("document.querySelectorAll('a[href*=\"token=\"]').length") == 0
         assert browser.evaluate("window.argueMark") == "same document"
         # It stopped asking: over two poll intervals (2 s) no poll and no stream starts.
         # Teeth: keep the poller running after the restart and the count grows.

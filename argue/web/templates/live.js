@@ -71,6 +71,8 @@
         line.prepend(seen);
       }
     }
+    // Links carrying the old token only lead to a 403 now: they become plain words.
+    for (const link of document.querySelectorAll('a[href*="token="]')) link.removeAttribute("href");
     if (reconnect) reconnect.hidden = false;
   };
   const poll = () =>
