@@ -72,6 +72,45 @@ class LivePersona(BaseModel):
     turns: list[LiveTurn] = Field(default_factory=list)
 
 
+class LiveArgument(BaseModel):
+    """One of a side's strongest arguments: an evidence-backed claim (model text: data)."""
+
+    claim_id: str
+    name: str = Field(description="the persona who made it")
+    text: str
+    evidence_ids: list[str] = Field(description="the documents whose sentence supports it")
+
+
+class LiveSide(BaseModel):
+    """One side (or one panelist) and its strongest arguments, as the report ranks them."""
+
+    side_words: str = Field(description="'For the proposition'; '' for a panelist")
+    names: list[str]
+    arguments: list[LiveArgument] = Field(
+        default_factory=list, description="none: no claim of this side can rank"
+    )
+
+
+class LiveEnding(BaseModel):
+    """What the page ends with once the debate is not running: the answer, not only the state.
+
+    The same records the report and ``argue run`` end with: the synthesis prose's conclusion
+    and the strongest arguments of each side (``argue.records.strongest``)."""
+
+    conclusion: str | None = Field(
+        default=None, description="the synthesis's conclusion (model text), when there is one"
+    )
+    no_conclusion: Literal["missing", "declined", "unreadable"] | None = Field(
+        default=None,
+        description="why there is no conclusion: no synthesis prose on disk, the model "
+        "declining to write it, or a record that cannot be read",
+    )
+    panel: bool = Field(description="each participant is its own side")
+    sides: list[LiveSide] = Field(default_factory=list)
+    per_side: int = Field(description="the most arguments shown per side")
+    synthesize_command: str = Field(description="how to write the synthesis, when it is missing")
+
+
 class LiveDebate(BaseModel):
     """One debate's live view: where it stands, what each persona published, what failed."""
 
@@ -82,7 +121,12 @@ class LiveDebate(BaseModel):
     failures: list[str] = Field(description="each failure in the fixed vocabulary, one line")
     notes: list[str] = Field(description="moderator notes the rounds have taken in")
     termination: str | None = Field(
-        default=None, description="the termination line once the debate is not running"
+        default=None,
+        description="the termination line once the debate is not running, in the debate's "
+        "language (status, reason and detail in words; how to resume when it can be)",
+    )
+    ending: LiveEnding | None = Field(
+        default=None, description="the conclusion and strongest arguments, once not running"
     )
     report_ready: bool = Field(description="enough on disk for the report to show something")
 
@@ -152,7 +196,8 @@ def live_debate(
         scores=_scores(history),
         failures=[failure.sentence(lang) for failure in history.failures],
         notes=[str(note.get("text", "")) for note in history.moderator_notes],
-        termination=None if running else _termination(history.config, state, row, store, command),
+        termination=None if running else _termination(history.config, state, store, command),
+        ending=None if running else _ending(history, store, command),
         report_ready=bool(history.rounds),
     )
 
@@ -212,30 +257,82 @@ def _scores(history: DebateHistory) -> list[str]:
     return lines
 
 
-def _termination(
-    config: DebateConfig, state: DebateState, row: LiveRow, store: DebateStore, command: str
-) -> str:
-    """The line ``watch`` ends with: status (and why), spending, and what to do next."""
+def _termination(config: DebateConfig, state: DebateState, store: DebateStore, command: str) -> str:
+    """The line the page ends with: the status and why in words of the debate's language
+    ("Termination: completed (maximum rounds) — reached the limit of 2 rounds"), never the
+    recorded ids; how to resume when the debate can be resumed. No file path: the page links
+    the report instead."""
     from argue.records.labels import label
     from argue.records.terminal import detail_words, word
 
     lang = config.language
-    english = lang == "en"
-    why = state.termination_detail or state.error or ""
-    if state.status == "interrupted" and not why:
-        why = label("w_orphan", lang)
-    if not english and state.termination_detail:
+    why = ""
+    if state.termination_detail:
         why = detail_words(state.termination_detail, lang)
-    status = state.status if english else word("status", state.status, lang)
+    elif state.error:
+        why = state.error
+    elif state.status == "interrupted":
+        why = label("w_orphan", lang)
+    status = word("status", state.status, lang)
     if state.termination and state.termination != state.status:
-        ending = state.termination if english else word("termination", state.termination, lang)
-        status += f" ({ending})"
+        ending = word("termination", state.termination, lang)
+        status += f" ({ending[:1].lower()}{ending[1:]})"
     line = label("w_termination", lang, status=status) + (f" — {why}" if why else "")
-    if state.status == "completed":
-        line += " · " + label("w_synthesis", lang, path=store.paths.synthesis)
-    elif state.status in ("stopped", "budget_exhausted", "interrupted"):
+    if state.status in ("stopped", "budget_exhausted", "interrupted"):
         line += " · " + label("w_resume", lang, command=f"{command} resume {config.id}")
     return line
+
+
+def _conclusion(
+    store: DebateStore,
+) -> tuple[str | None, Literal["missing", "declined", "unreadable"] | None]:
+    """The synthesis prose's conclusion, or why there is none."""
+    from argue.records import SynthesisDraft
+    from argue.store import StoreError
+
+    try:
+        prose = store.load(store.paths.synthesis_prose, SynthesisDraft)
+    except StoreError:
+        return None, "unreadable"
+    if prose is None or not prose.conclusion.strip():
+        return None, "missing"
+    if "conclusion" in prose.refusing_sections():
+        return None, "declined"
+    return prose.conclusion.strip(), None
+
+
+def _ending(history: DebateHistory, store: DebateStore, command: str) -> LiveEnding:
+    """The conclusion and each side's strongest arguments, ranked as the report ranks them."""
+    from argue.records.strongest import PER_SIDE, strongest_arguments
+
+    conclusion, why_not = _conclusion(store)
+    found = strongest_arguments(
+        history.config, history.claim_index(), history.claim_scores(), history.reference_index()
+    )
+    sides = [
+        LiveSide(
+            side_words=side.words,
+            names=[history.persona_name(letter) for letter in side.letters],
+            arguments=[
+                LiveArgument(
+                    claim_id=item.claim.id,
+                    name=history.persona_name(item.claim.persona),
+                    text=item.claim.text,
+                    evidence_ids=item.claim.supported_evidence_ids,
+                )
+                for item in side.ranked
+            ],
+        )
+        for side in found.sides
+    ]
+    return LiveEnding(
+        conclusion=conclusion,
+        no_conclusion=why_not,
+        panel=found.panel,
+        sides=sides,
+        per_side=PER_SIDE,
+        synthesize_command=f"{command} synthesize {history.config.id}",
+    )
 
 
 def report_html(debate_id: str, *, workspace: Workspace | None = None) -> str:
@@ -250,10 +347,13 @@ def report_html(debate_id: str, *, workspace: Workspace | None = None) -> str:
 
 
 __all__ = [
+    "LiveArgument",
     "LiveClaim",
     "LiveDebate",
+    "LiveEnding",
     "LivePersona",
     "LiveRow",
+    "LiveSide",
     "LiveTurn",
     "debate_ids",
     "live_debate",

@@ -949,6 +949,46 @@ _LABELS: dict[str, tuple[str, str]] = {
     "live_not_priced": ("not priced", "sans tarif"),
     "live_call": ("{n} model call", "{n} appel au modèle"),
     "live_calls": ("{n} model calls", "{n} appels au modèle"),
+    # the live page once a debate ends, and when its server restarts (issue 41 items 1, 4)
+    "live_ended": (
+        "The debate has ended: this page shows its final state.",
+        "Le débat est terminé : cette page montre son état final.",
+    ),
+    "live_restarted": (
+        "argue serve was restarted (or its address changed): this page can no longer reach it. "
+        "Open the new address it printed, or paste it here.",
+        "argue serve a été redémarré (ou son adresse a changé) : cette page ne peut plus le "
+        "joindre. Ouvrez la nouvelle adresse qu'il a affichée, ou collez-la ici.",
+    ),
+    "live_last_seen": (
+        "Last seen before the restart: ",
+        "Vu pour la dernière fois avant le redémarrage : ",
+    ),
+    "live_new_address": (
+        "New address printed by argue serve",
+        "Nouvelle adresse affichée par argue serve",
+    ),
+    "live_open_address": ("Open", "Ouvrir"),
+    "live_not_an_address": (
+        "That is not an address argue serve printed (it ends with ?token=…).",
+        "Ce n'est pas une adresse affichée par argue serve (elle se termine par ?token=…).",
+    ),
+    "live_conclusion": ("Conclusion", "Conclusion"),
+    "live_no_conclusion_missing": (
+        "No conclusion yet: the synthesis is written when a debate completes, or by {command}.",
+        "Pas encore de conclusion : la synthèse est rédigée quand un débat se termine, ou par "
+        "{command}.",
+    ),
+    "live_no_conclusion_declined": (
+        "No conclusion: the model declined to write it (a refusal, not a synthesis).",
+        "Pas de conclusion : le modèle a refusé de la rédiger (un refus, pas une synthèse).",
+    ),
+    "live_no_conclusion_unreadable": (
+        "No conclusion: the synthesis record cannot be read (the full report says why).",
+        "Pas de conclusion : l'enregistrement de la synthèse est illisible (le rapport complet "
+        "dit pourquoi).",
+    ),
+    "live_supported_by": ("supported by {ids}", "appuyée par {ids}"),
     "w_phase_framing": ("framing the question", "cadrage de la question"),
     "w_phase_research": ("research and argument", "recherche et argument"),
     "w_phase_argument": ("argument", "argument"),

@@ -135,13 +135,20 @@ class Pages:
         return _asset("live.js")
 
     @cached_property
-    def csp(self) -> str:
-        """Only this page's stylesheet and script (by hash), requests to this server only."""
+    def meta_csp(self) -> str:
+        """Only this page's stylesheet and script (by hash), requests to this server only: the
+        policy the pages repeat in a ``<meta>``, where ``frame-ancestors`` has no effect (a
+        browser ignores it there and logs an error), so it is left out."""
         return (
             f"default-src 'none'; script-src '{csp_hash(self.script)}'; "
             f"style-src '{csp_hash(self.css)}'; connect-src 'self'; img-src 'self'; "
-            "base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+            "base-uri 'none'; form-action 'self'"
         )
+
+    @cached_property
+    def csp(self) -> str:
+        """The response header's policy: the meta's, and no page of this server in a frame."""
+        return f"{self.meta_csp}; frame-ancestors 'none'"
 
     def _render(self, template: str, lang: str = "en", **context: Any) -> str:
         """A page or fragment, without any control or bidi character (the one character policy
@@ -154,7 +161,7 @@ class Pages:
                 token=self.token,
                 css=Markup(self.css),
                 script=Markup(self.script),
-                csp=self.csp,
+                csp=self.meta_csp,
                 lang=lang,
                 L=Labels(lang),
                 label=label,
@@ -209,7 +216,7 @@ class Pages:
         names = label("live_versus", lang).join(p.name for p in debate.personas)
         return self._render(
             "debate.html.j2",
-            title=debate.row.status.id,
+            title=debate.row.status.question,
             names=names,
             note_max=note_max,
             **self._debate_context(debate),

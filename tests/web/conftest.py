@@ -38,10 +38,14 @@ class LiveServer:
 
 
 def _serve(
-    debates_dir: Path, poll_s: float = POLL_S, streams_down: threading.Event | None = None
+    debates_dir: Path,
+    poll_s: float = POLL_S,
+    streams_down: threading.Event | None = None,
+    port: int = 0,
 ) -> Iterator[LiveServer]:
     """``streams_down``: while set, open event streams end and new ones get a 503 (the rest
-    of the server answers as usual): a stream that drops, for the polling fallback."""
+    of the server answers as usual): a stream that drops, for the polling fallback.
+    ``port``: listen there (a restart on the same address), any free port by default."""
     import uvicorn
     from starlette.responses import PlainTextResponse
 
@@ -64,7 +68,8 @@ def _serve(
         await live(scope, receive, send)
 
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.bind(("127.0.0.1", 0))
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as argue serve binds
+    sock.bind(("127.0.0.1", port))
     sock.listen(64)
     port = sock.getsockname()[1]
     config = uvicorn.Config(

@@ -169,7 +169,9 @@ def test_the_debate_page_shows_claims_failures_and_the_termination_line(
     for claim in claims:
         assert claim.id in page and claim.text in page
     assert failure.sentence() in page.replace("&#39;", "'").replace("&#34;", '"')
-    assert "Termination: completed (max_rounds)" in page
+    # In words, not the recorded ids (issue 41 item 4); no file path: the report link instead.
+    assert "Termination: completed (maximum rounds) — reached the limit of 2 rounds" in page
+    assert "max_rounds" not in page and "synthesis.md" not in page
     assert f"/debates/{run.store.debate_id}/report?token={server.token}" in page
     assert 'data-running="no"' in page
     assert 'id="controls" class="controls" aria-label="Steer the debate" hidden' in page
@@ -238,7 +240,10 @@ def test_the_csp_allows_exactly_the_inline_script_and_stylesheet(live_server, ne
             assert f"style-src '{_sha256(style.group(1))}'" in policy
             assert "default-src 'none'" in policy and "'unsafe-inline'" not in policy
             meta = re.search(r'http-equiv="Content-Security-Policy" content="([^"]*)"', reply.text)
-            assert meta and meta.group(1).replace("&#39;", "'") == policy
+            # The meta repeats the header's policy but frame-ancestors, which a <meta> cannot
+            # carry (a browser ignores it there and logs an error; issue 41 item 6).
+            assert meta and "frame-ancestors" not in meta.group(1)
+            assert meta.group(1).replace("&#39;", "'") + "; frame-ancestors 'none'" == policy
             assert reply.headers["referrer-policy"] == "no-referrer"
 
 

@@ -152,7 +152,7 @@ def test_the_live_page_follows_a_scripted_debate_from_round_one_to_its_synthesis
         browser.wait_for(f"{LIVE}.dataset.status === 'completed'", within_s=90)
         text = browser.evaluate(f"{LIVE}.textContent")
         assert "Round 2 scored: Embry" in text and "A2.c1" in text
-        assert "Termination: completed (max_rounds)" in text
+        assert "Termination: completed (maximum rounds)" in text
         assert browser.evaluate("window.argueMark") == "same document"  # never reloaded
         _keep(browser.screenshot(tmp_path / "live_scripted_done.png"))
         # A dark theme through prefers-color-scheme: dark background, light text.
