@@ -143,6 +143,7 @@ if TYPE_CHECKING:
 
 # Loaded on first use: the CLI imports this package for every command, ``--help`` included.
 _WHERE = {
+    "follow": "argue.app._watch",
     "first_time": "argue.app._home",
     "Settings": "argue.config",
     "ChatModel": "argue.llm",
@@ -330,6 +331,7 @@ __all__ = [
     "dry_run_document",
     "effective_settings",
     "first_time",
+    "follow",
     "forget",
     "interject",
     "json_object_body",

@@ -131,7 +131,7 @@ class LiveDebate(BaseModel):
     report_ready: bool = Field(description="enough on disk for the report to show something")
 
 
-def _phase_words(phase: str, lang: str) -> str:
+def phase_words(phase: str, lang: str) -> str:
     from argue.records.labels import label
 
     try:
@@ -146,7 +146,7 @@ def _row(store: DebateStore) -> LiveRow:
     return LiveRow(
         status=row,
         phase=phase,
-        phase_words=_phase_words(phase, row.language),
+        phase_words=phase_words(phase, row.language),
         tone=_TONE.get(row.status, "bad"),
     )
 
@@ -257,11 +257,10 @@ def _scores(history: DebateHistory) -> list[str]:
     return lines
 
 
-def _termination(config: DebateConfig, state: DebateState, store: DebateStore, command: str) -> str:
-    """The line the page ends with: the status and why in words of the debate's language
-    ("Termination: completed (maximum rounds) — reached the limit of 2 rounds"), never the
-    recorded ids; how to resume when the debate can be resumed. No file path: the page links
-    the report instead."""
+def termination_words(config: DebateConfig, state: DebateState) -> str:
+    """The status and why in words of the debate's language ("Termination: completed (maximum
+    rounds) — reached the limit of 2 rounds"), never the recorded ids: the live page's last
+    line and the watcher's start with it."""
     from argue.records.labels import label
     from argue.records.terminal import detail_words, word
 
@@ -277,9 +276,17 @@ def _termination(config: DebateConfig, state: DebateState, store: DebateStore, c
     if state.termination and state.termination != state.status:
         ending = word("termination", state.termination, lang)
         status += f" ({ending[:1].lower()}{ending[1:]})"
-    line = label("w_termination", lang, status=status) + (f" — {why}" if why else "")
+    return label("w_termination", lang, status=status) + (f" — {why}" if why else "")
+
+
+def _termination(config: DebateConfig, state: DebateState, store: DebateStore, command: str) -> str:
+    """The line the page ends with: :func:`termination_words`, then how to resume when the
+    debate can be resumed. No file path: the page links the report instead."""
+    from argue.records.labels import label
+
+    line = termination_words(config, state)
     if state.status in ("stopped", "budget_exhausted", "interrupted"):
-        line += " · " + label("w_resume", lang, command=f"{command} resume {config.id}")
+        line += " · " + label("w_resume", config.language, command=f"{command} resume {config.id}")
     return line
 
 

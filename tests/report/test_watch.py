@@ -16,8 +16,8 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
+from argue.app import follow
 from argue.cli import app
-from argue.commands.watch import follow
 from argue.engine import DebateRunner
 from argue.llm import ScriptedModel
 from argue.store import DebateStore
@@ -76,7 +76,8 @@ def test_watch_follows_a_debate_running_in_another_thread_to_its_termination_lin
     first = next(i for i, line in enumerate(lines) if "argument R2" in line)
     assert first < next(i for i, line in enumerate(lines) if "rebuttal R2" in line)
     # The last line is the termination line, and the watcher read every step before it.
-    assert lines[-1].startswith("Termination: completed (max_rounds) — reached the limit")
+    # In words, as the live page says it (never the recorded id "max_rounds").
+    assert lines[-1].startswith("Termination: completed (maximum rounds) — reached the limit")
     assert "synthesis:" in lines[-1]
     assert text.count("reflection R2") == 2
 
