@@ -16,7 +16,7 @@ import sys
 import types
 from typing import Any
 
-__version__ = "0.1.0"
+from argue._version import __version__
 
 __all__ = [
     "ArgueError",

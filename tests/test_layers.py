@@ -97,6 +97,15 @@ def _runtime_imports(tree: ast.AST) -> list[ast.Import | ast.ImportFrom]:
     return found
 
 
+def _lazy_or_runtime_imports(tree: ast.Module) -> list[ast.Import | ast.ImportFrom]:
+    """A module with a module-level ``__getattr__`` (``argue``, ``argue.app``) loads on first
+    use what its ``if TYPE_CHECKING:`` block names: those imports are its edges too."""
+    lazy = any(isinstance(n, ast.FunctionDef) and n.name == "__getattr__" for n in tree.body)
+    if not lazy:
+        return _runtime_imports(tree)
+    return [node for node in ast.walk(tree) if isinstance(node, ast.Import | ast.ImportFrom)]
+
+
 def _import_graph() -> dict[str, set[str]]:
     """Module → the argue modules its imports run (a package's ``__init__`` counts when the
     import enters it from outside), faces left out."""
@@ -113,7 +122,8 @@ def _import_graph() -> dict[str, set[str]]:
             continue
         package = module if path.name == "__init__.py" else module.rpartition(".")[0]
         targets: set[str] = set()
-        for node in _runtime_imports(ast.parse(path.read_text(encoding="utf-8"))):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in _lazy_or_runtime_imports(tree):
             if isinstance(node, ast.Import):
                 names = [a.name for a in node.names]
             else:
@@ -124,6 +134,12 @@ def _import_graph() -> dict[str, set[str]]:
                 names = [
                     f"{base}.{a.name}" if f"{base}.{a.name}" in paths else base for a in node.names
                 ]
+                # ``from argue import __version__`` inside argue.skills…: a name read from the
+                # root package runs its lazy ``__getattr__`` (which loads the application
+                # layer), so it is an edge even though every module sits inside the root.
+                if base == "argue" and module != base:
+                    if any(f"{base}.{a.name}" not in paths for a in node.names):
+                        targets.add(base)
             for name in names:
                 target = known(name)
                 if target is None:
@@ -237,4 +253,60 @@ def test_nothing_below_the_faces_knows_typer_or_prints_on_the_consoles() -> None
                 bad.append(f"{module}: {node.module}")
             elif node.module == "argue.console":
                 bad += [f"{module}: {a.name}" for a in node.names if a.name in _FACE_NAMES]
+    assert not bad, bad
+
+
+# ---------------------------------------------------------------- the faces' one door
+
+# What a face (the CLI, the MCP server, the live server) may import from argue: the
+# application layer's public names, what prints (the consoles, the labels and terminal words,
+# the character policy), the package's version, and the other faces.
+_FACE_DOOR = (
+    "argue.app",
+    "argue.console",
+    "argue.records.labels",
+    "argue.records.terminal",
+    "argue.text",
+)
+
+
+def _all_imports(tree: ast.AST) -> list[ast.Import | ast.ImportFrom]:
+    """Every import, run-time, deferred and type-only (``if TYPE_CHECKING:``) alike."""
+    return [node for node in ast.walk(tree) if isinstance(node, ast.Import | ast.ImportFrom)]
+
+
+def _face_import_is_allowed(name: str) -> bool:
+    if _is_face(name) or name == "argue":
+        return True
+    if not name.startswith("argue."):
+        return True  # not argue's
+    if name.startswith("argue.app._"):
+        return False  # the door is argue.app itself, not its private modules
+    return any(name == door or name.startswith(door + ".") for door in _FACE_DOOR)
+
+
+def test_the_faces_reach_argue_only_through_the_application_layer() -> None:
+    """commands/, mcp/, web/ and cli.py import argue.app (and what prints), never the layers
+    under it, type-only imports included: the work is the application layer's, a face parses,
+    calls and prints.
+
+    Teeth: ``from argue.store import StoreError`` in argue/commands/watch.py, a type-only
+    ``from argue.llm import ChatModel`` in argue/commands/plan.py, or
+    ``from argue.app._live import LiveDebate`` in argue/web/_pages.py fails here."""
+    bad = []
+    for path in sorted(ARGUE.rglob("*.py")):
+        module = _module_name(path)
+        if not _is_face(module):
+            continue
+        for node in _all_imports(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif node.level:
+                continue  # relative: inside the face's own package
+            elif node.module == "argue":
+                names = [f"argue.{alias.name}" for alias in node.names if alias.name != "app"]
+                names = [n for n in names if n != "argue.__version__"]
+            else:
+                names = [node.module or ""]
+            bad += [f"{module}: {name}" for name in names if not _face_import_is_allowed(name)]
     assert not bad, bad

@@ -115,7 +115,7 @@ async def _off_loop(work: Callable[[], CallToolResult]) -> CallToolResult:
 
 def build_server(debates_dir: Path | None = None, *, max_running: int = MAX_RUNNING) -> MCPServer:
     """The MCP server: seven tools and the debates as resources."""
-    from argue import __version__
+    from argue._version import __version__
 
     debates = Debates(debates_dir, max_running=max_running)
     log_plainly()

@@ -20,7 +20,7 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup
 
 from argue.app import UsageSummary
-from argue.app._live import LiveDebate, LiveRow
+from argue.app import LiveDebate, LiveRow
 from argue.records.labels import Labels, label
 from argue.text.controls import strip_controls
 

@@ -15,7 +15,7 @@ from types import ModuleType
 
 import httpx
 
-from argue import __version__
+from argue._version import __version__
 from argue.grounding.urls import normalise_url
 from argue.redact import LiveNames, register_secret_variables
 from argue.skills.base import SkillItem, SkillResult, SkillStatus, SourceStatus
