@@ -18,11 +18,10 @@ from argue.app._seats import (
     recorded,
     resolve_seat_models,
 )
-from argue.app._workspace import Reporter, Workspace, quiet, server_limits
+from argue.app._workspace import Workspace, server_limits
 
 if TYPE_CHECKING:
     from argue.app._reach import Unreachable
-    from argue.app._run import DetachedRun, RunOutcome
     from argue.domain import Mode, Persona, SeatModel
     from argue.engine.estimate import DebateEstimate
     from argue.llm import ChatModel, ServerLimits
@@ -407,29 +406,3 @@ def budget_note(
             fits = label("dr_will_pause", lang)
         notes.append(label("dr_budget_tokens", lang, n=f"{max_tokens:,}", fits=fits))
     return (label("semicolon", lang) + " ").join(notes) or None
-
-
-def plan(request: StartRequest, workspace: Workspace | None = None) -> DebatePlan:
-    """The dry run: ``request`` checked and resolved, with ``DebatePlan.estimate()`` for its
-    calls, tokens and cost. Nothing is written and no model is called."""
-    return prepare(request, workspace)
-
-
-def start(
-    request: StartRequest,
-    workspace: Workspace | None = None,
-    *,
-    reporter: Reporter = quiet,
-    command: str = "argue",
-) -> RunOutcome | DetachedRun:
-    """Create the debate and run it: to its end in this process, or (``request.detach``) in a
-    background process, returning once that process owns it."""
-    from argue.app._run import detach, run_debate
-
-    debate_plan = prepare(request, workspace)
-    store = create(debate_plan, command=command)
-    if request.detach:
-        return detach(store, reporter=reporter)
-    return run_debate(
-        store, debate_plan.chat_model, debate_plan.workspace, reporter=reporter, command=command
-    )

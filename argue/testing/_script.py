@@ -174,9 +174,11 @@ class DebateScript:
         if _is(output, FramingDraft):
             question = re.search(r"Question: (.*)", user)
             letters = re.findall(r"^- ([A-Z]):", user, re.M)
-            return FramingDraft(
-                proposition=f"It is true that {question.group(1) if question else 'X'}",
-                angles=[{"persona": k, "angle": f"angle {k}"} for k in letters],
+            return FramingDraft.model_validate(
+                {
+                    "proposition": f"It is true that {question.group(1) if question else 'X'}",
+                    "angles": [{"persona": k, "angle": f"angle {k}"} for k in letters],
+                }
             )
         if _is(output, PrivateViewDraft):
             return PrivateViewDraft(holds_proposition=True, view="I would hold it true.")
@@ -262,31 +264,37 @@ class DebateScript:
         if _is(output, JudgeDraft):
             letters = re.findall(r"one per persona letter: ([A-Z, ]+);", user)
             found = [x.strip() for x in letters[0].split(",")] if letters else []
-            return JudgeDraft(
-                ratings=[{"persona": k, "coherence": 0.8, "reason": "consistent"} for k in found],
-                synthesis_ready=self.synthesis_ready,
-                ready_reason="enough material" if self.synthesis_ready else "not yet",
+            return JudgeDraft.model_validate(
+                {
+                    "ratings": [
+                        {"persona": k, "coherence": 0.8, "reason": "consistent"} for k in found
+                    ],
+                    "synthesis_ready": self.synthesis_ready,
+                    "ready_reason": "enough material" if self.synthesis_ready else "not yet",
+                }
             )
         if _is(output, SupportDraft):
             return support_verdicts(user, self.support)
         if _is(output, SynthesisDraft):
             ids = CLAIM_ID.findall(user)
-            return SynthesisDraft(
-                agreements=[
-                    {"point": "Both accept the base facts", "claim_ids": [*ids[:2], "X1.c9"]}
-                ],
-                disagreements=[
-                    {
-                        "point": "Whether it generalises",
-                        "sides": [
-                            {"persona": "A", "position": "yes"},
-                            {"persona": "B", "position": "no"},
-                        ],
-                        "crux": "a proof",
-                    }
-                ],
-                open_questions=["Can it be extended?"],
-                conclusion="A nuanced conclusion.",
+            return SynthesisDraft.model_validate(
+                {
+                    "agreements": [
+                        {"point": "Both accept the base facts", "claim_ids": [*ids[:2], "X1.c9"]}
+                    ],
+                    "disagreements": [
+                        {
+                            "point": "Whether it generalises",
+                            "sides": [
+                                {"persona": "A", "position": "yes"},
+                                {"persona": "B", "position": "no"},
+                            ],
+                            "crux": "a proof",
+                        }
+                    ],
+                    "open_questions": ["Can it be extended?"],
+                    "conclusion": "A nuanced conclusion.",
+                }
             )
         if output is not None and output.__name__ == "ColleagueAnswer":
             return {"answer": f"A colleague's view on: {user[:80]}", "confidence": 0.7}
