@@ -18,6 +18,7 @@ from typer.testing import CliRunner
 
 import argue
 from argue.cli import app as cli_app
+from argue.commands._debate import cli_words
 from tests.e2e.fake_llm import FakeLLM
 from tests.e2e.harness import QUESTION
 
@@ -128,7 +129,9 @@ def test_the_library_refuses_what_the_cli_refuses_in_the_same_words(
     with pytest.raises(argue.UsageError) as caught:
         argue.plan(argue.StartRequest(question=QUESTION, **fields))  # type: ignore[arg-type]
     assert result.exit_code == caught.value.exit_code == 2
-    assert " ".join(result.stderr.split()) == f"error: {caught.value.message}"
+    # The same words, the request's fields said as the flags that set them.
+    assert " ".join(result.stderr.split()) == f"error: {cli_words(caught.value.message)}"
+    assert "--" not in caught.value.message
     assert not (tmp_path / "debates").exists() or not any((tmp_path / "debates").iterdir())
     assert fake.count() == 0
 

@@ -477,7 +477,7 @@ def report(debate_id: str, *, out: Path | None = None, workspace: Workspace | No
     """Write the debate's self-contained HTML report (default ``debates/<id>/report.html``)."""
     store = _workspace(workspace).open(debate_id)
     if out is not None and out.is_dir():
-        raise UsageError(f"--out {out} is a folder; name the file to write")
+        raise UsageError(f"`out` {out} is a folder; name the file to write")
     return write_report(store, out)
 
 

@@ -196,25 +196,25 @@ def seat(
     roles = {"questioner": questioner, "defender": defender, "advocate": advocate}
     for role, value in roles.items():
         if value and role not in MODES[mode].role_flags:
-            takers = " or ".join(f"--mode {name}" for name in modes_taking(role))
-            raise UsageError(f"--{role} only applies to {takers}")
+            takers = " or ".join(f"`mode` {name}" for name in modes_taking(role))
+            raise UsageError(f"`{role}` only applies to {takers}")
     seats = [n.strip() for n in (request.persona_a, request.persona_b) if n and n.strip()]
     listed = [n.strip() for n in request.personas or [] if n.strip()]
     if request.personas is not None and not listed:
-        raise UsageError("--personas is empty; give comma-separated names, e.g. embry,horus")
+        raise UsageError("`personas` is empty; name the personas, e.g. embry,horus")
     if any(len(n) > NAME_MAX_CHARS or "\x00" in n for n in listed):
-        raise UsageError(f"--personas: a name is at most {NAME_MAX_CHARS} characters")
+        raise UsageError(f"`personas`: a name is at most {NAME_MAX_CHARS} characters")
     if listed and seats:
-        raise UsageError("use either --personas or --persona-a/--persona-b, not both")
+        raise UsageError("use either `personas` or `persona_a`/`persona_b`, not both")
     named = listed or seats
     if mode == "socratic" and (questioner or defender):
         if named:
             raise UsageError(
-                "use either --questioner/--defender or --persona-a/--persona-b, not both"
+                "use either `questioner`/`defender` or `persona_a`/`persona_b`, not both"
             )
         named = [n for n in (questioner, defender) if n]
         if not questioner:
-            raise UsageError("--defender needs --questioner too (or name neither to auto-select)")
+            raise UsageError("`defender` needs `questioner` too (or name neither to auto-select)")
     if mode == "devils-advocate" and advocate:
         others = [n for n in named if n.lower() != advocate.lower()]
         if len(others) > 1:
@@ -240,7 +240,7 @@ def prepare(request: StartRequest, workspace: Workspace | None = None) -> Debate
     question = check_question(request.question)
     if request.detach and request.interactive:
         raise UsageError(
-            "--interactive reads notes from this terminal; with --detach use `interject ID NOTE`"
+            "`interactive` reads notes from this terminal; with `detach`, add notes by interject"
         )
     language = request.lang or detect_language(question)
     settings = workspace.settings
