@@ -127,9 +127,9 @@ def ready_to_run(
 
     workspace = _workspace(workspace)
     if budget_usd is not None and not budget_usd >= 0:
-        raise UsageError(f"budget_usd: must be a number >= 0, got {budget_usd}")
+        raise UsageError(f"`budget_usd`: must be a number >= 0, got {budget_usd}")
     if max_tokens is not None and max_tokens < 1:
-        raise UsageError(f"max_tokens: must be at least 1, got {max_tokens}")
+        raise UsageError(f"`max_tokens`: must be at least 1, got {max_tokens}")
     store = workspace.open(debate_id)
     config = store.config()
     state = store.state()
