@@ -286,3 +286,38 @@ def test_no_warning_is_left_over_by_the_public_names() -> None:
         warnings.simplefilter("error")
         for name in argue.__all__:
             getattr(argue, name)
+
+
+def test_a_type_checker_sees_the_public_types(tmp_path: Path) -> None:
+    """``argue.X`` is typed for mypy (the type-only imports), not ``Any`` through the lazy
+    ``__getattr__``: a wrong use of a result is an error. (Teeth: the type-only block of
+    argue/__init__.py made unreachable for mypy: it reveals ``Any`` and finds no error.)"""
+    import importlib.util
+    import subprocess
+    import sys
+
+    if importlib.util.find_spec("mypy") is None:
+        pytest.skip("mypy is not installed (it comes with the dev extra)")
+    snippet = tmp_path / "use_argue.py"
+    snippet.write_text(
+        "import argue\n"
+        "debate = argue.start('Is it?', rounds=2)\n"
+        "reveal_type(debate.run())\n"
+        "reveal_type(argue.Debate('x').arun())\n"
+        "wrong: int = debate.status()\n",
+        encoding="utf-8",
+    )
+    config = ["--config-file", str(ROOT / "pyproject.toml"), "--no-pretty", "--no-error-summary"]
+    result = subprocess.run(
+        [sys.executable, "-m", "mypy", *config, str(snippet)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    lines = result.stdout.splitlines()
+    assert any('Revealed type is "argue.app._run.RunOutcome"' in line for line in lines), lines
+    assert any("Coroutine[Any, Any, argue.app._run.RunOutcome]" in line for line in lines), lines
+    assert any(
+        ':5: error: Incompatible types in assignment (expression has type "DebateStatus"' in line
+        for line in lines
+    ), lines
