@@ -285,3 +285,34 @@ def test_a_bad_workspace_argument_is_an_argue_error(bad: object) -> None:
         argue.Workspace(debates_dir=bad)  # type: ignore[arg-type]
     with pytest.raises(argue.ArgueError, match="env"):
         argue.Workspace(env=["A=1"])  # type: ignore[arg-type]
+
+
+def test_a_detached_start_is_followed_through_its_handle(fake: FakeLLM) -> None:
+    """``start(..., detach=True)``: a background process owns the debate; the handle follows
+    it by reading the folder (``status``) and reads what it ends with."""
+    import time
+
+    debate = argue.start(QUESTION, rounds=1, detach=True)
+    assert debate.detached is not None and debate.detached.id == debate.id
+    assert Path(debate.detached.log).name == "run.log"
+    if debate.status(full=False).status == "running":  # not ended already
+        with pytest.raises(argue.UsageError, match="being run by another process"):
+            debate.run()
+    deadline = time.monotonic() + 120
+    while debate.status(full=False).status == "running" and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert debate.status().status == "completed"
+    assert debate.synthesis().text.startswith("# ")
+
+
+def test_the_cli_says_the_librarys_fields_as_its_flags(fake: FakeLLM) -> None:
+    """Teeth: ``cli_words`` returning the message as it is fails this test."""
+    with pytest.raises(argue.UsageError) as caught:
+        argue.plan(QUESTION, personas=["embry", "horus"], persona_a="embry")
+    assert caught.value.message == "use either `personas` or `persona_a`/`persona_b`, not both"
+    flags = ["--personas", "embry,horus", "--persona-a", "embry", "--dry-run"]
+    result = CliRunner().invoke(cli_app, ["argue", QUESTION, *flags])
+    assert result.exit_code == 2
+    assert result.stderr.strip() == (
+        "error: use either --personas or --persona-a/--persona-b, not both"
+    )
