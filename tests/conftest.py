@@ -99,9 +99,8 @@ def run_scripted_debate():
 
     def _run(debates_dir, rounds: int = 1):
         from argue.engine import DebateRunner, create_debate
-        from argue.llm import ScriptedModel
         from argue.personas import load_catalog
-        from tests.engine.script import DebateScript, ScriptedToolkit, names_of
+        from argue.testing import DebateScript, ScriptedModel, ScriptedToolkit, names_of
 
         catalog = load_catalog()
         lineup = [catalog.get("embry"), catalog.get("horus")]

@@ -137,9 +137,12 @@ def _import_graph() -> dict[str, set[str]]:
                 # ``from argue import __version__`` inside argue.skills…: a name read from the
                 # root package runs its lazy ``__getattr__`` (which loads the application
                 # layer), so it is an edge even though every module sits inside the root.
-                if base == "argue" and module != base:
-                    if any(f"{base}.{a.name}" not in paths for a in node.names):
-                        targets.add(base)
+                if (
+                    base == "argue"
+                    and module != base
+                    and any(f"{base}.{a.name}" not in paths for a in node.names)
+                ):
+                    targets.add(base)
             for name in names:
                 target = known(name)
                 if target is None:

@@ -18,6 +18,7 @@ from typer.testing import CliRunner
 
 import argue
 from argue.cli import app as cli_app
+from argue.commands._debate import cli_words
 from tests.e2e.fake_llm import FakeLLM
 from tests.e2e.harness import QUESTION
 
@@ -29,16 +30,17 @@ def fake(library_fake: FakeLLM) -> FakeLLM:
     return library_fake
 
 
-def _readme_example() -> str:
+def readme_examples(heading: str) -> list[str]:
+    """The ```python blocks under ``heading`` of README.md, up to the next heading."""
     text = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = text.split("## Use it from Python", 1)[1]
-    match = re.search(r"```python\n(.*?)```", section, re.S)
-    assert match, "README's 'Use it from Python' section has no python block"
-    return match.group(1)
+    section = text.split(f"\n{heading}\n", 1)[1]
+    section = re.split(r"\n#{2,3} ", section, maxsplit=1)[0]
+    return re.findall(r"```python\n(.*?)```", section, re.S)
 
 
 def test_the_readme_example_runs(fake: FakeLLM, tmp_path: Path, capsys) -> None:
-    exec(compile(_readme_example(), "README.md", "exec"), {})
+    first, _ = readme_examples("## Use it from Python")
+    exec(compile(first, "README.md", "exec"), {})
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].startswith("adversarial ['embry', 'horus'] $"), lines
     status, rounds, calls, synthesis = lines[1].split()
@@ -52,13 +54,26 @@ def test_the_readme_example_runs(fake: FakeLLM, tmp_path: Path, capsys) -> None:
     assert len(folders) == 1 and (folders[0] / "report.html").is_file()
 
 
+def test_the_readme_async_example_runs_two_debates_side_by_side(
+    fake: FakeLLM, tmp_path: Path, capsys
+) -> None:
+    _, second = readme_examples("## Use it from Python")
+    exec(compile(second, "README.md", "exec"), {})
+    lines = capsys.readouterr().out.splitlines()
+    ids = sorted(p.name for p in (tmp_path / "debates").iterdir())
+    assert len(ids) == 2
+    assert sorted(line.split()[0] for line in lines[:2]) == ids
+    assert [line.split()[1] for line in lines[:2]] == ["completed", "completed"], lines
+    assert Path(lines[2]).name == "synthesis.md" and Path(lines[2]).is_file()
+
+
 def test_the_library_says_nothing_unless_given_a_reporter(fake: FakeLLM, capsys) -> None:
-    outcome = argue.start(argue.StartRequest(question=QUESTION, rounds=1))
+    outcome = argue.start(argue.StartRequest(question=QUESTION, rounds=1)).run()
     assert isinstance(outcome, argue.RunOutcome) and outcome.status == "completed"
     captured = capsys.readouterr()
     assert (captured.out, captured.err) == ("", "")
     heard: list[str] = []
-    argue.synthesize(outcome.id, reporter=heard.append)
+    argue.Debate(outcome.id, reporter=heard.append).synthesis(rewrite=True)
     assert any(line.startswith("Synthesis written to ") for line in heard), heard
 
 
@@ -81,7 +96,7 @@ def test_the_library_and_the_cli_write_the_same_records(fake: FakeLLM, tmp_path:
     request = argue.StartRequest(
         question=QUESTION, personas=["embry", "horus"], rounds=2, budget_usd=5, lang="fr"
     )
-    outcome = argue.start(request)
+    outcome = argue.start(request).run()
     assert outcome.exit_code == 0
     cli_folder, api_folder = sorted((tmp_path / "debates").iterdir())
     assert api_folder.name == outcome.id
@@ -114,18 +129,22 @@ def test_the_library_refuses_what_the_cli_refuses_in_the_same_words(
     with pytest.raises(argue.UsageError) as caught:
         argue.plan(argue.StartRequest(question=QUESTION, **fields))  # type: ignore[arg-type]
     assert result.exit_code == caught.value.exit_code == 2
-    assert " ".join(result.stderr.split()) == f"error: {caught.value.message}"
+    # The same words, the request's fields said as the flags that set them.
+    assert " ".join(result.stderr.split()) == f"error: {cli_words(caught.value.message)}"
+    assert "--" not in caught.value.message
     assert not (tmp_path / "debates").exists() or not any((tmp_path / "debates").iterdir())
     assert fake.count() == 0
 
 
 def test_an_empty_id_never_means_every_debate(fake: FakeLLM) -> None:
     with pytest.raises(argue.UsageError, match="no debate id given"):
-        argue.stop("")
+        argue.Debate("")
     with pytest.raises(argue.NotFoundError, match="not a debate id"):
-        argue.status("x" * 10_000)
+        argue.Debate("x" * 10_000)
     with pytest.raises(argue.NotFoundError, match="no debate 'argue_19990101_000000'"):
-        argue.transcript("argue_19990101_000000")
+        argue.Debate("argue_19990101_000000")
+    with pytest.warns(DeprecationWarning), pytest.raises(argue.UsageError, match="no debate id"):
+        argue.stop("")
 
 
 def test_the_mcp_server_imports_nothing_private_from_the_commands() -> None:
@@ -146,7 +165,7 @@ def test_a_config_naming_an_unknown_provider_is_one_line_from_the_library_and_th
     config = Path(os.environ["ARGUE_HOME"]) / "config.toml"
     config.write_text("[providers.bogus]\nslots = 2\n", encoding="utf-8")
     with pytest.raises(argue.UsageError, match=r"providers\.bogus: unknown provider \(one of "):
-        argue.statuses(workspace=argue.Workspace(tmp_path))
+        argue.debates(workspace=argue.Workspace(tmp_path))
     result = CliRunner().invoke(cli_app, ["status", "--debates-dir", str(tmp_path)])
     assert result.exit_code == 2
     assert "providers.bogus: unknown provider" in result.stderr
@@ -167,7 +186,7 @@ def test_synthesize_builds_its_model_with_the_configured_provider_limits(
     (home / "config.toml").write_text(
         "[providers.openai]\nrequest_timeout_s = 77\n", encoding="utf-8"
     )
-    outcome = argue.start(argue.StartRequest(question=QUESTION, rounds=1))
+    outcome = argue.start(argue.StartRequest(question=QUESTION, rounds=1)).run()
     (Path(outcome.synthesis_path).parent / "synthesis.json").unlink()  # the prose: asked again
     seen: list[object] = []
     real = argue.llm.resolve_model
@@ -177,7 +196,7 @@ def test_synthesize_builds_its_model_with_the_configured_provider_limits(
         return real(*args, **kwargs)  # type: ignore[arg-type]
 
     monkeypatch.setattr(argue.llm, "resolve_model", spy)
-    argue.synthesize(outcome.id)
+    argue.Debate(outcome.id).synthesis(rewrite=True)
     assert seen, "synthesize built no model"
     limits = seen[-1]["openai"]  # type: ignore[index]
     assert limits.request_timeout_s == 77
@@ -205,8 +224,8 @@ def test_a_bad_field_is_a_one_line_usage_error_when_the_request_is_built(
 def test_resuming_a_finished_debate_names_its_report(fake: FakeLLM) -> None:
     """Issue 40 item 6: ``resume`` of a completed debate said "no report (?)" although
     report.html was there. Teeth: returning ``outcome(store, state)`` alone again fails."""
-    outcome = argue.start(argue.StartRequest(question=QUESTION, rounds=1))
-    again = argue.resume(outcome.id)
+    outcome = argue.start(argue.StartRequest(question=QUESTION, rounds=1)).run()
+    again = argue.Debate(outcome.id).run()
     assert again.status == "completed"
     assert again.report_path and Path(again.report_path).is_file()
 
@@ -223,14 +242,16 @@ def test_argue_report_stays_the_function_after_it_imports_the_report_package(
 
     store = run_scripted_debate(tmp_path)
     workspace = argue.Workspace(debates_dir=tmp_path)
-    first = argue.report(store.debate_id, workspace=workspace)
-    importlib.import_module("argue.report.html")  # any later import of the package
-    second = argue.report(store.debate_id, workspace=workspace)
-    assert first == second and second.is_file()
-    assert callable(argue.report) and "argue.report" in sys.modules
-    from argue import report
+    with pytest.warns(DeprecationWarning, match=r"use argue\.Debate\(id\)\.report\(\)"):
+        first = argue.report(store.debate_id, workspace=workspace)
+        importlib.import_module("argue.report.html")  # any later import of the package
+        second = argue.report(store.debate_id, workspace=workspace)
+        assert first == second == argue.Debate(store.debate_id, workspace=workspace).report()
+        assert second.is_file()
+        assert callable(argue.report) and "argue.report" in sys.modules
+        from argue import report
 
-    assert report is argue.report
+        assert report is argue.report
 
 
 def test_status_says_nothing_and_takes_a_str_folder(
@@ -249,8 +270,8 @@ def test_status_says_nothing_and_takes_a_str_folder(
         capfd.readouterr()
         workspace = argue.Workspace(debates_dir=str(tmp_path))
         with pytest.warns(argue.ArgueWarning, match="rebuilt from the committed rounds"):
-            row = argue.status(store.debate_id, workspace=workspace)
-            listing = argue.statuses(workspace=workspace)
+            row = argue.Debate(store.debate_id, workspace=workspace).status()
+            listing = argue.debates(workspace=workspace)
         assert (row.status, row.round) == ("interrupted", 2)
         assert [r.id for r in listing.debates] == [store.debate_id]
         assert capfd.readouterr() == ("", "")
@@ -264,3 +285,34 @@ def test_a_bad_workspace_argument_is_an_argue_error(bad: object) -> None:
         argue.Workspace(debates_dir=bad)  # type: ignore[arg-type]
     with pytest.raises(argue.ArgueError, match="env"):
         argue.Workspace(env=["A=1"])  # type: ignore[arg-type]
+
+
+def test_a_detached_start_is_followed_through_its_handle(fake: FakeLLM) -> None:
+    """``start(..., detach=True)``: a background process owns the debate; the handle follows
+    it by reading the folder (``status``) and reads what it ends with."""
+    import time
+
+    debate = argue.start(QUESTION, rounds=1, detach=True)
+    assert debate.detached is not None and debate.detached.id == debate.id
+    assert Path(debate.detached.log).name == "run.log"
+    if debate.status(full=False).status == "running":  # not ended already
+        with pytest.raises(argue.UsageError, match="being run by another process"):
+            debate.run()
+    deadline = time.monotonic() + 120
+    while debate.status(full=False).status == "running" and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert debate.status().status == "completed"
+    assert debate.synthesis().text.startswith("# ")
+
+
+def test_the_cli_says_the_librarys_fields_as_its_flags(fake: FakeLLM) -> None:
+    """Teeth: ``cli_words`` returning the message as it is fails this test."""
+    with pytest.raises(argue.UsageError) as caught:
+        argue.plan(QUESTION, personas=["embry", "horus"], persona_a="embry")
+    assert caught.value.message == "use either `personas` or `persona_a`/`persona_b`, not both"
+    flags = ["--personas", "embry,horus", "--persona-a", "embry", "--dry-run"]
+    result = CliRunner().invoke(cli_app, ["argue", QUESTION, *flags])
+    assert result.exit_code == 2
+    assert result.stderr.strip() == (
+        "error: use either --personas or --persona-a/--persona-b, not both"
+    )

@@ -1,16 +1,21 @@
-"""argue's application layer: what the CLI and the MCP server do, as plain functions.
+"""argue's application layer: what the CLI, the MCP server and ``argue serve`` do, as plain
+functions; ``argue`` re-exports its public part (``argue.__all__``).
 
 Every function takes typed arguments (a ``StartRequest`` for a new debate), returns a typed
 record, reports progress through an optional ``reporter`` callback and fails with an
 ``ArgueError`` carrying a one-line message and the exit code the CLI would use. Nothing here
-prints, exits or knows about typer; the faces (``argue.commands``, ``argue.mcp``) parse, call
-and print.
+prints, exits or knows about typer or flags; the faces (``argue.commands``, ``argue.mcp``,
+``argue.web``) parse, call and print, and add their own hints (a flag's name) to an error.
 
     from argue.app import StartRequest, prepare, create, run_debate
 
     plan = prepare(StartRequest(question="Is P = NP?", rounds=2))
     store = create(plan)
     outcome = run_debate(store, plan.chat_model, plan.workspace)
+
+The names below are written once: the type checker reads these imports, and at run time
+``argue._lazy`` reads the same lines to load each name from its module on first use (the CLI
+imports this package for every command, ``--help`` included).
 """
 
 from __future__ import annotations
@@ -18,371 +23,138 @@ from __future__ import annotations
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
+from argue._lazy import type_only_names
+
 if TYPE_CHECKING:
-    from argue.app._catalog import PersonaView, classify, persona_catalog, persona_view
-    from argue.app._debates import (
-        DebateStatus,
-        InterjectResult,
-        StatusList,
-        StopResult,
-        SynthesisResult,
-        debate_status,
-        interject,
-        report,
-        resume,
-        status,
-        statuses,
-        stop,
-        synthesize,
-        transcript,
-    )
-    from argue.app._detached import (
-        MAX_RUNNING,
-        RunningCap,
-        StartedDebate,
-        check_debate_id,
-        running_cap,
-        synthesis_written,
-    )
-    from argue.app._doctor import (
-        Diagnosis,
-        Knobs,
-        SourceRow,
-        adiagnose,
-        diagnose,
-        judge,
-        probe_sources,
-    )
-    from argue.app._errors import (
-        ArgueError,
-        Interrupted,
-        NotFoundError,
-        OperationError,
-        UsageError,
-    )
-    from argue.app._eval import (
-        EvalOutcome,
-        EvalPlan,
-        EvalRequest,
-        merge_evals,
-        prepare_eval,
-        run_eval,
-    )
-    from argue.app._home import first_time
-    from argue.app._library import (
-        AddedFile,
-        RemovedDocument,
-        add_to_library,
-        library_documents,
-        remove_from_library,
-        search_library,
-    )
-    from argue.app._limits import (
-        QUESTION_MAX_CHARS,
-    )
-    from argue.app._live import (
-        LiveDebate,
-        LiveRow,
-        debate_ids,
-        live_debate,
-        live_row,
-        report_html,
-    )
-    from argue.app._memory import forget, learn, memories, recall
-    from argue.app._report import write_report
-    from argue.app._requests import json_object_body
-    from argue.app._research import ResearchOutcome, research, source_names
-    from argue.app._run import (
-        EXIT_BY_STATUS,
-        RUN_LOG,
-        DetachedRun,
-        RunOutcome,
-        UsageSummary,
-        detach,
-        outcome,
-        run_debate,
-        usage_summary,
-    )
-    from argue.app._seats import (
-        SeatChoice,
-        parse_model_spec,
-        shared_model_warning,
-    )
-    from argue.app._settings import SettingEntry, effective_settings, key_variables, url_variables
-    from argue.app._start import (
-        DebatePlan,
-        StartRequest,
-        budget_note,
-        check_question,
-        create,
-        dry_run_document,
-        plan,
-        prepare,
-        start,
-    )
-    from argue.app._workspace import (
-        Reporter,
-        Workspace,
-        notices_to_stderr,
-        quiet,
-        server_limits,
-    )
-    from argue.concurrency import run_in_daemon_thread
-    from argue.config import Settings
-    from argue.domain import BRIDGE_MEANINGS, BRIDGES
-    from argue.engine.estimate import ASSUMPTION, TYPICAL_CALLS
-    from argue.eval.report import judged_lines, run_lines, table_caption
-    from argue.llm import ChatModel, PriceTable, ServerLimits, mask_secrets
-    from argue.llm.probe import Check
-    from argue.personas import PersonaCatalog
-    from argue.redact import redact
-    from argue.skills.base import SkillItem, SkillResult
-    from argue.skills.library import EMPTY_LIBRARY_NOTE
-    from argue.skills.memory import MemoryRecord
-    from argue.store import ArgueWarning, DebateStore
+    from argue.app._catalog import PersonaView as PersonaView
+    from argue.app._catalog import classify as classify
+    from argue.app._catalog import persona_catalog as persona_catalog
+    from argue.app._catalog import persona_view as persona_view
+    from argue.app._debates import DebateStatus as DebateStatus
+    from argue.app._debates import InterjectResult as InterjectResult
+    from argue.app._debates import StatusList as StatusList
+    from argue.app._debates import StopResult as StopResult
+    from argue.app._debates import SynthesisResult as SynthesisResult
+    from argue.app._debates import aresume as aresume
+    from argue.app._debates import asynthesize as asynthesize
+    from argue.app._debates import debate_status as debate_status
+    from argue.app._debates import interject as interject
+    from argue.app._debates import report as report
+    from argue.app._debates import resume as resume
+    from argue.app._debates import status as status
+    from argue.app._debates import statuses as statuses
+    from argue.app._debates import stop as stop
+    from argue.app._debates import synthesize as synthesize
+    from argue.app._debates import transcript as transcript
+    from argue.app._detached import MAX_RUNNING as MAX_RUNNING
+    from argue.app._detached import RunningCap as RunningCap
+    from argue.app._detached import StartedDebate as StartedDebate
+    from argue.app._detached import check_debate_id as check_debate_id
+    from argue.app._detached import running_cap as running_cap
+    from argue.app._detached import synthesis_written as synthesis_written
+    from argue.app._doctor import Diagnosis as Diagnosis
+    from argue.app._doctor import Knobs as Knobs
+    from argue.app._doctor import SourceRow as SourceRow
+    from argue.app._doctor import adiagnose as adiagnose
+    from argue.app._doctor import diagnose as diagnose
+    from argue.app._doctor import judge as judge
+    from argue.app._doctor import probe_sources as probe_sources
+    from argue.app._errors import ArgueError as ArgueError
+    from argue.app._errors import Interrupted as Interrupted
+    from argue.app._errors import NotFoundError as NotFoundError
+    from argue.app._errors import OperationError as OperationError
+    from argue.app._errors import UsageError as UsageError
+    from argue.app._eval import EvalOutcome as EvalOutcome
+    from argue.app._eval import EvalPlan as EvalPlan
+    from argue.app._eval import EvalRequest as EvalRequest
+    from argue.app._eval import merge_evals as merge_evals
+    from argue.app._eval import prepare_eval as prepare_eval
+    from argue.app._eval import run_eval as run_eval
+    from argue.app._handle import Debate as Debate
+    from argue.app._handle import debates as debates
+    from argue.app._handle import evaluate as evaluate
+    from argue.app._handle import plan as plan
+    from argue.app._handle import start as start
+    from argue.app._home import first_time as first_time
+    from argue.app._library import AddedFile as AddedFile
+    from argue.app._library import RemovedDocument as RemovedDocument
+    from argue.app._library import add_to_library as add_to_library
+    from argue.app._library import library_documents as library_documents
+    from argue.app._library import remove_from_library as remove_from_library
+    from argue.app._library import search_library as search_library
+    from argue.app._limits import QUESTION_MAX_CHARS as QUESTION_MAX_CHARS
+    from argue.app._live import LiveDebate as LiveDebate
+    from argue.app._live import LiveRow as LiveRow
+    from argue.app._live import debate_ids as debate_ids
+    from argue.app._live import live_debate as live_debate
+    from argue.app._live import live_row as live_row
+    from argue.app._live import report_html as report_html
+    from argue.app._memory import forget as forget
+    from argue.app._memory import learn as learn
+    from argue.app._memory import memories as memories
+    from argue.app._memory import recall as recall
+    from argue.app._report import write_report as write_report
+    from argue.app._requests import json_object_body as json_object_body
+    from argue.app._research import ResearchOutcome as ResearchOutcome
+    from argue.app._research import research as research
+    from argue.app._research import source_names as source_names
+    from argue.app._run import EXIT_BY_STATUS as EXIT_BY_STATUS
+    from argue.app._run import RUN_LOG as RUN_LOG
+    from argue.app._run import DetachedRun as DetachedRun
+    from argue.app._run import RunOutcome as RunOutcome
+    from argue.app._run import UsageSummary as UsageSummary
+    from argue.app._run import arun_debate as arun_debate
+    from argue.app._run import detach as detach
+    from argue.app._run import outcome as outcome
+    from argue.app._run import run_debate as run_debate
+    from argue.app._run import usage_summary as usage_summary
+    from argue.app._seats import SeatChoice as SeatChoice
+    from argue.app._seats import parse_model_spec as parse_model_spec
+    from argue.app._seats import shared_model_warning as shared_model_warning
+    from argue.app._settings import SettingEntry as SettingEntry
+    from argue.app._settings import effective_settings as effective_settings
+    from argue.app._settings import key_variables as key_variables
+    from argue.app._settings import url_variables as url_variables
+    from argue.app._start import DebatePlan as DebatePlan
+    from argue.app._start import StartRequest as StartRequest
+    from argue.app._start import budget_note as budget_note
+    from argue.app._start import check_question as check_question
+    from argue.app._start import create as create
+    from argue.app._start import dry_run_document as dry_run_document
+    from argue.app._start import prepare as prepare
+    from argue.app._watch import follow as follow
+    from argue.app._workspace import Reporter as Reporter
+    from argue.app._workspace import Workspace as Workspace
+    from argue.app._workspace import notices_to_stderr as notices_to_stderr
+    from argue.app._workspace import quiet as quiet
+    from argue.app._workspace import server_limits as server_limits
 
-# Loaded on first use: the CLI imports this package for every command, ``--help`` included.
-_WHERE = {
-    "follow": "argue.app._watch",
-    "first_time": "argue.app._home",
-    "Settings": "argue.config",
-    "ChatModel": "argue.llm",
-    "PriceTable": "argue.llm",
-    "ServerLimits": "argue.llm",
-    "mask_secrets": "argue.llm",
-    "Check": "argue.llm.probe",
-    "DebateStore": "argue.store",
-    "run_in_daemon_thread": "argue.concurrency",
-    "judged_lines": "argue.eval.report",
-    "run_lines": "argue.eval.report",
-    "table_caption": "argue.eval.report",
-    "ASSUMPTION": "argue.engine.estimate",
-    "TYPICAL_CALLS": "argue.engine.estimate",
-    "redact": "argue.redact",
-    "AddedFile": "argue.app._library",
-    "RemovedDocument": "argue.app._library",
-    "add_to_library": "argue.app._library",
-    "library_documents": "argue.app._library",
-    "remove_from_library": "argue.app._library",
-    "search_library": "argue.app._library",
-    "forget": "argue.app._memory",
-    "learn": "argue.app._memory",
-    "memories": "argue.app._memory",
-    "recall": "argue.app._memory",
-    "ResearchOutcome": "argue.app._research",
-    "research": "argue.app._research",
-    "source_names": "argue.app._research",
-    "PersonaView": "argue.app._catalog",
-    "classify": "argue.app._catalog",
-    "persona_catalog": "argue.app._catalog",
-    "persona_view": "argue.app._catalog",
-    "BRIDGES": "argue.domain",
-    "BRIDGE_MEANINGS": "argue.domain",
-    "EMPTY_LIBRARY_NOTE": "argue.skills.library",
-    "SkillItem": "argue.skills.base",
-    "SkillResult": "argue.skills.base",
-    "MemoryRecord": "argue.skills.memory",
-    "PersonaCatalog": "argue.personas",
-    "MAX_RUNNING": "argue.app._detached",
-    "RunningCap": "argue.app._detached",
-    "StartedDebate": "argue.app._detached",
-    "check_debate_id": "argue.app._detached",
-    "running_cap": "argue.app._detached",
-    "synthesis_written": "argue.app._detached",
-    "SettingEntry": "argue.app._settings",
-    "effective_settings": "argue.app._settings",
-    "key_variables": "argue.app._settings",
-    "url_variables": "argue.app._settings",
-    "Diagnosis": "argue.app._doctor",
-    "Knobs": "argue.app._doctor",
-    "SourceRow": "argue.app._doctor",
-    "adiagnose": "argue.app._doctor",
-    "diagnose": "argue.app._doctor",
-    "judge": "argue.app._doctor",
-    "probe_sources": "argue.app._doctor",
-    "EvalRequest": "argue.app._eval",
-    "EvalOutcome": "argue.app._eval",
-    "EvalPlan": "argue.app._eval",
-    "prepare_eval": "argue.app._eval",
-    "run_eval": "argue.app._eval",
-    "merge_evals": "argue.app._eval",
-    "EXIT_BY_STATUS": "argue.app._run",
-    "QUESTION_MAX_CHARS": "argue.app._limits",
-    "RUN_LOG": "argue.app._run",
-    "ArgueError": "argue.app._errors",
-    "ArgueWarning": "argue.store",
-    "notices_to_stderr": "argue.app._workspace",
-    "json_object_body": "argue.app._requests",
-    "DebatePlan": "argue.app._start",
-    "DebateStatus": "argue.app._debates",
-    "DetachedRun": "argue.app._run",
-    "InterjectResult": "argue.app._debates",
-    "Interrupted": "argue.app._errors",
-    "NotFoundError": "argue.app._errors",
-    "OperationError": "argue.app._errors",
-    "Reporter": "argue.app._workspace",
-    "RunOutcome": "argue.app._run",
-    "SeatChoice": "argue.app._seats",
-    "StartRequest": "argue.app._start",
-    "StatusList": "argue.app._debates",
-    "StopResult": "argue.app._debates",
-    "SynthesisResult": "argue.app._debates",
-    "UsageError": "argue.app._errors",
-    "UsageSummary": "argue.app._run",
-    "Workspace": "argue.app._workspace",
-    "budget_note": "argue.app._start",
-    "check_question": "argue.app._start",
-    "create": "argue.app._start",
-    "debate_status": "argue.app._debates",
-    "detach": "argue.app._run",
-    "dry_run_document": "argue.app._start",
-    "interject": "argue.app._debates",
-    "outcome": "argue.app._run",
-    "parse_model_spec": "argue.app._seats",
-    "plan": "argue.app._start",
-    "prepare": "argue.app._start",
-    "quiet": "argue.app._workspace",
-    "report": "argue.app._debates",
-    "resume": "argue.app._debates",
-    "run_debate": "argue.app._run",
-    "server_limits": "argue.app._workspace",
-    "shared_model_warning": "argue.app._seats",
-    "start": "argue.app._start",
-    "status": "argue.app._debates",
-    "statuses": "argue.app._debates",
-    "stop": "argue.app._debates",
-    "synthesize": "argue.app._debates",
-    "transcript": "argue.app._debates",
-    "usage_summary": "argue.app._run",
-    "write_report": "argue.app._report",
-    "LiveDebate": "argue.app._live",
-    "LiveRow": "argue.app._live",
-    "debate_ids": "argue.app._live",
-    "live_debate": "argue.app._live",
-    "live_row": "argue.app._live",
-    "report_html": "argue.app._live",
-}
+    # Types and printing helpers of the layers below, for the faces (argue.app is their door).
+    from argue.concurrency import run_in_daemon_thread as run_in_daemon_thread
+    from argue.config import Settings as Settings
+    from argue.domain import BRIDGE_MEANINGS as BRIDGE_MEANINGS
+    from argue.domain import BRIDGES as BRIDGES
+    from argue.engine.estimate import ASSUMPTION as ASSUMPTION
+    from argue.engine.estimate import TYPICAL_CALLS as TYPICAL_CALLS
+    from argue.eval.report import judged_lines as judged_lines
+    from argue.eval.report import run_lines as run_lines
+    from argue.eval.report import table_caption as table_caption
+    from argue.llm import ChatModel as ChatModel
+    from argue.llm import PriceTable as PriceTable
+    from argue.llm import ServerLimits as ServerLimits
+    from argue.llm import mask_secrets as mask_secrets
+    from argue.llm.probe import Check as Check
+    from argue.personas import PersonaCatalog as PersonaCatalog
+    from argue.redact import redact as redact
+    from argue.skills.base import SkillItem as SkillItem
+    from argue.skills.base import SkillResult as SkillResult
+    from argue.skills.library import EMPTY_LIBRARY_NOTE as EMPTY_LIBRARY_NOTE
+    from argue.skills.memory import MemoryRecord as MemoryRecord
+    from argue.store import ArgueWarning as ArgueWarning
+    from argue.store import DebateStore as DebateStore
 
-__all__ = [
-    "ASSUMPTION",
-    "BRIDGES",
-    "BRIDGE_MEANINGS",
-    "EMPTY_LIBRARY_NOTE",
-    "EXIT_BY_STATUS",
-    "MAX_RUNNING",
-    "QUESTION_MAX_CHARS",
-    "RUN_LOG",
-    "TYPICAL_CALLS",
-    "AddedFile",
-    "ArgueError",
-    "ArgueWarning",
-    "ChatModel",
-    "Check",
-    "DebatePlan",
-    "DebateStatus",
-    "DebateStore",
-    "DetachedRun",
-    "Diagnosis",
-    "EvalOutcome",
-    "EvalPlan",
-    "EvalRequest",
-    "InterjectResult",
-    "Interrupted",
-    "Knobs",
-    "LiveDebate",
-    "LiveRow",
-    "MemoryRecord",
-    "NotFoundError",
-    "OperationError",
-    "PersonaCatalog",
-    "PersonaView",
-    "PriceTable",
-    "RemovedDocument",
-    "Reporter",
-    "ResearchOutcome",
-    "RunOutcome",
-    "RunningCap",
-    "SeatChoice",
-    "ServerLimits",
-    "SettingEntry",
-    "Settings",
-    "SkillItem",
-    "SkillResult",
-    "SourceRow",
-    "StartRequest",
-    "StartedDebate",
-    "StatusList",
-    "StopResult",
-    "SynthesisResult",
-    "UsageError",
-    "UsageSummary",
-    "Workspace",
-    "add_to_library",
-    "adiagnose",
-    "budget_note",
-    "check_debate_id",
-    "check_question",
-    "classify",
-    "create",
-    "debate_ids",
-    "debate_status",
-    "detach",
-    "diagnose",
-    "dry_run_document",
-    "effective_settings",
-    "first_time",
-    "follow",
-    "forget",
-    "interject",
-    "json_object_body",
-    "judge",
-    "judged_lines",
-    "key_variables",
-    "learn",
-    "library_documents",
-    "live_debate",
-    "live_row",
-    "mask_secrets",
-    "memories",
-    "merge_evals",
-    "notices_to_stderr",
-    "outcome",
-    "parse_model_spec",
-    "persona_catalog",
-    "persona_view",
-    "plan",
-    "prepare",
-    "prepare_eval",
-    "probe_sources",
-    "quiet",
-    "recall",
-    "redact",
-    "remove_from_library",
-    "report",
-    "report_html",
-    "research",
-    "resume",
-    "run_debate",
-    "run_eval",
-    "run_in_daemon_thread",
-    "run_lines",
-    "running_cap",
-    "search_library",
-    "server_limits",
-    "shared_model_warning",
-    "source_names",
-    "start",
-    "status",
-    "statuses",
-    "stop",
-    "synthesis_written",
-    "synthesize",
-    "table_caption",
-    "transcript",
-    "url_variables",
-    "usage_summary",
-    "write_report",
-]
+_WHERE = type_only_names(__file__)
+__all__ = sorted(_WHERE)
 
 
 def __getattr__(name: str) -> Any:

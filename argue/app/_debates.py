@@ -24,7 +24,7 @@ from argue.app._workspace import Reporter, Workspace, quiet, server_limits
 
 if TYPE_CHECKING:
     from argue.app._run import Moderator
-    from argue.llm import ServerLimits
+    from argue.llm import ChatModel, ServerLimits
     from argue.store import DebateStore
 
 RUNNING_PHASES = ("research", "argument", "rebuttal", "reflection", "scoring")
@@ -52,14 +52,84 @@ def resume(
 ) -> RunOutcome:
     """Continue a stopped or interrupted debate from its last committed step (a completed one
     is returned as it is). A new ``budget_usd`` / ``max_tokens`` replaces the recorded one."""
+    ready = ready_to_run(
+        debate_id,
+        provider=provider,
+        model=model,
+        budget_usd=budget_usd,
+        max_tokens=max_tokens,
+        limits=limits,
+        workspace=workspace,
+        reporter=reporter,
+    )
+    if isinstance(ready, RunOutcome):
+        return ready
+    store, chat_model, workspace = ready
+    return run_debate(
+        store, chat_model, workspace, reporter=reporter, moderator=moderator, command=command
+    )
+
+
+async def aresume(
+    debate_id: str,
+    *,
+    provider: str | None = None,
+    model: str | None = None,
+    budget_usd: float | None = None,
+    max_tokens: int | None = None,
+    limits: ServerLimits | None = None,
+    workspace: Workspace | None = None,
+    reporter: Reporter = quiet,
+    moderator: Moderator | None = None,
+    command: str = "argue",
+) -> RunOutcome:
+    """``resume`` in the caller's event loop (``arun_debate``: its signal handlers are left
+    alone, and cancelling the task leaves the debate interrupted)."""
+    from argue.app._run import arun_debate
+
+    ready = ready_to_run(
+        debate_id,
+        provider=provider,
+        model=model,
+        budget_usd=budget_usd,
+        max_tokens=max_tokens,
+        limits=limits,
+        workspace=workspace,
+        reporter=reporter,
+    )
+    if isinstance(ready, RunOutcome):
+        return ready
+    store, chat_model, workspace = ready
+    return await arun_debate(
+        store, chat_model, workspace, reporter=reporter, moderator=moderator, command=command
+    )
+
+
+def ready_to_run(
+    debate_id: str,
+    *,
+    provider: str | None = None,
+    model: str | None = None,
+    budget_usd: float | None = None,
+    max_tokens: int | None = None,
+    limits: ServerLimits | None = None,
+    workspace: Workspace | None = None,
+    reporter: Reporter = quiet,
+    chat_model: ChatModel | None = None,
+    announce: bool = True,
+) -> RunOutcome | tuple[DebateStore, ChatModel, Workspace]:
+    """What a run of ``debate_id`` needs (its store, its model, the workspace), or, for a
+    completed debate, its outcome as it is. ``chat_model``: the model a fresh plan resolved
+    (``argue.start``), used unless ``provider``/``model`` name another. ``announce``: say
+    "Resuming …" (not for a debate's first run)."""
     from argue.records.labels import label
     from argue.records.terminal import word
 
     workspace = _workspace(workspace)
     if budget_usd is not None and not budget_usd >= 0:
-        raise UsageError(f"--budget-usd: must be a number >= 0, got {budget_usd}")
+        raise UsageError(f"`budget_usd`: must be a number >= 0, got {budget_usd}")
     if max_tokens is not None and max_tokens < 1:
-        raise UsageError(f"--max-tokens: must be at least 1, got {max_tokens}")
+        raise UsageError(f"`max_tokens`: must be at least 1, got {max_tokens}")
     store = workspace.open(debate_id)
     config = store.config()
     state = store.state()
@@ -78,7 +148,8 @@ def resume(
         )
     if store.is_locked():
         raise UsageError(f"debate {debate_id} is being run by another process (pid {state.pid})")
-    chat_model = workspace.resolve(provider or config.provider, model or config.model, limits)
+    if chat_model is None or provider is not None or model is not None:
+        chat_model = workspace.resolve(provider or config.provider, model or config.model, limits)
     workspace.require_price(chat_model, budget_usd if budget_usd is not None else config.budget_usd)
     if budget_usd is not None:
         config.budget_usd = budget_usd
@@ -86,10 +157,11 @@ def resume(
         config.budget_tokens = max_tokens
     if budget_usd is not None or max_tokens is not None:
         store.save_config(config)
-    reporter(label("t_resuming", lang, id=debate_id, n=max(store.committed_rounds(), default=0)))
-    return run_debate(
-        store, chat_model, workspace, reporter=reporter, moderator=moderator, command=command
-    )
+    if announce:
+        reporter(
+            label("t_resuming", lang, id=debate_id, n=max(store.committed_rounds(), default=0))
+        )
+    return store, chat_model, workspace
 
 
 # ------------------------------------------------------------------ stop / interject
@@ -300,6 +372,33 @@ def synthesize(
     workspace: Workspace | None = None,
     reporter: Reporter = quiet,
 ) -> SynthesisResult:
+    """(Re)write synthesis.md and the HTML report: ``asynthesize`` in an event loop of its
+    own (see there)."""
+    import asyncio
+
+    return asyncio.run(
+        asynthesize(
+            debate_id,
+            provider=provider,
+            model=model,
+            rewrite=rewrite,
+            wait_s=wait_s,
+            workspace=workspace,
+            reporter=reporter,
+        )
+    )
+
+
+async def asynthesize(
+    debate_id: str,
+    *,
+    provider: str | None = None,
+    model: str | None = None,
+    rewrite: bool = True,
+    wait_s: float = 0.0,
+    workspace: Workspace | None = None,
+    reporter: Reporter = quiet,
+) -> SynthesisResult:
     """(Re)write synthesis.md and the HTML report; a debate that did not finish gets a
     synthesis labelled partial. The prose parts come from the model (the debate's, with its
     configured limits, unless ``provider``/``model`` say otherwise); with no model configured
@@ -330,7 +429,7 @@ def synthesize(
                     f"debate {debate_id} is {store.state().status} and its run is still "
                     "writing the synthesis; ask again shortly"
                 )
-            time.sleep(0.2)
+            await asyncio.sleep(0.2)
     if not rewrite:
         text = read_text(store.paths.root, store.paths.synthesis)
         if text is not None:
@@ -349,7 +448,7 @@ def synthesize(
         except UsageError as exc:
             reporter(f"No model available ({exc}); writing the synthesis without its prose parts.")
     try:
-        text = asyncio.run(resynthesize(store, chat_model, reporter))
+        text = await resynthesize(store, chat_model, reporter)
     except DebateLocked:
         raise UsageError(f"debate {debate_id} is still running; stop it first or wait") from None
     except ModelError as exc:
@@ -378,7 +477,7 @@ def report(debate_id: str, *, out: Path | None = None, workspace: Workspace | No
     """Write the debate's self-contained HTML report (default ``debates/<id>/report.html``)."""
     store = _workspace(workspace).open(debate_id)
     if out is not None and out.is_dir():
-        raise UsageError(f"--out {out} is a folder; name the file to write")
+        raise UsageError(f"`out` {out} is a folder; name the file to write")
     return write_report(store, out)
 
 

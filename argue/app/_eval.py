@@ -169,7 +169,7 @@ def prepare_eval(request: EvalRequest, workspace: Workspace | None = None) -> Ev
         polling = _batch_polling(workspace.env)
         engine = batch_client_for(chat_model, workspace.env)
         if isinstance(engine, str):
-            batch_note = f"--batch: {engine}"
+            batch_note = f"`batch`: {engine}"
         else:
             batch_client = engine
             # A wave's calls across all items make one batch: every (item, arm) at once.
@@ -445,27 +445,27 @@ def _dataset(
 
     available = ", ".join(BUILTIN_DATASETS)
     if path is not None and builtin is not None:
-        raise DatasetError("give a DATASET file or --dataset, not both")
+        raise DatasetError("give a `dataset_file` or a `dataset`, not both")
     if builtin == "du-arithmetic":
         if seed != DU_SEED or n not in (EvalRequest.model_fields["n"].default, DU_ITEMS):
             raise DatasetError(
-                "--dataset du-arithmetic is Du et al.'s fixed 100 problems (seed 0): --n and "
-                "--seed do not apply (--shard i/n runs part of it; --dataset mixed-arithmetic "
-                "takes --n and --seed)"
+                "`dataset` du-arithmetic is Du et al.'s fixed 100 problems (seed 0): `n` and "
+                "`seed` do not apply (`shard` i/n runs part of it; `dataset` mixed-arithmetic "
+                "takes `n` and `seed`)"
             )
         return du_arithmetic()
     if builtin == "mixed-arithmetic":
         return mixed_arithmetic(n, seed)
     if builtin == "arithmetic":
         raise DatasetError(
-            "--dataset arithmetic was split in two: --dataset mixed-arithmetic is the same "
+            "`dataset` arithmetic was split in two: `dataset` mixed-arithmetic is the same "
             "random-operator set (an eval started as arithmetic resumes under it); "
-            "--dataset du-arithmetic is Du et al.'s own 100 problems"
+            "`dataset` du-arithmetic is Du et al.'s own 100 problems"
         )
     if builtin is not None:
         raise DatasetError(f"unknown built-in dataset {builtin!r}; available: {available}")
     if path is None:
-        raise DatasetError(f"give a DATASET file (JSONL) or --dataset ({available})")
+        raise DatasetError(f"give a `dataset_file` (JSONL) or a `dataset` ({available})")
     return load_jsonl(path, ignore_unknown_fields=ignore_unknown_fields)
 
 
@@ -475,7 +475,7 @@ def _lineup(names: list[str]) -> list[Persona]:
 
     named = [n.strip() for n in names if n.strip()]
     if len(named) < 2:
-        raise UsageError("--personas needs at least two names, e.g. embry,horus")
+        raise UsageError("`personas` needs at least two names, e.g. embry,horus")
     mode: Mode = "panel" if len(named) >= 3 else "adversarial"
     try:
         return seat_lineup(mode, named, "", load_catalog()).personas
@@ -524,7 +524,7 @@ def _check_society(manifest: dict[str, Any], request: EvalRequest, root: Path) -
         raise UsageError(
             f"{root}: this eval's society arm runs {recorded[0]} agents × {recorded[1]} rounds, "
             f"not {request.society_agents} × {request.society_rounds}: re-run with "
-            f"--society-agents {recorded[0]} --society-rounds {recorded[1]}, or use another "
+            f"`society_agents` {recorded[0]} `society_rounds` {recorded[1]}, or use another "
             "eval folder"
         )
 

@@ -175,6 +175,44 @@ def run_debate(
     In the main thread, the first SIGINT asks for a stop at the next checkpoint and the second
     cancels (``Interrupted``); SIGTERM stops. A run that raises marks the debate failed."""
     import asyncio
+
+    from argue.records.labels import label
+
+    signals = threading.current_thread() is threading.main_thread()
+    try:
+        return asyncio.run(
+            arun_debate(
+                store,
+                chat_model,
+                workspace,
+                reporter=reporter,
+                moderator=moderator,
+                command=command,
+                signals=signals,
+            )
+        )
+    except (asyncio.CancelledError, KeyboardInterrupt):
+        resume = f"{command} resume {store.debate_id}"
+        raise Interrupted(label("t_cancelled", store.config().language, command=resume)) from None
+
+
+async def arun_debate(
+    store: DebateStore,
+    chat_model: ChatModel,
+    workspace: Workspace,
+    *,
+    reporter: Reporter = quiet,
+    moderator: Moderator | None = None,
+    command: str = "argue",
+    signals: bool = False,
+) -> RunOutcome:
+    """``run_debate`` in the caller's event loop. ``signals``: take SIGINT (the first pauses at
+    the next checkpoint, the second cancels) and SIGTERM (stops) for the run's length, as the
+    CLI does; a library caller keeps its loop's own handlers (the default).
+
+    Cancelling the awaiting task cancels the run: the debate is left ``interrupted``
+    (resumable) and ``CancelledError`` propagates, as asyncio expects."""
+    import asyncio
     import signal
 
     from argue.app._seats import models_for_run, verifier_for_run
@@ -203,51 +241,42 @@ def run_debate(
         persona_models=persona_models,
         verifier_model=verifier,
     )
-    in_main_thread = threading.current_thread() is threading.main_thread()
+    loop = asyncio.get_running_loop()
+    task = asyncio.current_task()
+    presses = 0
 
-    async def main() -> DebateState:
-        loop = asyncio.get_running_loop()
-        task = asyncio.current_task()
-        presses = 0
+    def on_sigint() -> None:
+        nonlocal presses
+        presses += 1
+        if presses == 1:
+            reporter(label("t_ctrl_c", lang))
+            runner.request_stop("interrupt")
+        elif task is not None:
+            task.cancel()
 
-        def on_sigint() -> None:
-            nonlocal presses
-            presses += 1
-            if presses == 1:
-                reporter(label("t_ctrl_c", lang))
-                runner.request_stop("interrupt")
-            elif task is not None:
-                task.cancel()
-
-        if in_main_thread:
-            loop.add_signal_handler(signal.SIGINT, on_sigint)
-            loop.add_signal_handler(signal.SIGTERM, lambda: runner.request_stop("stop"))
-        try:
-            return await runner.run()
-        finally:
-            if in_main_thread:
-                loop.remove_signal_handler(signal.SIGINT)
-                loop.remove_signal_handler(signal.SIGTERM)
-            owned = (chat_model, *persona_models.values(), *([verifier] if verifier else []))
-            for each in {id(m): m for m in owned}.values():
-                close = getattr(each, "aclose", None)
-                if close is not None:
-                    await close()
-
+    if signals:
+        loop.add_signal_handler(signal.SIGINT, on_sigint)
+        loop.add_signal_handler(signal.SIGTERM, lambda: runner.request_stop("stop"))
     try:
-        state = asyncio.run(main())
+        state = await runner.run()
     except DebateLocked as exc:
         raise UsageError(str(exc)) from None
     except StoreWriteError as exc:
         raise OperationError(str(exc)) from None
-    except (asyncio.CancelledError, KeyboardInterrupt):
-        resume = f"{command} resume {store.debate_id}"
-        raise Interrupted(label("t_cancelled", lang, command=resume)) from None
     except Exception as exc:
         error = mask_secrets(f"{type(exc).__name__}: {exc}")
         store.update_state(status="failed", error=error, pid=None)
         end_report(store)
         raise OperationError(label("t_run_failed", lang, id=store.debate_id, error=error)) from None
+    finally:
+        if signals:
+            loop.remove_signal_handler(signal.SIGINT)
+            loop.remove_signal_handler(signal.SIGTERM)
+        owned = (chat_model, *persona_models.values(), *([verifier] if verifier else []))
+        for each in {id(m): m for m in owned}.values():
+            close = getattr(each, "aclose", None)
+            if close is not None:
+                await close()
     path, problem = end_report(store)
     return outcome(store, state).model_copy(update={"report_path": path, "report_error": problem})
 

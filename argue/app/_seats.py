@@ -21,7 +21,10 @@ if TYPE_CHECKING:
     from argue.domain import DebateConfig, Persona, SeatModel
     from argue.llm import ChatModel
 
-FLAG = "--persona-model"
+FLAG = "`persona_models`"
+# A seat's ``source`` when the request named its model: a value of the dry run's JSON document
+# (``model_source``), which names the flag since 0.1.
+NAMED_SOURCE = "--persona-model"
 
 
 @dataclass(frozen=True)
@@ -76,7 +79,7 @@ def choose_seat_models(
     choices = []
     for letter, persona in letters.items():
         if letter in by_flag:
-            spec, source = by_flag[letter], FLAG
+            spec, source = by_flag[letter], NAMED_SOURCE
         elif persona.model:
             spec, source = persona.model, "persona file"
         else:
@@ -142,7 +145,7 @@ def models_for_run(
     return resolve_seat_models(seats, debate, workspace, budget_usd=config.budget_usd)
 
 
-VERIFIER_FLAG = "--verifier-model"
+VERIFIER_FLAG = "`verifier_model`"
 
 
 def choose_verifier(spec: str | None, debate: ChatModel) -> SeatModel | None:

@@ -18,11 +18,10 @@ from argue.app._seats import (
     recorded,
     resolve_seat_models,
 )
-from argue.app._workspace import Reporter, Workspace, quiet, server_limits
+from argue.app._workspace import Workspace, server_limits
 
 if TYPE_CHECKING:
     from argue.app._reach import Unreachable
-    from argue.app._run import DetachedRun, RunOutcome
     from argue.domain import Mode, Persona, SeatModel
     from argue.engine.estimate import DebateEstimate
     from argue.llm import ChatModel, ServerLimits
@@ -197,25 +196,25 @@ def seat(
     roles = {"questioner": questioner, "defender": defender, "advocate": advocate}
     for role, value in roles.items():
         if value and role not in MODES[mode].role_flags:
-            takers = " or ".join(f"--mode {name}" for name in modes_taking(role))
-            raise UsageError(f"--{role} only applies to {takers}")
+            takers = " or ".join(f"`mode` {name}" for name in modes_taking(role))
+            raise UsageError(f"`{role}` only applies to {takers}")
     seats = [n.strip() for n in (request.persona_a, request.persona_b) if n and n.strip()]
     listed = [n.strip() for n in request.personas or [] if n.strip()]
     if request.personas is not None and not listed:
-        raise UsageError("--personas is empty; give comma-separated names, e.g. embry,horus")
+        raise UsageError("`personas` is empty; name the personas, e.g. embry,horus")
     if any(len(n) > NAME_MAX_CHARS or "\x00" in n for n in listed):
-        raise UsageError(f"--personas: a name is at most {NAME_MAX_CHARS} characters")
+        raise UsageError(f"`personas`: a name is at most {NAME_MAX_CHARS} characters")
     if listed and seats:
-        raise UsageError("use either --personas or --persona-a/--persona-b, not both")
+        raise UsageError("use either `personas` or `persona_a`/`persona_b`, not both")
     named = listed or seats
     if mode == "socratic" and (questioner or defender):
         if named:
             raise UsageError(
-                "use either --questioner/--defender or --persona-a/--persona-b, not both"
+                "use either `questioner`/`defender` or `persona_a`/`persona_b`, not both"
             )
         named = [n for n in (questioner, defender) if n]
         if not questioner:
-            raise UsageError("--defender needs --questioner too (or name neither to auto-select)")
+            raise UsageError("`defender` needs `questioner` too (or name neither to auto-select)")
     if mode == "devils-advocate" and advocate:
         others = [n for n in named if n.lower() != advocate.lower()]
         if len(others) > 1:
@@ -241,7 +240,7 @@ def prepare(request: StartRequest, workspace: Workspace | None = None) -> Debate
     question = check_question(request.question)
     if request.detach and request.interactive:
         raise UsageError(
-            "--interactive reads notes from this terminal; with --detach use `interject ID NOTE`"
+            "`interactive` reads notes from this terminal; with `detach`, add notes by interject"
         )
     language = request.lang or detect_language(question)
     settings = workspace.settings
@@ -407,29 +406,3 @@ def budget_note(
             fits = label("dr_will_pause", lang)
         notes.append(label("dr_budget_tokens", lang, n=f"{max_tokens:,}", fits=fits))
     return (label("semicolon", lang) + " ").join(notes) or None
-
-
-def plan(request: StartRequest, workspace: Workspace | None = None) -> DebatePlan:
-    """The dry run: ``request`` checked and resolved, with ``DebatePlan.estimate()`` for its
-    calls, tokens and cost. Nothing is written and no model is called."""
-    return prepare(request, workspace)
-
-
-def start(
-    request: StartRequest,
-    workspace: Workspace | None = None,
-    *,
-    reporter: Reporter = quiet,
-    command: str = "argue",
-) -> RunOutcome | DetachedRun:
-    """Create the debate and run it: to its end in this process, or (``request.detach``) in a
-    background process, returning once that process owns it."""
-    from argue.app._run import detach, run_debate
-
-    debate_plan = prepare(request, workspace)
-    store = create(debate_plan, command=command)
-    if request.detach:
-        return detach(store, reporter=reporter)
-    return run_debate(
-        store, debate_plan.chat_model, debate_plan.workspace, reporter=reporter, command=command
-    )

@@ -134,7 +134,11 @@ class Workspace:
         from argue.llm.pricing import missing_price_message
 
         if budget_usd is not None and not self.prices.knows(chat_model.provider, chat_model.model):
-            raise UsageError(missing_price_message(chat_model.provider, chat_model.model))
+            message = missing_price_message(chat_model.provider, chat_model.model)
+            # The pricing module's line names the CLI's flags; the library names the fields.
+            for flag, name in (("--budget-usd", "budget_usd"), ("--max-tokens", "max_tokens")):
+                message = message.replace(flag, f"`{name}`")
+            raise UsageError(message)
 
     def research_sources(self, names: list[str] | None) -> SourceChoice:
         """The sources asked for (or the configured default, or every row), each checked, and
@@ -146,7 +150,7 @@ class Workspace:
 
 
 NO_SOURCES = "none"
-"""``--sources none``: research runs on memory and colleagues only."""
+"""``sources`` ``none``: research runs on memory and colleagues only."""
 
 
 @dataclass(frozen=True)
@@ -169,15 +173,15 @@ def choose_sources(names: list[str], env: Mapping[str, str], *, named: bool) -> 
 
     if NO_SOURCES in names:
         if names != [NO_SOURCES]:
-            raise UsageError(f"--sources {NO_SOURCES} cannot be combined with source names")
+            raise UsageError(f"`sources` {NO_SOURCES} cannot be combined with source names")
         return SourceChoice([], {}, named=named)
     check_sources(names)
     usable, unused = usable_sources(names or list(SOURCE_NAMES), env)
     if named and names and not usable:
         why = "; ".join(f"{name}: {reason}" for name, reason in unused.items())
         raise UsageError(
-            f"no source named by --sources can run now ({why}); name another source, "
-            "or --sources none to debate on memory and colleagues only"
+            f"no source named by `sources` can run now ({why}); name another source, "
+            f"or `sources` {NO_SOURCES} to debate on memory and colleagues only"
         )
     return SourceChoice(usable, unused, named=named)
 
@@ -211,7 +215,7 @@ def server_limits(
     dialect = structured_output.strip().lower().replace("+", "_") if structured_output else None
     if dialect is not None and dialect not in STRUCTURED_OUTPUT_DIALECTS:
         raise UsageError(
-            f"--structured-output: unknown dialect {structured_output!r} (auto, json_schema, "
+            f"`structured_output`: unknown dialect {structured_output!r} (auto, json_schema, "
             "json_object_schema, json_object or text)"
         )
     try:

@@ -4,6 +4,7 @@ and how a run's outcome is printed. The work itself is ``argue.app``'s."""
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -37,10 +38,33 @@ def command_name() -> str:
     return os.environ.get("ARGUE_LAUNCHER") or "argue"
 
 
+# A request field the application layer names (`budget_usd`) -> the flag that sets it, where
+# it is not --budget-usd; a field that no flag sets keeps its name.
+_FLAG_OF = {"persona_models": "--persona-model", "dataset_file": "DATASET"}
+_FIELD = re.compile(r"`([a-z][a-z0-9_]*)`")
+
+
+def cli_words(message: str) -> str:
+    """The application layer's words as the CLI says them: a request field it names in
+    backticks (`budget_usd`) is the flag that sets it (--budget-usd)."""
+    from argue.app import EvalRequest, StartRequest
+
+    fields = {*StartRequest.model_fields, *EvalRequest.model_fields, "out"}
+
+    def flag(match: re.Match[str]) -> str:
+        name = match.group(1)
+        if name not in fields:
+            return match.group(0)
+        return _FLAG_OF.get(name, "--" + name.replace("_", "-"))
+
+    return _FIELD.sub(flag, message) if "`" in message else message
+
+
 @contextmanager
 def app_errors() -> Iterator[None]:
     """An ``ArgueError`` from the application layer becomes the CLI's one-line error and exit
-    code; ``Interrupted`` (a second Ctrl-C) is said as a plain line, exit 130."""
+    code, its fields said as flags; ``Interrupted`` (a second Ctrl-C) is said as a plain line,
+    exit 130."""
     from argue.app import ArgueError, Interrupted
 
     try:
@@ -49,7 +73,7 @@ def app_errors() -> Iterator[None]:
         _report(exc.message)
         raise typer.Exit(exc.exit_code) from None
     except ArgueError as exc:
-        die(exc.message, exc.exit_code)
+        die(cli_words(exc.message), exc.exit_code)
 
 
 def workspace(debates_dir: Path | None = None) -> Workspace:
@@ -92,7 +116,7 @@ def _price_table() -> PriceTable:
 
 
 def _report(message: str) -> None:
-    stderr_console.print(message, markup=False, highlight=False)
+    stderr_console.print(cli_words(message), markup=False, highlight=False)
 
 
 def request_timeout_option() -> Any:

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 import typer
 
-from argue.commands._debate import _report, command_name
+from argue.commands._debate import _report, cli_words, command_name
 from argue.console import stdout_console
 from argue.text.controls import dumps as safe_dumps
 
@@ -61,7 +61,9 @@ def dry_run_plan(plan: DebatePlan, *, json_output: bool, warnings: Sequence[str]
     from argue.records.terminal import persona_label, persona_lens
 
     if json_output:
-        print(safe_dumps(dry_run_document(plan, list(warnings)), ensure_ascii=False))
+        document = dry_run_document(plan, list(warnings))
+        document["warnings"] = [cli_words(w) for w in document["warnings"]]
+        print(safe_dumps(document, ensure_ascii=False))
         raise typer.Exit(0)
     lang = plan.language
     estimate = plan.estimate()

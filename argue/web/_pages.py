@@ -19,8 +19,7 @@ from urllib.parse import quote
 from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup
 
-from argue.app import UsageSummary
-from argue.app import LiveDebate, LiveRow
+from argue.app import LiveDebate, LiveRow, UsageSummary
 from argue.records.labels import Labels, label
 from argue.text.controls import strip_controls
 

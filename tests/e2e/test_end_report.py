@@ -38,7 +38,7 @@ def test_a_finished_debate_has_its_report_and_its_last_line_names_it(fake: FakeL
 
 
 def test_the_library_returns_the_report_path(fake: FakeLLM, capsys) -> None:
-    outcome = argue.start(argue.StartRequest(question=QUESTION, rounds=1, lang="fr"))
+    outcome = argue.start(argue.StartRequest(question=QUESTION, rounds=1, lang="fr")).run()
     assert outcome.status == "completed" and outcome.report_error is None
     assert outcome.report_path and Path(outcome.report_path).is_file()
     assert Path(outcome.report_path).parent.name == outcome.id
@@ -99,7 +99,7 @@ def test_a_paused_debate_names_its_partial_report_after_the_resume_command(
 ) -> None:
     from argue.commands._debate import finish
 
-    outcome = argue.start(argue.StartRequest(question=QUESTION, rounds=1, lang=lang))
+    outcome = argue.start(argue.StartRequest(question=QUESTION, rounds=1, lang=lang)).run()
     store = argue.Workspace().open(outcome.id)
     with pytest.raises(typer.Exit) as exited:
         finish(store, _outcome("stopped", report_path="/d/report.html"), json_output=False)

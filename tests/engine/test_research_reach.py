@@ -86,7 +86,7 @@ def test_sources_are_decided_before_round_one(monkeypatch):
         {"brave": "BRAVE_API_KEY not set"},
         True,
     )
-    with pytest.raises(UsageError, match=r"no source named by --sources can run now \(brave: "):
+    with pytest.raises(UsageError, match=r"no source named by `sources` can run now \(brave: "):
         workspace.research_sources(["brave", "library"])
     none = workspace.research_sources(["none"])
     assert (none.usable, none.unused) == ([], {})

@@ -275,7 +275,7 @@ def test_a_provider_without_batches_runs_direct_calls_and_says_so(tmp_path, scri
     assert plan.batch_client is None
     outcome = run_eval(plan, reporter=lines.append)
     note = (
-        "--batch: the batch engine is not available for provider scripted (only OpenAI's "
+        "`batch`: the batch engine is not available for provider scripted (only OpenAI's "
         "Batch API and Anthropic's Message Batches are): direct calls are used"
     )
     assert note in lines

@@ -220,8 +220,14 @@ async def test_errors_are_tool_errors_with_the_cli_line(cli: Cli, fake: FakeLLM)
             "start_debate",
             {"question": QUESTION, "personas": ["embry", "horus"], "persona_a": "embry"},
         )
-        assert both.is_error and _text(both) == _cli_error_line(
-            cli, "argue", QUESTION, "--personas", "embry,horus", "--persona-a", "embry"
+        # The MCP tool's words name its own arguments; the CLI's, its flags.
+        assert both.is_error
+        assert _text(both) == "error: use either `personas` or `persona_a`/`persona_b`, not both"
+        assert (
+            _cli_error_line(
+                cli, "argue", QUESTION, "--personas", "embry,horus", "--persona-a", "embry"
+            )
+            == "error: use either --personas or --persona-a/--persona-b, not both"
         )
 
         with pytest.raises(MCPError, match=f"no debate {UNKNOWN_ID!r}"):
