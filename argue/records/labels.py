@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from typing import Literal
 
+from argue.text.typography import french_spacing, localise_number
+
 Language = Literal["en", "fr"]
 LANGUAGES: tuple[Language, ...] = ("en", "fr")
 
@@ -264,6 +266,11 @@ _LABELS: dict[str, tuple[str, str]] = {
     "section_conclusion": ("conclusion", "conclusion"),
     # documents (issue 21)
     "colon": (":", " :"),
+    "percent_sign": (" %", " %"),
+    "open_quote": ("“", "« "),
+    "close_quote": ("”", " »"),
+    "list_separator": ("; ", " ; "),
+    "delta_pair": ("Δ={a},{b}", "Δ={a} ; {b}"),
     "semicolon": (";", " ;"),
     "termination_convergence": ("Convergence", "Convergence"),
     "termination_null_production": ("Null production", "Production nulle"),
@@ -639,7 +646,10 @@ _LABELS: dict[str, tuple[str, str]] = {
     ),
     "t_termination": ("Termination: {reason} — {detail}", "Terminaison : {reason} — {detail}"),
     "t_judge_ready": ("ready", "prête"),
-    "t_persona_delta": ("{name} Δ={d1},{d2} (now {now})", "{name} Δ={d1},{d2} (maintenant {now})"),
+    "t_persona_delta": (
+        "{name} Δ={d1},{d2} (now {now})",
+        "{name} Δ={d1} ; {d2} (maintenant {now})",
+    ),
     "t_moderator_note": ("Moderator note: {note}", "Note du modérateur : {note}"),
     "t_binds_from": ("binds from round {n}", "s'applique à partir du round {n}"),
     "t_note_queued": (
@@ -886,8 +896,8 @@ _LABELS: dict[str, tuple[str, str]] = {
     "status_h_personas": ("personas", "personas"),
     "status_h_question": ("question", "question"),
     # the live page (argue serve): its own words, in the debate's language
-    "live_round": ("round", "tour"),
-    "live_round_heading": ("Round {n}", "Tour {n}"),
+    "live_round": ("round", "round"),
+    "live_round_heading": ("Round {n}", "Round {n}"),
     "live_cost_so_far": ("cost so far: ", "coût à ce stade : "),
     "live_partial": ("partial", "partiel"),
     "live_full_report": ("Full report", "Rapport complet"),
@@ -897,9 +907,9 @@ _LABELS: dict[str, tuple[str, str]] = {
     ),
     "live_report_later": (
         "The full report appears once the first round has records.",
-        "Le rapport complet apparaît dès que le premier tour a des enregistrements.",
+        "Le rapport complet apparaît dès que le premier round a des enregistrements.",
     ),
-    "live_scores": ("Scores", "Scores"),
+    "live_scores": ("Scores", "Notation des rounds"),
     "live_nothing_yet": ("Nothing published yet.", "Rien de publié pour l'instant."),
     "live_no_argument": ("No argument on disk yet.", "Pas encore d'argument sur le disque."),
     "live_declined": ("the model declined to answer", "le modèle a refusé de répondre"),
@@ -931,7 +941,7 @@ _LABELS: dict[str, tuple[str, str]] = {
     "live_resumable": ("(checkpointed; resumable with", "(sauvegardé ; reprise avec"),
     "live_note_label": (
         "Moderator note: binds every round that starts after it",
-        "Note du modérateur : s'applique à chaque tour qui commence après elle",
+        "Note du modérateur : s'applique à chaque round qui commence après elle",
     ),
     "live_interject": ("Interject", "Intervenir"),
     "live_ev_quoted": (
@@ -1258,10 +1268,28 @@ def detect_language(text: str) -> Language:
     return "fr" if french > english else "en"
 
 
+_FRENCH: dict[str, str] = {}
+
+
+def _french(key: str) -> str:
+    """The French of ``key``, with French typography (no-break spaces before ``:`` ``;`` ``?``
+    ``!`` ``%`` and inside ``« »``), spaced once: the table is written with plain spaces."""
+    text = _FRENCH.get(key)
+    if text is None:
+        text = _FRENCH[key] = french_spacing(_LABELS[key][1])
+    return text
+
+
 def label(key: str, lang: str = "en", **fields: object) -> str:
-    english, french = _LABELS[key]
-    text = french if lang == "fr" else english
-    return text.format(**fields) if fields else text
+    """Code's words for ``key`` in ``lang``. In French, a field that is one decimal number as its
+    caller formatted it (``confidence=f"{c:.2f}"``) is shown with a decimal comma."""
+    if lang != "fr":
+        text = _LABELS[key][0]
+        return text.format(**fields) if fields else text
+    text = _french(key)
+    if not fields:
+        return text
+    return text.format(**{name: localise_number(value, lang) for name, value in fields.items()})
 
 
 class Labels:

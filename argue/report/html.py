@@ -48,6 +48,7 @@ from argue.report.text import (
     node_anchor,
     unverified_marker,
 )
+from argue.text.typography import jinja_filters, localise_amounts
 
 
 @lru_cache(maxsize=1)
@@ -61,6 +62,7 @@ def _environment() -> Environment:
     )
     env.filters["csp_hash"] = csp_hash
     env.filters["attribute"] = safe_text
+    env.filters.update(jinja_filters())  # decimal commas in French (argue.text.typography)
     return env
 
 
@@ -187,7 +189,7 @@ def report_context(
     from argue.llm.pricing import describe_cost
 
     by_model = [
-        {"name": name, "usage": total, "cost": describe_cost(total, lang)}
+        {"name": name, "usage": total, "cost": localise_amounts(describe_cost(total, lang), lang)}
         for name, total in UsageLedger(usage).by_model().items()
     ]
     title = (
@@ -226,7 +228,7 @@ def report_context(
         "component_words": lambda name: component_words(name, lang),
         "claim_rounds": _claim_rounds(history),
         "by_model": by_model,
-        "total_cost": describe_cost(ctx["usage"], lang),
+        "total_cost": localise_amounts(describe_cost(ctx["usage"], lang), lang),
         "model": model,
         "model_paragraphs": model_paragraphs,
         "inert": inert_html,
