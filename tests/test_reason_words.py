@@ -12,8 +12,10 @@ from argue.records.reasons import OFFLINE_HINT, note_words
 
 def test_the_offline_hint_and_a_declining_model_read_in_french() -> None:
     offline = note_words("could not look up x.org (boom)" + OFFLINE_HINT, "fr")
-    assert offline.endswith("plus interrogée dans ce débat (pas de réseau\u202f? `--sources library` "
-                            "cherche dans votre propre bibliothèque)")  # fmt: skip
+    assert offline.endswith(
+        "plus interrogée dans ce débat (pas de réseau\u202f? "
+        "`--sources library` cherche dans votre propre bibliothèque)"
+    )
     assert note_words("the model declined instead of answering (“Sorry”)", "fr") == (
         "le modèle a refusé au lieu de répondre («\u00a0Sorry\u00a0»)"
     )

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-from argue.text.typography import french_spacing, localise_number
+from argue.text.typography import french_spacing, localise_amounts, localise_number
 
 Language = Literal["en", "fr"]
 LANGUAGES: tuple[Language, ...] = ("en", "fr")
@@ -544,7 +544,7 @@ _LABELS: dict[str, tuple[str, str]] = {
     "reason_timed_out": ("{name}: timed out after {s} s", "{name} : délai dépassé après {s} s"),
     "reason_timed_out_paced": (
         "{name}: timed out after {s} s (including its wait for a rate-limit turn)",
-        "{name} : délai dépassé après {s} s (attente de son tour de limite de débit comprise)",
+        "{name} : délai dépassé après {s} s (attente due à la limite de débit comprise)",
     ),
     # terminal (issue 21)
     "t_debate_id": ("Debate ID: {id}", "ID du débat : {id}"),
@@ -1280,16 +1280,35 @@ def _french(key: str) -> str:
     return text
 
 
+# Fields that carry numbers code formatted (``"0.85"``, ``"$0.0123"``,
+# ``"A1.c1=0.00, A1.c2=0.33"``), never model text: their decimals and dollar amounts are shown
+# the French way.
+_NUMBER_FIELDS = frozenset(
+    {"similarities", "threshold", "confidence", "evidence", "spent", "budget", "seconds", "s"}
+    | {"cost", "now", "d1", "d2", "value", "span", "input", "output"}
+)
+
+
+def _french_field(name: str, value: object) -> object:
+    if name not in _NUMBER_FIELDS or not isinstance(value, str):
+        return localise_number(value, "fr")
+    shown = localise_amounts(value, "fr")
+    if shown != value and re.search(r"\d,\d", shown) and ", " in shown:
+        shown = shown.replace(", ", _french("list_separator"))  # "0,00 ; 0,33", not "0,00, 0,33"
+    return shown
+
+
 def label(key: str, lang: str = "en", **fields: object) -> str:
     """Code's words for ``key`` in ``lang``. In French, a field that is one decimal number as its
-    caller formatted it (``confidence=f"{c:.2f}"``) is shown with a decimal comma."""
+    caller formatted it (``confidence=f"{c:.2f}"``), or a field that only ever carries numbers
+    (``_NUMBER_FIELDS``), is shown with decimal commas."""
     if lang != "fr":
         text = _LABELS[key][0]
         return text.format(**fields) if fields else text
     text = _french(key)
     if not fields:
         return text
-    return text.format(**{name: localise_number(value, lang) for name, value in fields.items()})
+    return text.format(**{name: _french_field(name, value) for name, value in fields.items()})
 
 
 class Labels:

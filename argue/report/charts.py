@@ -12,11 +12,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
 from argue.domain import PersonaRoundScore
 from argue.records.labels import label
-from argue.report.svg import MARKERS, PERSONA_COLORS, el, marker_shape, num, svg, text, title, wrap
+from argue.render.inline import one_line
+from argue.report.svg import MARKERS, PERSONA_COLORS, el, marker_shape, num, svg, wrap
+from argue.report.svg import text as _svg_text
+from argue.report.svg import title as _svg_title
 from argue.text.typography import format_number, localise_number
 
 MIN_WIDTH = 760
@@ -85,6 +88,20 @@ def component_words(name: str, lang: str) -> str:
         return label(f"component_{name}", lang)
     except KeyError:
         return name.replace("_", " ")
+
+
+def _words(content: str) -> Markup:
+    """A chart's words as one escaped line that keeps French typography's no-break spaces
+    (``argue.report.svg`` makes every space plain; a tooltip would then break before ``:``)."""
+    return escape(one_line(content))
+
+
+def text(x: float, y: float, content: str, **attrs: object) -> Markup:
+    return _svg_text(x, y, _words(content), **attrs)
+
+
+def title(content: str) -> Markup:
+    return _svg_title(_words(content))
 
 
 def text_width(content: str, css: str) -> float:

@@ -36,8 +36,9 @@ from argue.report.charts import (
     score_components_svg,
     seat_class,
 )
-from argue.report.svg import PERSONA_COLORS, UNSAFE, clip, persona_color, safe_text
+from argue.report.svg import PERSONA_COLORS, UNSAFE, clip, persona_color
 from argue.report.text import (
+    attribute_text,
     claim_anchor,
     document_link,
     evidence_anchor,
@@ -61,7 +62,7 @@ def _environment() -> Environment:
         lstrip_blocks=True,
     )
     env.filters["csp_hash"] = csp_hash
-    env.filters["attribute"] = safe_text
+    env.filters["attribute"] = attribute_text  # safe_text, French no-break spaces kept
     env.filters.update(jinja_filters())  # decimal commas in French (argue.text.typography)
     return env
 

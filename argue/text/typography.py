@@ -93,7 +93,10 @@ def format_usd(amount: float, lang: str = "en", digits: int = 4) -> str:
 
 _DECIMAL = re.compile(r"-?\d+\.\d+")
 _DOLLARS = re.compile(r"\$(\d+(?:\.\d+)?)")
-_DECIMAL_IN_TEXT = re.compile(r"(?<![\w.,/:$-])(-?\d+)\.(\d+)(?![\w.,/:-]|\.\d)")
+# A decimal in code's sentence: not part of an id, a version, a path or a time (``A1.c2``,
+# ``4.1.2``, ``/a/1.5``, ``1.5:2``); a comma, a colon or a slash after it ends the number only
+# when a space or the end follows (``=0.00, A1.c2=0.33``).
+_DECIMAL_IN_TEXT = re.compile(r"(?<![\w.,/:$-])(-?\d+)\.(\d+)(?!\w|\.\w|[.,/:-][\w])")
 
 
 def localise_number(value: object, lang: str = "en") -> object:

@@ -395,8 +395,8 @@ def test_a_debate_in_french_says_the_repairs_and_unused_sources_in_french():
     sentence = failure.sentence("fr")
     assert sentence.startswith("plan de recherche, question au collègue\u00a0: sortie invalide")
     assert (
-        "le collègue «\u00a0'zed'\u00a0» n'est pas proposé (proposés\u00a0: brandon)\u202f; abandonnée"
-        in sentence
+        "le collègue «\u00a0'zed'\u00a0» n'est pas proposé (proposés\u00a0: brandon)"
+        "\u202f; abandonnée" in sentence
     )
     replaced = failure.model_copy(
         update={
@@ -418,7 +418,8 @@ def test_a_debate_in_french_says_the_repairs_and_unused_sources_in_french():
         "library", "the library is empty (add files with `argue library add`)", "fr", warning=True
     )
     assert library == (
-        "attention\u00a0: library non utilisée\u00a0: la bibliothèque est vide (ajoutez des fichiers avec "
+        "attention\u00a0: library non utilisée\u00a0: la bibliothèque est vide "
+        "(ajoutez des fichiers avec "
         "`argue library add`)"
     )
 
