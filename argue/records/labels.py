@@ -705,8 +705,8 @@ _LABELS: dict[str, tuple[str, str]] = {
     "t_budget_reached": (
         "Budget of ${budget} reached (${spent} spent); stopping. Resume with a larger "
         "--budget-usd.",
-        "Budget de ${budget} atteint (${spent} dépensés) ; arrêt. Reprenez avec un --budget-usd "
-        "plus grand.",
+        "Budget de {budget}\u00a0$ atteint ({spent}\u00a0$ dépensés) ; arrêt. Reprenez avec un "
+        "--budget-usd plus grand.",
     ),
     "t_token_budget_reached": (
         "Token budget of {limit} reached ({used} tokens used); stopping. Resume with a larger "
@@ -851,7 +851,8 @@ _LABELS: dict[str, tuple[str, str]] = {
     "step_synthesis": ("synthesis", "synthèse"),
     "dr_price": (
         "{model}  ${input} in / ${output} out per Mtok  ({source})",
-        "{model}  ${input} en entrée / ${output} en sortie par million de jetons  ({source})",
+        "{model}  {input}\u00a0$ en entrée / {output}\u00a0$ en sortie par million de jetons  "
+        "({source})",
     ),
     "dr_no_price": ("{model}  no price", "{model}  aucun prix"),
     "dr_no_price_for": ("no price for {models}", "aucun prix pour {models}"),

@@ -125,12 +125,12 @@ def localise_amounts(text: str, lang: str = "en") -> str:
 def jinja_filters() -> dict[str, Callable[..., Any]]:
     """Filters for a document environment whose templates are rendered with ``lang`` in their
     context: ``format`` (Jinja's own, with decimal commas in French when every argument is a
-    number, so ``"%.2f" | format(score)`` reads ``0,85``), ``number`` (``x | number(2)``) and
-    ``french`` (:func:`french_spacing` of code's text, in French only)."""
+    number, so ``"%.2f" | format(score)`` reads ``0,85``), ``number`` (``x | number(2)``, for
+    templates of one's own in ``$ARGUE_HOME/templates``) and ``decimal`` (a value as ``str``
+    shows it, ``1.5`` → ``1,5``: a score component's weight)."""
     from jinja2 import pass_context
     from jinja2.filters import do_format
     from jinja2.runtime import Context
-    from markupsafe import Markup
 
     def language(context: Context) -> str:
         return str(context.get("lang") or "en")
@@ -148,16 +148,7 @@ def jinja_filters() -> dict[str, Callable[..., Any]]:
         return format_number(value, language(context), digits)
 
     @pass_context
-    def french(context: Context, value: str) -> str:
-        """Spacing of code's text; Markup stays Markup (its tags have no space before a sign
-        that this would change, and a text node's escaping is kept)."""
-        if language(context) != "fr":
-            return value
-        spaced = french_spacing(str(value))
-        return Markup(spaced) if isinstance(value, Markup) else spaced
-
-    @pass_context
     def decimal(context: Context, value: object) -> str:
         return str(localise_number(str(value), language(context)))
 
-    return {"format": localised_format, "number": number, "decimal": decimal, "french": french}
+    return {"format": localised_format, "number": number, "decimal": decimal}
