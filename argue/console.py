@@ -83,6 +83,23 @@ def _never_crop(block: object) -> None:
             column.overflow = "fold"
 
 
+def _keep_no_break_spaces_together() -> None:
+    """rich wraps at every ``\\s``, no-break spaces included, so a French line wrapped in a
+    terminal could start with ``:`` or ``?`` (French puts a no-break space before them,
+    ``argue.text.typography``). Its word splitter is made to treat the no-break spaces as
+    parts of a word, as a browser does. rich reads this module-level pattern at each wrap."""
+    import re
+
+    from rich import _wrap
+
+    from argue.text.typography import NO_BREAK
+
+    breaking = rf"[^\S{NO_BREAK}]"
+    _wrap.re_word = re.compile(rf"{breaking}*(?:[^\s]|[{NO_BREAK}])+{breaking}*")
+
+
+_keep_no_break_spaces_together()
+
 _OPTIONS: dict[str, Any] = {"highlight": False, "soft_wrap": True}
 stdout_console = SafeConsole(**_OPTIONS)
 stderr_console = SafeConsole(stderr=True, **_OPTIONS)

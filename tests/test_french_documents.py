@@ -224,13 +224,15 @@ def test_the_spec_participants_line_is_reproduced(run_debate, tmp_path: Path, pe
     _, documents = _french_debate(run_debate, tmp_path, personas, "adversarial", ["embry", "horus"])
     synthesis = documents["synthesis.md"]
     assert (
-        "- **Embry** (Ingénieur aérospatial, Précision=0.85) — Prisme formel/mathématique"
+        "- **Embry** (Ingénieur aérospatial, Précision=0,85) — Prisme formel/mathématique"
         in synthesis
     )
-    assert "- **Horus** (IA, Résilience=0.80) — Prisme informatique/pratique" in synthesis
-    assert re.search(r"^## Rounds : 2 \| Terminaison : Nombre maximum de rounds$", synthesis, re.M)
-    assert "camp : pour la proposition" in synthesis
-    assert "**Mode :** Adversaire" in documents["transcript.md"]
+    assert "- **Horus** (IA, Résilience=0,80) — Prisme informatique/pratique" in synthesis
+    assert re.search(
+        r"^## Rounds\u00a0: 2 \| Terminaison\u00a0: Nombre maximum de rounds$", synthesis, re.M
+    )
+    assert "camp\u00a0: pour la proposition" in synthesis
+    assert "**Mode\u00a0:** Adversaire" in documents["transcript.md"]
 
 
 def test_a_panel_shows_the_angle_never_the_instruction(
@@ -263,7 +265,7 @@ def test_every_builtin_persona_has_french_role_and_lens() -> None:
         assert persona.fr is not None, persona.name
         assert persona.fr.role and persona.fr.lens
     embry = load_catalog().get("embry")
-    assert words.dominant_bridge_words(embry, "fr") == "Précision=0.85"
+    assert words.dominant_bridge_words(embry, "fr") == "Précision=0,85"
 
 
 def test_a_persona_file_without_a_french_table_still_loads(tmp_path: Path) -> None:
@@ -286,10 +288,12 @@ def test_french_failure_sentences_quote_what_is_not_code() -> None:
         reason="nothing sent; brave refused: no BRAVE_API_KEY",
     )
     sentence = words.failure_sentence(failure, "fr")
-    assert sentence.startswith("dogpile « collatz » : refusé — rien ne s'est passé")
-    assert "rien n'a été envoyé ; brave refusé : « no BRAVE_API_KEY »" in sentence
+    assert sentence.startswith("dogpile «\u00a0collatz\u00a0»\u00a0: refusé — rien ne s'est passé")
+    assert (
+        "rien n'a été envoyé\u202f; brave refusé\u00a0: «\u00a0no BRAVE_API_KEY\u00a0»" in sentence
+    )
     note = words.research_note("nothing sent; brave refused: no key", "fr")
-    assert note == "rien n'a été envoyé ; brave refusé : « no key »"
+    assert note == "rien n'a été envoyé\u202f; brave refusé\u00a0: «\u00a0no key\u00a0»"
 
 
 # ---------------------------------------------------------------- score reasons and failures
@@ -382,11 +386,11 @@ def test_failures_and_score_reasons_of_a_french_debate_are_french(
     transcript, terminal = documents["transcript.md"], documents["terminal"]
     assert "contre-argument(s) visent un identifiant réel d'affirmation adverse" in transcript
     assert "BRAVE_API_KEY non définie" in transcript
-    assert "appel au modèle (plan de recherche) : planté" in transcript
+    assert "appel au modèle (plan de recherche)\u00a0: planté" in transcript, transcript
     assert "appel au modèle pour le cadrage" in terminal
     # the same refusal is told once on the terminal, then counted
     assert terminal.count("BRAVE_API_KEY non définie") == 2, terminal
-    assert re.search(r"le même refus s'est produit \d+ fois en tout : BRAVE_API_KEY", terminal)
+    assert re.search(r"le même refus s'est produit \d+ fois en tout\u00a0: BRAVE_API_KEY", terminal)
 
 
 def test_an_english_debate_keeps_the_recorded_english_reasons(
@@ -427,6 +431,6 @@ def test_an_old_score_record_without_parts_shows_its_sentence() -> None:
         "instead. library ok (2)",
         "fr",
     ) == (
-        "seules wikipedia (pas une source de recherche) étaient demandées : recherche lancée "
+        "seules wikipedia (pas une source de recherche) étaient demandées\u00a0: recherche lancée "
         "sur toutes les sources autorisées. library ok (2)"
     )

@@ -36,7 +36,10 @@ def test_failure_sentences_speak_the_debate_language() -> None:
     failure = Failure(round=1, phase="research", kind="refused", what="brave", reason="no key")
     assert failure.sentence() == "brave: refused — nothing happened (no key)."
     # French: a step and a reason code does not know are quoted (they may be a service's words)
-    assert failure.sentence("fr") == "« brave » : refusé — rien ne s'est passé (« no key »)."
+    assert (
+        failure.sentence("fr")
+        == "«\u00a0brave\u00a0»\u00a0: refusé — rien ne s'est passé («\u00a0no key\u00a0»)."
+    )
     assert label("partial_missing", "fr", name="Embry", rounds="2") == (
         "Embry n'a produit aucun argument au(x) round(s) 2"
     )

@@ -461,8 +461,9 @@ def test_a_french_synthesis_gives_the_strongest_arguments_of_each_camp(run_debat
     assert "\n### Contre la proposition — Horus\n" in strongest
     assert "Au plus 3 par camp" in strongest
     assert re.search(
-        rf"^- {re.escape(contradicted.id)} \(Horus, score [\d.]+\) : la phrase qu'elle cite la "
-        r"contredit : \[B-R\d-E\d\] “\*\*.+\*\*” \(vérifié par les règles hors ligne d'argue\)$",
+        rf"^- {re.escape(contradicted.id)} \(Horus, score [\d,]+\)\u00a0: la phrase qu'elle "
+        r"cite la contredit\u00a0: \[B-R\d-E\d\] “\*\*.+\*\*” "
+        r"\(vérifié par les règles hors ligne d'argue\)$",
         strongest,
         re.M,
     ), strongest

@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from typing import Literal
 
+from argue.text.typography import french_spacing, localise_amounts, localise_number
+
 Language = Literal["en", "fr"]
 LANGUAGES: tuple[Language, ...] = ("en", "fr")
 
@@ -264,6 +266,11 @@ _LABELS: dict[str, tuple[str, str]] = {
     "section_conclusion": ("conclusion", "conclusion"),
     # documents (issue 21)
     "colon": (":", " :"),
+    "percent_sign": (" %", " %"),
+    "open_quote": ("“", "« "),
+    "close_quote": ("”", " »"),
+    "list_separator": ("; ", " ; "),
+    "delta_pair": ("Δ={a},{b}", "Δ={a} ; {b}"),
     "semicolon": (";", " ;"),
     "termination_convergence": ("Convergence", "Convergence"),
     "termination_null_production": ("Null production", "Production nulle"),
@@ -537,7 +544,7 @@ _LABELS: dict[str, tuple[str, str]] = {
     "reason_timed_out": ("{name}: timed out after {s} s", "{name} : délai dépassé après {s} s"),
     "reason_timed_out_paced": (
         "{name}: timed out after {s} s (including its wait for a rate-limit turn)",
-        "{name} : délai dépassé après {s} s (attente de son tour de limite de débit comprise)",
+        "{name} : délai dépassé après {s} s (attente due à la limite de débit comprise)",
     ),
     # terminal (issue 21)
     "t_debate_id": ("Debate ID: {id}", "ID du débat : {id}"),
@@ -639,7 +646,10 @@ _LABELS: dict[str, tuple[str, str]] = {
     ),
     "t_termination": ("Termination: {reason} — {detail}", "Terminaison : {reason} — {detail}"),
     "t_judge_ready": ("ready", "prête"),
-    "t_persona_delta": ("{name} Δ={d1},{d2} (now {now})", "{name} Δ={d1},{d2} (maintenant {now})"),
+    "t_persona_delta": (
+        "{name} Δ={d1},{d2} (now {now})",
+        "{name} Δ={d1} ; {d2} (maintenant {now})",
+    ),
     "t_moderator_note": ("Moderator note: {note}", "Note du modérateur : {note}"),
     "t_binds_from": ("binds from round {n}", "s'applique à partir du round {n}"),
     "t_note_queued": (
@@ -695,8 +705,8 @@ _LABELS: dict[str, tuple[str, str]] = {
     "t_budget_reached": (
         "Budget of ${budget} reached (${spent} spent); stopping. Resume with a larger "
         "--budget-usd.",
-        "Budget de ${budget} atteint (${spent} dépensés) ; arrêt. Reprenez avec un --budget-usd "
-        "plus grand.",
+        "Budget de {budget}\u00a0$ atteint ({spent}\u00a0$ dépensés) ; arrêt. Reprenez avec un "
+        "--budget-usd plus grand.",
     ),
     "t_token_budget_reached": (
         "Token budget of {limit} reached ({used} tokens used); stopping. Resume with a larger "
@@ -841,7 +851,8 @@ _LABELS: dict[str, tuple[str, str]] = {
     "step_synthesis": ("synthesis", "synthèse"),
     "dr_price": (
         "{model}  ${input} in / ${output} out per Mtok  ({source})",
-        "{model}  ${input} en entrée / ${output} en sortie par million de jetons  ({source})",
+        "{model}  {input}\u00a0$ en entrée / {output}\u00a0$ en sortie par million de jetons  "
+        "({source})",
     ),
     "dr_no_price": ("{model}  no price", "{model}  aucun prix"),
     "dr_no_price_for": ("no price for {models}", "aucun prix pour {models}"),
@@ -886,8 +897,8 @@ _LABELS: dict[str, tuple[str, str]] = {
     "status_h_personas": ("personas", "personas"),
     "status_h_question": ("question", "question"),
     # the live page (argue serve): its own words, in the debate's language
-    "live_round": ("round", "tour"),
-    "live_round_heading": ("Round {n}", "Tour {n}"),
+    "live_round": ("round", "round"),
+    "live_round_heading": ("Round {n}", "Round {n}"),
     "live_cost_so_far": ("cost so far: ", "coût à ce stade : "),
     "live_partial": ("partial", "partiel"),
     "live_full_report": ("Full report", "Rapport complet"),
@@ -897,9 +908,9 @@ _LABELS: dict[str, tuple[str, str]] = {
     ),
     "live_report_later": (
         "The full report appears once the first round has records.",
-        "Le rapport complet apparaît dès que le premier tour a des enregistrements.",
+        "Le rapport complet apparaît dès que le premier round a des enregistrements.",
     ),
-    "live_scores": ("Scores", "Scores"),
+    "live_scores": ("Scores", "Notation des rounds"),
     "live_nothing_yet": ("Nothing published yet.", "Rien de publié pour l'instant."),
     "live_no_argument": ("No argument on disk yet.", "Pas encore d'argument sur le disque."),
     "live_declined": ("the model declined to answer", "le modèle a refusé de répondre"),
@@ -931,7 +942,7 @@ _LABELS: dict[str, tuple[str, str]] = {
     "live_resumable": ("(checkpointed; resumable with", "(sauvegardé ; reprise avec"),
     "live_note_label": (
         "Moderator note: binds every round that starts after it",
-        "Note du modérateur : s'applique à chaque tour qui commence après elle",
+        "Note du modérateur : s'applique à chaque round qui commence après elle",
     ),
     "live_interject": ("Interject", "Intervenir"),
     "live_ev_quoted": (
@@ -1298,10 +1309,47 @@ def detect_language(text: str) -> Language:
     return "fr" if french > english else "en"
 
 
+_FRENCH: dict[str, str] = {}
+
+
+def _french(key: str) -> str:
+    """The French of ``key``, with French typography (no-break spaces before ``:`` ``;`` ``?``
+    ``!`` ``%`` and inside ``« »``), spaced once: the table is written with plain spaces."""
+    text = _FRENCH.get(key)
+    if text is None:
+        text = _FRENCH[key] = french_spacing(_LABELS[key][1])
+    return text
+
+
+# Fields that carry numbers code formatted (``"0.85"``, ``"$0.0123"``,
+# ``"A1.c1=0.00, A1.c2=0.33"``), never model text: their decimals and dollar amounts are shown
+# the French way.
+_NUMBER_FIELDS = frozenset(
+    {"similarities", "threshold", "confidence", "evidence", "spent", "budget", "seconds", "s"}
+    | {"cost", "now", "d1", "d2", "value", "span", "input", "output"}
+)
+
+
+def _french_field(name: str, value: object) -> object:
+    if name not in _NUMBER_FIELDS or not isinstance(value, str):
+        return localise_number(value, "fr")
+    shown = localise_amounts(value, "fr")
+    if shown != value and re.search(r"\d,\d", shown) and ", " in shown:
+        shown = shown.replace(", ", _french("list_separator"))  # "0,00 ; 0,33", not "0,00, 0,33"
+    return shown
+
+
 def label(key: str, lang: str = "en", **fields: object) -> str:
-    english, french = _LABELS[key]
-    text = french if lang == "fr" else english
-    return text.format(**fields) if fields else text
+    """Code's words for ``key`` in ``lang``. In French, a field that is one decimal number as its
+    caller formatted it (``confidence=f"{c:.2f}"``), or a field that only ever carries numbers
+    (``_NUMBER_FIELDS``), is shown with decimal commas."""
+    if lang != "fr":
+        text = _LABELS[key][0]
+        return text.format(**fields) if fields else text
+    text = _french(key)
+    if not fields:
+        return text
+    return text.format(**{name: _french_field(name, value) for name, value in fields.items()})
 
 
 class Labels:

@@ -6,17 +6,18 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from argue.records.labels import _LABELS, label
+from argue.text.typography import format_number, format_percent, localise_amounts
 
 if TYPE_CHECKING:
     from argue.domain import Persona, RebuttalRecord
 
 
 def persona_label(persona: Persona, lang: str = "en") -> str:
-    """``Embry (Precision=0.85)``; French: ``Embry (Précision=0.85)``."""
+    """``Embry (Precision=0.85)``; French: ``Embry (Précision=0,85)``."""
     bridge, weight = persona.dominant_bridge()
     key = f"bridge_{bridge}"
     word = label(key, lang) if key in _LABELS else bridge.capitalize()
-    return f"{persona.display_name} ({word}={weight:.2f})"
+    return f"{persona.display_name} ({word}={format_number(weight, lang)})"
 
 
 def persona_lens(persona: Persona, lang: str = "en") -> str:
@@ -94,6 +95,14 @@ def detail_words(detail: str, lang: str = "en") -> str:
                 lambda m: f"({label('detail_now', lang)} {m[1]})",
                 fields["summary"],
             )
+            fields["summary"] = re.sub(
+                r"Δ=(-?\d+\.\d+),(-?\d+\.\d+)",
+                lambda m: label("delta_pair", lang, a=m[1], b=m[2]),
+                fields["summary"],
+            )
+        for name in ("summary", "spent", "budget"):
+            if name in fields:
+                fields[name] = localise_amounts(fields[name], lang)
         if key == "detail_judge" and fields["reason"] == "ready":
             fields["reason"] = label("t_judge_ready", lang)
         return label(key, lang, **fields)
@@ -101,11 +110,14 @@ def detail_words(detail: str, lang: str = "en") -> str:
 
 
 def score_words(total: float, max_total: float, lang: str = "en") -> str:
-    """``2.50/5.0 (50 %)``: a round's score with its share of what could be measured, so two
-    personas whose maxima differ (a component not measurable for one) compare at a glance."""
-    share = round(100 * total / max_total) if max_total else 0
-    sign = " %" if lang == "fr" else "%"
-    return f"{total:.2f}/{max_total:.1f} ({share}{sign})"
+    """``2.50/5.0 (50%)``: a round's score with its share of what could be measured, so two
+    personas whose maxima differ (a component not measurable for one) compare at a glance;
+    French ``2,50/5,0 (50\u202f%)``."""
+    share = 100 * total / max_total if max_total else 0
+    return (
+        f"{format_number(total, lang, 2)}/{format_number(max_total, lang, 1)} "
+        f"({format_percent(share, lang)})"
+    )
 
 
 def plural(n: int, noun: str, lang: str = "en") -> str:

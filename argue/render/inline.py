@@ -21,7 +21,7 @@ from argue.domain import Citation
 from argue.grounding.index import ReferenceIndex
 from argue.records.labels import Labels, label
 from argue.records.strongest import sentence_parts
-from argue.text.controls import one_line as _one_line
+from argue.text.controls import UNSAFE
 
 # What can start a block at the beginning of a line (after up to three spaces; one_line leaves
 # none): an ATX heading (any run of ``#``, with or without a space after it), a quote, a
@@ -53,17 +53,27 @@ _LOOKALIKES = str.maketrans(
 _INVISIBLE = re.compile(r"[\u00ad\u180e\u200b\u2060-\u2064\ufeff]|^[\u200c\u200d\s]+")
 
 
+# French typography's no-break spaces (``argue.text.typography``): kept as they are, where NFKC
+# would make them plain spaces and a line could break before a French ``:`` or ``?``.
+_NO_BREAK = re.compile(r"([\u00a0\u202f])")
+_BREAKING_SPACE = re.compile(r"[^\S\u00a0\u202f]+")
+
+
 def fold_lookalikes(text: object) -> str:
     """Text with its compatibility look-alikes folded (NFKC: ``𝐮``→``u``, ``＃``→``#``,
-    ``＊``→``*``), a few look-alike marks NFKC keeps, and invisible characters removed."""
-    folded = unicodedata.normalize("NFKC", str(text)).translate(_LOOKALIKES)
+    ``＊``→``*``), a few look-alike marks NFKC keeps, and invisible characters removed; the
+    no-break spaces of French typography are kept (they start no block and forge no marker)."""
+    pieces = _NO_BREAK.split(str(text))
+    folded = "".join(
+        piece if i % 2 else unicodedata.normalize("NFKC", piece) for i, piece in enumerate(pieces)
+    ).translate(_LOOKALIKES)
     return _INVISIBLE.sub("", folded)
 
 
 def one_line(text: object) -> str:
     """Text as one line without control or bidi characters (``argue.text.controls``: the one
-    character policy of every output)."""
-    return _one_line(text)
+    character policy of every output); a no-break space stays one."""
+    return _BREAKING_SPACE.sub(" ", UNSAFE.sub("", str(text))).strip()
 
 
 def inline_markdown(text: object) -> str:

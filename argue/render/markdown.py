@@ -41,6 +41,7 @@ from argue.render.inline import (
     marked_sentence,
     safe_link,
 )
+from argue.text.typography import format_number, jinja_filters, localise_amounts
 
 
 def _environment() -> Environment:
@@ -90,6 +91,8 @@ def _environment_for(
     env.filters["model"] = _model_filter
     env.filters["model_paragraphs"] = _model_paragraphs_filter
     env.filters["cost"] = _describe_cost
+    # Numbers in the debate's language: ``"%.2f" | format(x)`` reads 0,85 in French.
+    env.filters.update(jinja_filters())
     return env
 
 
@@ -105,7 +108,8 @@ def _describe_cost(context: Context, usage: Usage) -> str:
     calls lack a price or a request timed out (possibly billed)."""
     from argue.llm.pricing import describe_cost
 
-    return describe_cost(usage, str(context.get("lang") or "en"))
+    lang = str(context.get("lang") or "en")
+    return localise_amounts(describe_cost(usage, lang), lang)
 
 
 def _models_used(usage: list[Usage], lang: str = "en") -> str:
@@ -132,7 +136,7 @@ def _participants(history: DebateHistory) -> list[dict[str, Any]]:
                 "dominant": words.dominant_bridge_words(persona, lang),
                 "lens_line": label("lens_line", lang, lens=words.persona_lens(persona, lang)),
                 "bridges": ", ".join(
-                    f"{words.bridge_words(name, lang)}={weight:.2f}"
+                    f"{words.bridge_words(name, lang)}={format_number(weight, lang)}"
                     for name, weight in sorted(persona.bridges.items(), key=lambda kv: -kv[1])
                 ),
                 "stance": stance,
@@ -292,7 +296,10 @@ def synthesis_context(
         trajectories.append(
             {
                 "name": names[letter],
-                "points": [f"R{r}={v:.2f}" for r, v in history.confidences(letter)],
+                "points": [
+                    f"R{r}={format_number(v, history.config.language)}"
+                    for r, v in history.confidences(letter)
+                ],
             }
         )
     sources, model_written = _cited_sources(history, evidence)

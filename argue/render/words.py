@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from argue.records import reasons
 from argue.records.labels import _LABELS, label
+from argue.text.typography import format_number, localise_amounts
 
 if TYPE_CHECKING:
     from argue.domain import Citation, Failure, Persona, ScoreComponent, Usage
@@ -83,7 +84,7 @@ def persona_lens(persona: Persona, lang: str) -> str:
 def dominant_bridge_words(persona: Persona, lang: str) -> str:
     """The dominant bridge and its weight, as the spec writes it: "Précision=0.85"."""
     bridge, weight = persona.dominant_bridge()
-    return f"{bridge_words(bridge, lang)}={weight:.2f}"
+    return f"{bridge_words(bridge, lang)}={format_number(weight, lang)}"
 
 
 _SIDES: tuple[tuple[str, str], ...] = (
@@ -132,8 +133,22 @@ def _where(where: str, lang: str) -> str:
 
 
 def _summary_words(summary: str, lang: str) -> str:
-    """ "Embry Δ=0.02,0.03 (now 0.70)": only "now" is a word."""
-    return re.sub(r"\(now ", f"({label('detail_now', lang)} ", summary)
+    """ "Embry Δ=0.02,0.03 (now 0.70)": only "now" is a word; in French the numbers take
+    decimal commas, so the two deltas are set apart by " ; " ("Δ=0,02 ; 0,03")."""
+    summary = re.sub(r"\(now ", f"({label('detail_now', lang)} ", summary)
+    return delta_summary(summary, lang)
+
+
+def delta_summary(summary: str, lang: str) -> str:
+    """The numbers of a convergence summary in ``lang`` (``Δ=0.02,0.03 (now 0.70)``)."""
+    if lang != "fr":
+        return summary
+    summary = re.sub(
+        r"Δ=(-?\d+\.\d+),(-?\d+\.\d+)",
+        lambda m: label("delta_pair", lang, a=m[1], b=m[2]),
+        summary,
+    )
+    return localise_amounts(summary, lang)
 
 
 def detail_words(detail: str, lang: str) -> tuple[str, bool]:
@@ -174,7 +189,13 @@ def detail_words(detail: str, lang: str) -> tuple[str, bool]:
         ),
         (
             r"spent (\S+) of a (\S+) budget in round (\d+)",
-            lambda m: label("detail_budget_usd", lang, spent=m[1], budget=m[2], n=m[3]),
+            lambda m: label(
+                "detail_budget_usd",
+                lang,
+                spent=localise_amounts(m[1], lang),
+                budget=localise_amounts(m[2], lang),
+                n=m[3],
+            ),
         ),
         (
             r"used (\d+) of a (\d+)-token budget in round (\d+)",

@@ -12,11 +12,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
 from argue.domain import PersonaRoundScore
 from argue.records.labels import label
-from argue.report.svg import MARKERS, PERSONA_COLORS, el, marker_shape, num, svg, text, title, wrap
+from argue.render.inline import one_line
+from argue.report.svg import MARKERS, PERSONA_COLORS, el, marker_shape, num, svg, wrap
+from argue.report.svg import text as _svg_text
+from argue.report.svg import title as _svg_title
+from argue.text.typography import format_number, localise_number
 
 MIN_WIDTH = 760
 # Text sizes of the charts' classes (the stylesheet sets them from these, see html.py) and an
@@ -86,6 +90,20 @@ def component_words(name: str, lang: str) -> str:
         return name.replace("_", " ")
 
 
+def _words(content: str) -> Markup:
+    """A chart's words as one escaped line that keeps French typography's no-break spaces
+    (``argue.report.svg`` makes every space plain; a tooltip would then break before ``:``)."""
+    return escape(one_line(content))
+
+
+def text(x: float, y: float, content: str, **attrs: object) -> Markup:
+    return _svg_text(x, y, _words(content), **attrs)
+
+
+def title(content: str) -> Markup:
+    return _svg_title(_words(content))
+
+
 def text_width(content: str, css: str) -> float:
     """An estimate of a label's width in user units (SVG text is not measured before layout)."""
     return len(content) * FONT_PX[css] * CHAR_EM
@@ -142,7 +160,8 @@ def confidence_svg(series: list[Series], rounds: list[int], lang: str) -> Chart:
             groups.setdefault((r, f"{v:.2f}"), []).append(s)
 
     def group_label(members: list[Series], shown: str) -> str:
-        return f"{', '.join(m.letter for m in members)}: {shown}"
+        letters = ", ".join(m.letter for m in members)
+        return f"{letters}{label('colon', lang)} {format_number(float(shown), lang)}"
 
     dodge = 12.0
     label_w = {key: text_width(group_label(m, key[1]), "value") for key, m in groups.items()}
@@ -174,7 +193,9 @@ def confidence_svg(series: list[Series], rounds: list[int], lang: str) -> Chart:
         parts.append(
             el("line", {"x1": left, "x2": left + plot_w, "y1": y, "y2": y, "class": "grid"})
         )
-        parts.append(text(left - 8, y + 4, f"{tick:.2f}", class_="tick", text_anchor="end"))
+        parts.append(
+            text(left - 8, y + 4, format_number(tick, lang), class_="tick", text_anchor="end")
+        )
     axis_y = top + plot_h + 22
     for round_no in range(first, last + 1):
         parts.append(
@@ -210,7 +231,10 @@ def confidence_svg(series: list[Series], rounds: list[int], lang: str) -> Chart:
                 el(
                     "g",
                     {"class": "point", "data-persona": s.letter, "data-round": r},
-                    title(f"{s.name}, {label('round', lang)} {r}: {v:.2f}"),
+                    title(
+                        f"{s.name}, {label('round', lang)} {r}{label('colon', lang)} "
+                        f"{format_number(v, lang)}"
+                    ),
                     marker_shape(shape, x, y, 5, class_=f"mark {seat_class(s.index)}"),
                 )
             )
@@ -338,6 +362,10 @@ def score_components_svg(
     def y_of(points: float) -> float:
         return top + plot_h - points / y_max * plot_h
 
+    def shown_num(value: float) -> str:
+        """A number as the chart shows it to people (``num`` is for coordinates)."""
+        return str(localise_number(num(value), lang))
+
     parts: list[Markup] = []
     tick_step = 1.0 if y_max <= 10 else 2.0 if y_max <= 20 else 5.0
     tick = 0.0
@@ -346,7 +374,7 @@ def score_components_svg(
         parts.append(
             el("line", {"x1": left, "x2": left + plot_w, "y1": y, "y2": y, "class": "grid"})
         )
-        parts.append(text(left - 8, y + 4, num(tick), class_="tick", text_anchor="end"))
+        parts.append(text(left - 8, y + 4, shown_num(tick), class_="tick", text_anchor="end"))
         tick += tick_step
     parts.append(_axis_title(16, top + plot_h / 2, label("score_out_of", lang, max=num(out_of))))
 
@@ -378,7 +406,7 @@ def score_components_svg(
                 if points <= 0:
                     continue
                 y_top = y_of(base + points)
-                value = "—" if c.value is None else f"{c.value:.2f}"
+                value = "—" if c.value is None else format_number(c.value, lang)
                 segments.append(
                     el(
                         "rect",
@@ -391,13 +419,13 @@ def score_components_svg(
                         },
                         title(
                             f"{name}, {label('round', lang)} {round_no} — "
-                            f"{component_words(c.name, lang)}: {value} × {num(c.weight)} = "
-                            f"{points:.2f}"
+                            f"{component_words(c.name, lang)}{label('colon', lang)} {value} × "
+                            f"{shown_num(c.weight)} = {format_number(points, lang)}"
                         ),
                     )
                 )
                 base += points
-            total = f"{score.total:.2f}"
+            total = format_number(score.total, lang)
             if upright_totals:
                 shown = text(
                     x + bar_w / 2,
@@ -432,7 +460,7 @@ def score_components_svg(
             )
 
     # The components' legend: a swatch, the words and the weight, in rows under the names.
-    items = [f"{component_words(c, lang)} ×{num(weights[c])}" for c in components]
+    items = [f"{component_words(c, lang)} ×{shown_num(weights[c])}" for c in components]
     widths = [20 + text_width(t, "legend") for t in items]
     rows = _legend_rows(widths, width - left - 16)
     legend_top = top + plot_h + 38 + 17 * max([len(v) for v in name_lines.values()] + [1]) + 22

@@ -36,8 +36,9 @@ from argue.report.charts import (
     score_components_svg,
     seat_class,
 )
-from argue.report.svg import PERSONA_COLORS, UNSAFE, clip, persona_color, safe_text
+from argue.report.svg import PERSONA_COLORS, UNSAFE, clip, persona_color
 from argue.report.text import (
+    attribute_text,
     claim_anchor,
     document_link,
     evidence_anchor,
@@ -48,6 +49,7 @@ from argue.report.text import (
     node_anchor,
     unverified_marker,
 )
+from argue.text.typography import jinja_filters, localise_amounts
 
 
 @lru_cache(maxsize=1)
@@ -60,7 +62,8 @@ def _environment() -> Environment:
         lstrip_blocks=True,
     )
     env.filters["csp_hash"] = csp_hash
-    env.filters["attribute"] = safe_text
+    env.filters["attribute"] = attribute_text  # safe_text, French no-break spaces kept
+    env.filters.update(jinja_filters())  # decimal commas in French (argue.text.typography)
     return env
 
 
@@ -187,7 +190,7 @@ def report_context(
     from argue.llm.pricing import describe_cost
 
     by_model = [
-        {"name": name, "usage": total, "cost": describe_cost(total, lang)}
+        {"name": name, "usage": total, "cost": localise_amounts(describe_cost(total, lang), lang)}
         for name, total in UsageLedger(usage).by_model().items()
     ]
     title = (
@@ -226,7 +229,7 @@ def report_context(
         "component_words": lambda name: component_words(name, lang),
         "claim_rounds": _claim_rounds(history),
         "by_model": by_model,
-        "total_cost": describe_cost(ctx["usage"], lang),
+        "total_cost": localise_amounts(describe_cost(ctx["usage"], lang), lang),
         "model": model,
         "model_paragraphs": model_paragraphs,
         "inert": inert_html,

@@ -156,3 +156,11 @@ def document_link(url: object, text: object | None = None) -> Markup:
         return Markup("<code>{}</code>").format(raw)
     href = quote(raw, safe=":/?#[]@!$&'()*+,;=%~")
     return Markup('<a class="doc" href="{}" rel="noopener noreferrer">{}</a>').format(href, shown)
+
+
+def attribute_text(value: object) -> str:
+    """An attribute's value (a tooltip) as one line without control or bidi characters, its
+    French no-break spaces kept (``argue.report.svg.safe_text`` makes them plain); Markup stays
+    Markup."""
+    line = one_line(value)
+    return Markup(line) if isinstance(value, Markup) else line

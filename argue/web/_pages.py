@@ -22,6 +22,7 @@ from markupsafe import Markup
 from argue.app import LiveDebate, LiveRow, UsageSummary
 from argue.records.labels import Labels, label
 from argue.text.controls import strip_controls
+from argue.text.typography import format_usd, jinja_filters, localise_amounts
 
 EVIDENCE_STATES = ("quoted", "quote_not_found", "unverified", "uncited")
 
@@ -33,13 +34,15 @@ def evidence_words(lang: str = "en") -> dict[str, str]:
 
 @lru_cache(maxsize=1)
 def _environment() -> Environment:
-    return Environment(
+    env = Environment(
         loader=PackageLoader("argue.web", "templates"),
         autoescape=True,
         undefined=StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
     )
+    env.filters.update(jinja_filters())  # decimal commas in French (argue.text.typography)
+    return env
 
 
 def csp_hash(text: str) -> str:
@@ -71,10 +74,10 @@ def cost_words(usage: UsageSummary | None, lang: str = "en") -> str:
     if usage.calls == 0:
         return label("live_no_call_yet", lang)
     if usage.cost_usd is not None:
-        return f"${usage.cost_usd:.4f}"
+        return format_usd(usage.cost_usd, lang)
     if usage.unpriced_calls >= usage.calls:
         return label("live_not_priced", lang)
-    return usage.cost
+    return localise_amounts(usage.cost, lang)
 
 
 def calls_words(usage: UsageSummary | None, lang: str = "en") -> str:

@@ -92,7 +92,10 @@ def _outcome(status: str, **fields: object) -> RunOutcome:
 
 @pytest.mark.parametrize(
     ("lang", "words"),
-    [("en", " · partial report: /d/report.html"), ("fr", " · rapport partiel : /d/report.html")],
+    [
+        ("en", " · partial report: /d/report.html"),
+        ("fr", " · rapport partiel\u00a0: /d/report.html"),
+    ],
 )
 def test_a_paused_debate_names_its_partial_report_after_the_resume_command(
     fake: FakeLLM, capsys, lang: str, words: str

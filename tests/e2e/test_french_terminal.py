@@ -139,16 +139,16 @@ def test_a_french_debate_prints_no_english_word_of_code(french: tuple[Cli, FakeL
     cli, _ = french
     dry = cli.run("argue", QUESTION_FR, "--rounds", "2", "--dry-run")
     _only_french(dry)
-    assert "Simulation" in dry.stdout and "Mode : Adversaire" in dry.stdout
+    assert "Simulation" in dry.stdout and "Mode\u00a0: Adversaire" in dry.stdout
 
     run = cli.run("argue", QUESTION_FR, "--rounds", "2")
     _only_french(run)
-    assert "ID du débat : argue_" in run.stdout
-    assert "Mode : Adversaire" in run.stderr
+    assert "ID du débat\u00a0: argue_" in run.stdout
+    assert "Mode\u00a0: Adversaire" in run.stderr
     assert "Round 1/2" in run.stderr and "Round 2/2" in run.stderr
     assert "Recherche via /dogpile" in run.stderr
-    assert "Terminaison : Nombre maximum de rounds — limite de 2 rounds atteinte" in run.stderr
-    assert "Précision=0.85" in run.stderr
+    assert "Terminaison\u00a0: Nombre maximum de rounds — limite de 2 rounds atteinte" in run.stderr
+    assert "Précision=0,85" in run.stderr
 
     debate_id = re.search(r"argue_\d{8}_\d{6}\S*", run.stdout)
     assert debate_id, run.describe()
@@ -181,7 +181,7 @@ def test_a_source_without_its_key_is_said_once_in_french(
     for english in ("source brave for", "refused", "nothing happened", "not set"):
         assert english not in run.stderr, run.describe()
     assert run.stderr.count("BRAVE_API_KEY non définie") == 1, run.describe()
-    assert "attention : brave non utilisée : BRAVE_API_KEY non définie" in run.stderr
+    assert "attention\u00a0: brave non utilisée\u00a0: BRAVE_API_KEY non définie" in run.stderr
     assert "source brave" not in run.stderr
     english = cli.run(
         "argue",
@@ -202,8 +202,8 @@ def test_stored_details_are_said_in_french() -> None:
 
     assert detail_words("reached the limit of 3 round(s)", "fr") == "limite de 3 rounds atteinte"
     assert detail_words("stop requested; stopped before the rebuttal of round 2", "fr") == (
-        "arrêt demandé ; arrêté avant la réfutation du round 2"
+        "arrêt demandé\u202f; arrêté avant la réfutation du round 2"
     )
-    assert detail_words("judge: ready", "fr") == "juge : prête"
+    assert detail_words("judge: ready", "fr") == "juge\u00a0: prête"
     assert detail_words("anything else", "fr") == "anything else"
     assert Path(__file__).name  # the module runs from a checkout

@@ -22,7 +22,7 @@ def test_round_scores_show_their_share_so_different_maxima_compare(run_debate):
     from argue.records.terminal import score_words
 
     assert score_words(1.5, 5.0) == "1.50/5.0 (30%)"
-    assert score_words(2.0, 7.0, "fr") == "2.00/7.0 (29 %)"
+    assert score_words(2.0, 7.0, "fr") == "2,00/7,0 (29\u202f%)"
     run = run_debate(rounds=1)
     scored = next(line for line in run.events if line.startswith("Round 1 scored:"))
     assert re.search(r"Embry \d\.\d\d/\d\.\d \(\d+%\), Horus \d\.\d\d/\d\.\d \(\d+%\)", scored)

@@ -301,7 +301,7 @@ def test_real_time_with_a_tiny_interval():
     ("lang", "line"),
     [
         ("en", "  [Embry] argument: still in progress (40 s)"),
-        ("fr", "  [Embry] argument : toujours en cours (40 s)"),
+        ("fr", "  [Embry] argument\u00a0: toujours en cours (40 s)"),
     ],
 )
 def test_the_still_working_line_in_both_languages(lang: str, line: str):

@@ -154,4 +154,4 @@ def test_a_french_debate_says_quote_not_found_in_french(run_debate, tmp_path, pe
     )
     transcript = run.store.paths.transcript.read_text()
     assert "**citation introuvable**" in transcript
-    assert "**citation trouvée :**" in transcript
+    assert "**citation trouvée\u00a0:**" in transcript

@@ -393,17 +393,23 @@ def test_a_debate_in_french_says_the_repairs_and_unused_sources_in_french():
         cause="invalid_output",
     )
     sentence = failure.sentence("fr")
-    assert sentence.startswith("plan de recherche, question au collègue : sortie invalide")
-    assert "le collègue « 'zed' » n'est pas proposé (proposés : brandon) ; abandonnée" in sentence
+    assert sentence.startswith("plan de recherche, question au collègue\u00a0: sortie invalide")
+    assert (
+        "le collègue «\u00a0'zed'\u00a0» n'est pas proposé (proposés\u00a0: brandon)"
+        "\u202f; abandonnée" in sentence
+    )
     replaced = failure.model_copy(
         update={
             "what": "research plan dogpile query",
             "reason": "blank; replaced by argue's query 'collatz formal'",
         }
     )
-    assert "vide ; remplacée par la requête d'argue « collatz formal »" in replaced.sentence("fr")
+    assert (
+        "vide\u202f; remplacée par la requête d'argue «\u00a0collatz formal\u00a0»"
+        in replaced.sentence("fr")
+    )
     assert source_unused_line("youtube", "YOUTUBE_API_KEY not set", "fr") == (
-        "youtube non utilisée : YOUTUBE_API_KEY non définie"
+        "youtube non utilisée\u00a0: YOUTUBE_API_KEY non définie"
     )
     assert source_unused_line("youtube", "YOUTUBE_API_KEY not set", "en") == (
         "youtube not used: YOUTUBE_API_KEY not set"
@@ -412,7 +418,8 @@ def test_a_debate_in_french_says_the_repairs_and_unused_sources_in_french():
         "library", "the library is empty (add files with `argue library add`)", "fr", warning=True
     )
     assert library == (
-        "attention : library non utilisée : la bibliothèque est vide (ajoutez des fichiers avec "
+        "attention\u00a0: library non utilisée\u00a0: la bibliothèque est vide "
+        "(ajoutez des fichiers avec "
         "`argue library add`)"
     )
 
@@ -459,10 +466,10 @@ def test_the_spec_collatz_command_with_no_keys_lists_its_sources(tmp_path, monke
         fake.stop()
     assert run.returncode == 0, run.describe()
     for line in (
-        "brave non utilisée : BRAVE_API_KEY non définie",
-        "youtube non utilisée : YOUTUBE_API_KEY non définie",
-        "perplexity non utilisée : PERPLEXITY_API_KEY non définie",
-        "library non utilisée : la bibliothèque est vide",
+        "brave non utilisée\u00a0: BRAVE_API_KEY non définie",
+        "youtube non utilisée\u00a0: YOUTUBE_API_KEY non définie",
+        "perplexity non utilisée\u00a0: PERPLEXITY_API_KEY non définie",
+        "library non utilisée\u00a0: la bibliothèque est vide",
     ):
         assert run.stderr.count(line) == 1, run.describe()
     (folder,) = (tmp_path / "work" / "debates").iterdir()
@@ -477,7 +484,7 @@ def test_the_spec_collatz_command_with_no_keys_lists_its_sources(tmp_path, monke
     synthesis = (folder / "synthesis.md").read_text()
     sources = synthesis.split("## Sources", 1)[1].split("\n## ", 1)[0]
     assert "arxiv document" in sources or "github document" in sources, sources
-    assert "youtube non utilisée : YOUTUBE_API_KEY non définie" in synthesis  # said, in French
+    assert "youtube non utilisée\u00a0: YOUTUBE_API_KEY non définie" in synthesis  # said, in French
 
 
 def test_a_query_that_copies_the_schemas_description_runs_argues_query_instead(run_debate):

@@ -71,7 +71,7 @@ async def test_a_timed_out_attempt_before_an_answer_is_a_possibly_billed_row(
     assert result.usage.possibly_billed_calls == 1
     stated = describe_cost(UsageLedger(result.answers).total())
     assert stated == f"at least ${answer.cost_usd:.4f} (1 request unanswered, possibly billed)"
-    assert describe_cost(result.usage, "fr").startswith("au moins $")
+    assert describe_cost(result.usage, "fr").startswith("au moins 0,")
     assert "1 requête sans réponse, peut-être facturée" in describe_cost(result.usage, "fr")
 
 
@@ -99,7 +99,7 @@ def test_the_cost_wording_with_possibly_billed_requests():
         "at least $0.2500 (1 unpriced call, 2 requests unanswered, possibly billed)"
     )
     assert describe_cost(priced + timed_out, "fr") == (
-        "au moins $0.2500 (1 requête sans réponse, peut-être facturée)"
+        "au moins 0,2500\u00a0$ (1 requête sans réponse, peut-être facturée)"
     )
     # Rows written before the field existed load as never timed out; new rows without one
     # serialise exactly as before.
