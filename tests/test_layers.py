@@ -279,7 +279,7 @@ def _all_imports(tree: ast.AST) -> list[ast.Import | ast.ImportFrom]:
 
 
 def _face_import_is_allowed(name: str) -> bool:
-    if _is_face(name) or name == "argue":
+    if _is_face(name) or name in ("argue", "argue._version"):
         return True
     if not name.startswith("argue."):
         return True  # not argue's

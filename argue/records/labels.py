@@ -982,7 +982,7 @@ _LABELS: dict[str, tuple[str, str]] = {
     "live_open_address": ("Open", "Ouvrir"),
     "live_not_an_address": (
         "That is not an address argue serve printed (it ends with ?token=…).",
-        "Ce n'est pas une adresse affichée par argue serve (elle se termine par ?token=…).",
+        "Ce n'est pas une adresse affichée par argue serve (elle se termine par « ?token=… »).",
     ),
     "live_conclusion": ("Conclusion", "Conclusion"),
     "live_no_conclusion_missing": (

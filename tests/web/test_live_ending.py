@@ -15,6 +15,7 @@ import pytest
 from argue.app import Workspace
 from argue.app._live import live_debate
 from argue.records import SynthesisDraft
+from argue.records.labels import label
 from argue.records.strongest import strongest_arguments
 from tests.chromium import Browser, needs_chromium
 
@@ -61,7 +62,7 @@ def _section(page: str, start: str, end: str) -> str:
         (
             "fr",
             {
-                "termination": "Terminaison : terminé (nombre maximum de rounds) — limite de 2 "
+                "termination": "Terminaison\u00a0: terminé (nombre maximum de rounds) — limite de 2 "
                 "rounds atteinte",
                 "strongest": "Arguments les plus forts de chaque camp",
                 "for": "Pour la proposition (Embry)",
@@ -80,7 +81,8 @@ def test_a_completed_debate_s_page_ends_with_its_conclusion_and_strongest_argume
     assert prose is not None and prose.conclusion
     server = serve_folder(tmp_path / "debates")
     page = _page(server, run.store.debate_id)
-    ending = _section(page, '<section class="ending"', "<h2>Scores</h2>")
+    scores = label("live_scores", language)  # "Scores" / "Notation des rounds"
+    ending = _section(page, '<section class="ending"', f"<h2>{scores}</h2>")
     # Teeth: drop the ending block from _debate_live.html.j2 and there is no such section.
     assert prose.conclusion in ending
     for key in ("strongest", "for", "against", "supported"):
@@ -138,7 +140,7 @@ def test_a_french_debate_s_ending_has_no_english_word_from_code(
     for english in ENGLISH_ENDING_WORDS:
         assert english not in page, english
     for french in (
-        "Le débat est terminé : cette page montre son état final.",  # the script's words
+        "Le débat est terminé\u00a0: cette page montre son état final.",  # the script's words
         "argue serve a été redémarré",
         "Nouvelle adresse affichée par argue serve",
         ">Ouvrir<",
@@ -224,15 +226,15 @@ def test_a_panel_ranks_each_participant(serve_folder, run_debate, tmp_path):
 
 ENDED = {
     "en": "The debate has ended: this page shows its final state.",
-    "fr": "Le débat est terminé : cette page montre son état final.",
+    "fr": "Le débat est terminé\u00a0: cette page montre son état final.",
 }
 LIVE_NOW = {
     "en": "Live: this page updates as each phase lands.",
-    "fr": "En direct : cette page se met à jour à chaque phase.",
+    "fr": "En direct\u00a0: cette page se met à jour à chaque phase.",
 }
 TERMINATION = {
     "en": "Termination: completed (maximum rounds) — reached the limit of 2 rounds",
-    "fr": "Terminaison : terminé (nombre maximum de rounds) — limite de 2 rounds atteinte",
+    "fr": "Terminaison\u00a0: terminé (nombre maximum de rounds) — limite de 2 rounds atteinte",
 }
 STRONGEST = {
     "en": "Strongest arguments of each side",

@@ -32,12 +32,12 @@ RESTARTED = {
 LAST_SEEN = {"en": "Last seen before the restart: ", "fr": "Vu pour la dernière fois avant"}
 ENDED = {
     "en": "The debate has ended: this page shows its final state.",
-    "fr": "Le débat est terminé : cette page montre son état final.",
+    "fr": "Le débat est terminé\u00a0: cette page montre son état final.",
 }
 CONCLUSION = {"en": "Conclusion", "fr": "Conclusion"}
 TERMINATION = {
     "en": "Termination: completed (maximum rounds) — reached the limit of 2 rounds",
-    "fr": "Terminaison : terminé (nombre maximum de rounds) — limite de 2 rounds atteinte",
+    "fr": "Terminaison\u00a0: terminé (nombre maximum de rounds) — limite de 2 rounds atteinte",
 }
 
 COUNT_REQUESTS = """(() => {
