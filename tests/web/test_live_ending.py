@@ -62,8 +62,8 @@ def _section(page: str, start: str, end: str) -> str:
         (
             "fr",
             {
-                "termination": "Terminaison\u00a0: terminé (nombre maximum de rounds) — limite de 2 "
-                "rounds atteinte",
+                "termination": "Terminaison\u00a0: terminé (nombre maximum de rounds) — limite "
+                "de 2 rounds atteinte",
                 "strongest": "Arguments les plus forts de chaque camp",
                 "for": "Pour la proposition (Embry)",
                 "against": "Contre la proposition (Horus)",
