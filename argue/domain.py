@@ -31,8 +31,10 @@ BRIDGE_MEANINGS: dict[str, str] = {
     "stealth": "hidden variables and unstated assumptions",
 }
 
-Mode = Literal["adversarial", "panel", "socratic", "devils-advocate"]
-MODES: tuple[Mode, ...] = ("adversarial", "panel", "socratic", "devils-advocate")
+Mode = str
+"""A debate mode's name: a key of ``argue.engine.modes.MODES`` (the built-in four and any
+``register_mode`` adds), checked where a request is read (``argue.app``), not here, so that a
+mode added by a package needs no change to the records."""
 DebateStatus = Literal[
     "running", "stopped", "completed", "failed", "interrupted", "budget_exhausted"
 ]

@@ -90,7 +90,7 @@ def test_conflicting_persona_flags_are_usage_errors():
             "horus",
             "--persona-b",
             "brandon",
-        ): "one opponent",
+        ): "mode seats exactly 2 personas: --advocate and the other persona fields name 3",
         (
             "argue",
             "Q?",
@@ -102,7 +102,7 @@ def test_conflicting_persona_flags_are_usage_errors():
             "horus",
             "--persona-a",
             "brandon",
-        ): "not both",
+        ): "socratic mode seats exactly 2 personas: --questioner/--defender and the other",
         ("argue", "Q?", "--personas", ",,"): "--personas is empty",
         ("argue", "Q?", "--personas", "embry,horus", "--persona-a", "vesper"): "not both",
         ("argue", "Q?", "--questioner", "embry"): "only applies to --mode socratic",

@@ -3,6 +3,7 @@ models, sources, budget; nothing written), then created on disk and run or detac
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
@@ -24,6 +25,7 @@ if TYPE_CHECKING:
     from argue.app._reach import Unreachable
     from argue.domain import Mode, Persona, SeatModel
     from argue.engine.estimate import DebateEstimate
+    from argue.engine.modes import DebateMode
     from argue.llm import ChatModel, ServerLimits
     from argue.store import DebateStore
 
@@ -73,6 +75,9 @@ class StartRequest(Request):
     questioner: str | None = None
     defender: str | None = None
     advocate: str | None = None
+    # Role fields of a mode a package registers (``argue.engine.modes.register_mode``): role ->
+    # persona; the built-in modes' roles have their own fields above.
+    roles: dict[str, str] = Field(default_factory=dict)
     provider: str | None = None
     model: str | None = None
     persona_models: list[str] = Field(default_factory=list)
@@ -101,6 +106,24 @@ class StartRequest(Request):
     def _short(cls, value: str | None) -> str | None:
         if value is not None and (len(value) > NAME_MAX_CHARS or "\x00" in value):
             raise ValueError(f"must be a name of at most {NAME_MAX_CHARS} characters")
+        return value
+
+    def role_names(self) -> dict[str, str]:
+        """Every role field given (the built-in modes' and ``roles``), stripped."""
+        named = {
+            **self.roles,
+            "questioner": self.questioner or "",
+            "defender": self.defender or "",
+            "advocate": self.advocate or "",
+        }
+        return {role: name.strip() for role, name in named.items() if name and name.strip()}
+
+    @field_validator("roles")
+    @classmethod
+    def _short_roles(cls, value: dict[str, str]) -> dict[str, str]:
+        for role, name in value.items():
+            if len(role) > NAME_MAX_CHARS or len(name) > NAME_MAX_CHARS or "\x00" in role + name:
+                raise ValueError(f"a role and its name are at most {NAME_MAX_CHARS} characters")
         return value
 
     @classmethod
@@ -184,6 +207,31 @@ def check_mode(mode: str) -> Mode:
     return name
 
 
+def seated_by_role(mode: DebateMode, roles: dict[str, str], named: list[str]) -> list[str]:
+    """The persona names in seat order when role fields name some: the mode's roles take the
+    first seats in the order the mode lists them (``questioner`` then ``defender``), the other
+    names follow. A role named while an earlier one is not is a ``UsageError``; so is a
+    lineup longer than the mode seats."""
+    flags = mode.role_flags
+    given = [flag for flag in flags if roles.get(flag)]
+    if not given:
+        return named
+    for earlier, later in itertools.pairwise(flags):
+        if roles.get(later) and not roles.get(earlier):
+            raise UsageError(f"`{later}` needs `{earlier}` too (or name neither to auto-select)")
+    by_role = [roles[flag] for flag in given]
+    taken = {name.lower() for name in by_role}
+    others = [name for name in named if name.lower() not in taken]
+    lineup = [*by_role, *others]
+    if len(lineup) > mode.max_personas:
+        fields = "/".join(f"`{flag}`" for flag in flags)
+        raise UsageError(
+            f"{mode.name} mode seats {mode.seats_wording()}: {fields} and the other persona "
+            f"fields name {len(lineup)} ({', '.join(lineup)})"
+        )
+    return lineup
+
+
 def seat(
     request: StartRequest, mode: Mode, question: str, lang: Literal["en", "fr"] = "en"
 ) -> tuple[list[Persona], str | None]:
@@ -192,12 +240,11 @@ def seat(
     Conflicting or ignored fields are usage errors rather than silent choices."""
     from argue.engine.modes import MODES, modes_taking
 
-    questioner, defender, advocate = request.questioner, request.defender, request.advocate
-    roles = {"questioner": questioner, "defender": defender, "advocate": advocate}
+    roles = request.role_names()
     for role, value in roles.items():
         if value and role not in MODES[mode].role_flags:
             takers = " or ".join(f"`mode` {name}" for name in modes_taking(role))
-            raise UsageError(f"`{role}` only applies to {takers}")
+            raise UsageError(f"`{role}` only applies to {takers or 'no mode'}")
     seats = [n.strip() for n in (request.persona_a, request.persona_b) if n and n.strip()]
     listed = [n.strip() for n in request.personas or [] if n.strip()]
     if request.personas is not None and not listed:
@@ -206,20 +253,7 @@ def seat(
         raise UsageError(f"`personas`: a name is at most {NAME_MAX_CHARS} characters")
     if listed and seats:
         raise UsageError("use either `personas` or `persona_a`/`persona_b`, not both")
-    named = listed or seats
-    if mode == "socratic" and (questioner or defender):
-        if named:
-            raise UsageError(
-                "use either `questioner`/`defender` or `persona_a`/`persona_b`, not both"
-            )
-        named = [n for n in (questioner, defender) if n]
-        if not questioner:
-            raise UsageError("`defender` needs `questioner` too (or name neither to auto-select)")
-    if mode == "devils-advocate" and advocate:
-        others = [n for n in named if n.lower() != advocate.lower()]
-        if len(others) > 1:
-            raise UsageError(f"devil's advocate mode has one opponent; got {', '.join(others)}")
-        named = [advocate, *others]
+    named = seated_by_role(MODES[mode], roles, listed or seats)
     from argue.engine import ModeError, seat_lineup
     from argue.personas import PersonaFileError, UnknownPersonaError, load_catalog
 

@@ -198,7 +198,44 @@ MODES: dict[str, DebateMode] = {
         ),
     )
 }
-"""Every debate mode, by name. ``argue.domain.MODES`` lists the same names (a test checks)."""
+"""Every debate mode, by name: the four built in, then any :func:`register_mode` adds."""
+
+
+_BUILTIN_MODES = frozenset(MODES)
+
+
+def register_mode(mode: DebateMode) -> DebateMode:
+    """Add ``mode`` to :data:`MODES`: its name and aliases must be new. Everything that
+    depends on a mode (seating, stances, role hints and role fields, the pre-debate step,
+    help texts) reads its entry, so a mode is one object and this one call."""
+    taken = {name for m in MODES.values() for name in (m.name, *m.aliases)}
+    clash = sorted(taken & {mode.name, *mode.aliases})
+    if clash:
+        raise ValueError(f"mode name already taken: {', '.join(clash)}")
+    if not 1 <= mode.min_personas <= mode.max_personas <= MAX_PANEL:
+        raise ValueError(f"mode {mode.name!r}: persona counts must be 1 ≤ min ≤ max ≤ {MAX_PANEL}")
+    if not mode.role_hints:
+        raise ValueError(f"mode {mode.name!r} needs at least one role hint")
+    MODES[mode.name] = mode
+    return mode
+
+
+def unregister_mode(name: str) -> None:
+    """Remove a mode :func:`register_mode` added (tests; a built-in mode stays)."""
+    if name in _BUILTIN_MODES:
+        raise ValueError(f"{name!r} is a built-in mode")
+    MODES.pop(name, None)
+
+
+def role_fields() -> tuple[str, ...]:
+    """Every role field a mode's seating takes (``questioner``, ``defender``, ``advocate``…),
+    in the order the modes list them."""
+    return tuple(dict.fromkeys(flag for mode in MODES.values() for flag in mode.role_flags))
+
+
+def modes_help() -> str:
+    """The modes in one line, the default first: ``adversarial (default) | panel | …``."""
+    return " | ".join(f"{name} (default)" if name == "adversarial" else name for name in MODES)
 
 
 def modes_taking(flag: str) -> list[str]:

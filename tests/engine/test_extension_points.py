@@ -12,12 +12,10 @@ import sys
 import textwrap
 import uuid
 from pathlib import Path
-from typing import get_args
 
 import pytest
 from typer.testing import CliRunner
 
-from argue import domain
 from argue.engine import DebateRunner, SkillToolkit, create_debate
 from argue.engine.modes import MODES, resolve_mode_name
 from argue.engine.schemas import ResearchCallDraft
@@ -124,7 +122,7 @@ def _debate(tmp_path: Path, personas, toolkit: SkillToolkit, script: DebateScrip
 
 
 def test_the_mode_names_of_the_records_are_the_registry():
-    assert tuple(MODES) == domain.MODES == get_args(domain.Mode)
+    assert tuple(MODES)[:4] == ("adversarial", "panel", "socratic", "devils-advocate")
     for name, mode in MODES.items():
         assert resolve_mode_name(name.upper().replace("-", "_")) == name
         assert all(resolve_mode_name(alias) == name for alias in mode.aliases)
