@@ -49,6 +49,7 @@ from argue.report.argument_map.metrics import (
     clip_to_width,
 )
 from argue.report.argument_map.routing import rounded_path
+from argue.report.argument_map.stack import elsewhere_words
 from argue.report.svg import clip, el, num, persona_color, text, title
 from argue.report.text import claim_anchor, node_anchor
 
@@ -69,9 +70,10 @@ def edge_words(kind: str, lang: str) -> str:
     return label(f"edge_{kind}", lang)
 
 
-def persona_anchor(index: int) -> str:
-    """The id of a persona's column head on the map (a link to itself: its arrows stay shown)."""
-    return f"map-p{index}"
+def persona_anchor(index: int, round_no: int | None = None) -> str:
+    """The id of a persona's column head on the map (a link to itself: its arrows stay shown);
+    in a round-by-round view, of its name bar in that round's figure."""
+    return f"map-p{index}" if round_no is None else f"map-r{round_no}-p{index}"
 
 
 def rebuttal_anchor(rebuttal: RebuttalNode) -> str:
@@ -100,6 +102,8 @@ def render_map_svg(m: ArgumentMap, lang: str) -> Markup:
             )
         )
     name = label("argument_map", lang)
+    if m.round_no is not None:
+        name += f" — {label('round', lang)} {m.round_no}"
     # Its natural width in px (the stylesheet shows it at that size, in a scroll box when wider
     # than the page); role="group", not "img": the map holds links and titles a screen reader
     # should reach.
@@ -113,7 +117,7 @@ def render_map_svg(m: ArgumentMap, lang: str) -> Markup:
             "role": "group",
             "aria-label": name,
             "preserveAspectRatio": "xMinYMin meet",
-            "class": "argmap",
+            "class": "argmap" if m.round_no is None else "argmap round-map",
         },
         title(name),
         *parts,
@@ -143,26 +147,30 @@ def _defs() -> Markup:
 
 def _frame(m: ArgumentMap, lang: str) -> list[Markup]:
     parts: list[Markup] = [_legend(m.legend)]
-    for i, letter in enumerate(m.letters):
-        x = m.column_x(letter)
-        words = clip_to_width(f"{m.names[letter]} ({letter})", m.column_width - 12, COLUMN_HEAD)
+    heads = m.heads or [
+        (letter, Box(m.column_x(letter), m.head_y, m.column_width, 22.0)) for letter in m.letters
+    ]
+    for letter, box in heads:
+        i = m.column_of(letter)
+        anchor = persona_anchor(i, m.round_no)
+        words = clip_to_width(f"{m.names[letter]} ({letter})", box.w - 12, COLUMN_HEAD)
         head = el(
             "a",
-            {"href": f"#{persona_anchor(i)}"},
+            {"href": f"#{anchor}"},
             el(
                 "rect",
                 {
-                    "x": x,
-                    "y": m.head_y,
-                    "width": m.column_width,
-                    "height": 22.0,
+                    "x": box.x,
+                    "y": box.y,
+                    "width": box.w,
+                    "height": box.h,
                     "rx": "3",
                     "fill": persona_color(i),
                 },
             ),
             text(
-                x + m.column_width / 2,
-                m.head_y + 15.5,
+                box.x + box.w / 2,
+                box.y + 15.5,
                 words,
                 class_="colhead",
                 text_anchor="middle",
@@ -173,11 +181,13 @@ def _frame(m: ArgumentMap, lang: str) -> list[Markup]:
         parts.append(
             el(
                 "g",
-                {"id": persona_anchor(i), "class": f"colhead-group p{i}"},
+                {"id": anchor, "class": f"colhead-group p{i}"},
                 title(f"{name} ({letter})"),
                 head,
             )
         )
+    if m.heads:  # one round's figure: the report's heading names the round
+        return parts
     for round_no, (top, _bottom) in m.bands.items():
         parts.append(
             el("line", {"x1": 4.0, "x2": m.width - 4, "y1": top, "y2": top, "class": "band"})
@@ -311,12 +321,14 @@ def _rebuttal(m: ArgumentMap, r: RebuttalNode, lang: str) -> Markup:
 
 
 def _ghost_node(g: GhostNode, lang: str) -> Markup:
+    """A target that is no claim of the debate (dashed); or, in a round's figure, a claim of
+    another round: a link to it there."""
     box = g.box
-    words = f"{g.target} — {label('no_such_claim', lang)}"
-    return el(
-        "g",
-        {"class": "ghost"},
-        title(words),
+    if g.elsewhere is not None:
+        words = elsewhere_words(g, lang)
+    else:
+        words = f"{g.target} — {label('no_such_claim', lang)}"
+    shape = [
         el("rect", {"x": box.x, "y": box.y, "width": box.w, "height": box.h, "rx": "3"}),
         text(
             box.x + box.w / 2,
@@ -325,7 +337,15 @@ def _ghost_node(g: GhostNode, lang: str) -> Markup:
             text_anchor="middle",
             **font_attrs(GHOST),
         ),
-    )
+    ]
+    if g.elsewhere is not None:
+        return el(
+            "g",
+            {"class": "ghost elsewhere"},
+            title(words),
+            el("a", {"href": f"#{node_anchor(g.target)}"}, *shape),
+        )
+    return el("g", {"class": "ghost"}, title(words), *shape)
 
 
 def _edge(m: ArgumentMap, edge: Edge, lang: str) -> Markup:
