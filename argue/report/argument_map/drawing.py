@@ -340,10 +340,9 @@ def _ghost_node(g: GhostNode, lang: str) -> Markup:
     ]
     if g.elsewhere is not None:
         return el(
-            "g",
-            {"class": "ghost elsewhere"},
-            title(words),
-            el("a", {"href": f"#{node_anchor(g.target)}"}, *shape),
+            "a",
+            {"href": f"#{node_anchor(g.target)}"},
+            el("g", {"class": "ghost elsewhere"}, title(words), *shape),
         )
     return el("g", {"class": "ghost"}, title(words), *shape)
 
