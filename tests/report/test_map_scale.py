@@ -10,10 +10,10 @@ report draws the map round by round (argument_map.stack), and there
 - a figure is at most 700 px wide (a printed page's width at 8 pt), and an arrow to a claim of
   another round ends at a node naming that round and linking to the claim.
 
-Teeth (checked once each): levels given by the interval-colouring greedy (assign_tracks) instead
-of nest_levels gave 4 more crossings on the 10-persona stress rounds; stubs in one order
-(stub_order without the up/down split) ran brackets across their neighbours' stubs; a PITCH of
-6 px put every arrow in a shared corridor.
+Teeth (checked once each): levels from the interval-colouring greedy (routing.assign_tracks)
+instead of nest_levels: 24 crossings in a 5-persona stress round where only 4 pairs of spans
+interleave; stubs in one order (stub_order without its up/down split): 13 crossings there; a
+PITCH of 6 px: arrowheads 6 px apart.
 """
 
 from __future__ import annotations
