@@ -11,8 +11,9 @@ first screen, mobile viewport), on a French 5-persona panel and a 10-persona pan
 Skipped, saying why, when ``chromium`` is not on PATH (``apt-get install -y chromium``).
 
 Teeth (checked once each): with the contents open above the summary, the French page's
-agreements started at 1,163 px; without ``animation-timeline`` on the line it never shows; with
-the line always shown, the 1440 px page's non-scrolling boxes had it too.
+conclusion ends at 830 px and its agreements at 1,100; without ``animation-timeline`` (the
+animation alone, so the line always shows) a table that fits ("The values") and, at 1440 px,
+the map's rounds and the charts had it too.
 """
 
 from __future__ import annotations
