@@ -27,7 +27,7 @@ from argue.records.strongest import NotRanked, reason_detail, reason_key
 from argue.render import synthesis_context
 from argue.report.argument_map import ArgumentMap, ClaimNode, render_map_svg
 from argue.report.argument_map.layout import _layout, map_model
-from argue.report.argument_map.stack import build_round_maps, stacked
+from argue.report.argument_map.stack import build_print_maps, build_round_maps, stacked
 from argue.report.charts import (
     COMPONENT_COLORS,
     FONT_PX,
@@ -177,6 +177,11 @@ def report_context(
     else:
         _layout(argument_map, lang)
         map_svg = render_map_svg(argument_map, lang)
+    # On paper, every map round by round in parts that fit a page, drawn at their size.
+    print_rounds = [
+        {"round": round_no, "parts": [render_map_svg(part, lang) for part in parts]}
+        for round_no, parts in build_print_maps(argument_map, lang)
+    ]
     citing: dict[str, list[str]] = {}
     for claim in history.all_claims():
         for evidence_id in [*claim.quoted_evidence_ids, *claim.model_written_evidence_ids]:
@@ -229,6 +234,7 @@ def report_context(
         "chart_widths": {"confidence": confidence_chart.width, "scores": scores_chart.width},
         "argument_map": map_svg,
         "map_rounds": map_rounds,
+        "print_rounds": print_rounds,
         "map_width": argument_map.width,
         "map_nodes": argument_map.nodes,
         "map_in_words": map_in_words(argument_map),

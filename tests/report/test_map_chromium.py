@@ -61,7 +61,7 @@ MEASURE = """
 const box = (el) => { const r = el.getBoundingClientRect();
   return {x: r.x, y: r.y, w: r.width, h: r.height, what: (el.textContent || "").slice(0, 40)}; };
 location.hash = "#map-all";  // a big map is drawn round by round: show every round
-const svgs = [...document.querySelectorAll("svg.argmap")];
+const svgs = [...document.querySelectorAll("#fig-map svg.argmap")];  // the screen's figures
 const out = {svgs: svgs.map((svg) => ({box: box(svg), viewBox: svg.viewBox.baseVal.width,
   scroller: svg.parentElement.clientWidth})), nodes: [], pills: [], sizes: []};
 for (const svg of svgs) {

@@ -95,7 +95,7 @@ def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Chromium]:
 
 # Per figure shown: its id, its arrows (path data and the figure's scale and offset on screen),
 # and how many arrows do not end on the side of one of its boxes.
-SHOWN = """(() => [...document.querySelectorAll('svg.argmap')]
+SHOWN = """(() => [...document.querySelectorAll('#fig-map svg.argmap')]
   .filter(svg => svg.getBoundingClientRect().width > 0)
   .map(svg => {
     const m = svg.getScreenCTM();
@@ -147,12 +147,32 @@ def test_the_ten_persona_map_crosses_and_bunches_far_less_than_the_columns_view(
     assert before.share > 0.5 and after.share == 0, (before, after)
 
 
+PRINTED = """(() => [...document.querySelectorAll('.print-round')].map(section => ({
+  heading: section.querySelector('h3').textContent,
+  parts: [...section.querySelectorAll('svg.argmap')].map(svg => {
+    const r = svg.getBoundingClientRect();
+    return {w: r.width, h: r.height, shown: r.width > 0,
+            names: [...svg.querySelectorAll('g.colhead-group text')].map(t => t.textContent)};
+  })})))()"""
+
+
 def test_printed_every_round_is_there_and_its_text_is_eight_points_or_more(browser, ten):
     tab = browser.open(ten["url"], PRINT_WIDTH)
+    assert tab.js("document.querySelector('.print-map').getBoundingClientRect().height") == 0
     tab.media("print")
     try:
-        shown = tab.js(SHOWN)
-        assert [f["id"] for f in shown] == [f"map-round-{r}" for r in range(1, ten["rounds"] + 1)]
+        assert tab.js(SHOWN) == []  # the screen's figures give way to the printed parts
+        printed = tab.js(PRINTED)
+        assert [r["heading"] for r in printed] == [
+            f"Argument map — Round {r}" for r in range(1, ten["rounds"] + 1)
+        ]
+        for printed_round in printed:
+            parts = printed_round["parts"]
+            assert len(parts) > 1 and all(p["shown"] for p in parts)
+            # Each part fits a Letter page's text height (965 px); every persona is on one.
+            assert max(p["h"] for p in parts) <= 965 - 40, parts
+            names = [name for p in parts for name in p["names"]]
+            assert len(names) == len(TEN) == len(set(names)), names
         sizes = tab.js(
             """[...document.querySelectorAll('svg.argmap text')]
               .filter(t => t.getBoundingClientRect().width > 0)

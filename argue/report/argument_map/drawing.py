@@ -80,13 +80,33 @@ def rebuttal_anchor(rebuttal: RebuttalNode) -> str:
     return f"rebuttal-{rebuttal.key}"
 
 
+def marker_id(m: ArgumentMap, kind: str) -> str:
+    """An arrowhead's id, one set per figure: a figure's arrows must not point at the markers of
+    another, which may be hidden (a marker in an undisplayed figure draws nothing)."""
+    if m.round_no is None:
+        return f"arrow-{kind}"
+    part = "" if m.print_part is None else f"-part{m.print_part}"
+    return f"arrow-{kind}-r{m.round_no}{part}"
+
+
+def _ids(m: ArgumentMap, ident: str) -> dict[str, str]:
+    """An element's id, except on a printed part (a copy of what the screen's figures hold)."""
+    return {} if m.print_part is not None else {"id": ident}
+
+
+def _self_link(m: ArgumentMap, anchor: str) -> dict[str, str]:
+    """A link to an element's own id (to make it the page's target), but on a printed part,
+    which has no ids."""
+    return {} if m.print_part is not None else {"href": f"#{anchor}"}
+
+
 def font_attrs(font: Font) -> dict[str, object]:
     """Size and weight as presentation attributes: the layout measured with these numbers."""
     return {"font_size": f"{font.size:g}", "font_weight": font.weight}
 
 
 def render_map_svg(m: ArgumentMap, lang: str) -> Markup:
-    parts: list[Markup] = [_defs()]
+    parts: list[Markup] = [_defs(m)]
     parts += _frame(m, lang)
     parts += [_claim_node(m, node, lang) for node in m.nodes.values()]
     parts += [_ghost_node(g, lang) for g in m.ghosts]
@@ -117,19 +137,21 @@ def render_map_svg(m: ArgumentMap, lang: str) -> Markup:
             "role": "group",
             "aria-label": name,
             "preserveAspectRatio": "xMinYMin meet",
-            "class": "argmap" if m.round_no is None else "argmap round-map",
+            "class": "argmap"
+            if m.round_no is None
+            else "argmap round-map" + (" printed" if m.print_part is not None else ""),
         },
         title(name),
         *parts,
     )
 
 
-def _defs() -> Markup:
+def _defs(m: ArgumentMap) -> Markup:
     markers = [
         el(
             "marker",
             {
-                "id": f"arrow-{kind}",
+                "id": marker_id(m, kind),
                 "viewBox": "0 0 10 10",
                 "refX": "10",
                 "refY": "5",
@@ -146,7 +168,7 @@ def _defs() -> Markup:
 
 
 def _frame(m: ArgumentMap, lang: str) -> list[Markup]:
-    parts: list[Markup] = [_legend(m.legend)]
+    parts: list[Markup] = [_legend(m, m.legend)]
     heads = m.heads or [
         (letter, Box(m.column_x(letter), m.head_y, m.column_width, 22.0)) for letter in m.letters
     ]
@@ -156,7 +178,7 @@ def _frame(m: ArgumentMap, lang: str) -> list[Markup]:
         words = clip_to_width(f"{m.names[letter]} ({letter})", box.w - 12, COLUMN_HEAD)
         head = el(
             "a",
-            {"href": f"#{anchor}"},
+            _self_link(m, anchor),
             el(
                 "rect",
                 {
@@ -181,7 +203,7 @@ def _frame(m: ArgumentMap, lang: str) -> list[Markup]:
         parts.append(
             el(
                 "g",
-                {"id": anchor, "class": f"colhead-group p{i}"},
+                {**_ids(m, anchor), "class": f"colhead-group p{i}"},
                 title(f"{name} ({letter})"),
                 head,
             )
@@ -256,7 +278,9 @@ def _claim_node(m: ArgumentMap, node: ClaimNode, lang: str) -> Markup:
     if tspans:
         inner.append(el("text", {"class": "ntext", **font_attrs(CLAIM_TEXT)}, *tspans))
     link = el("a", {"href": f"#{claim_anchor(claim.id)}"}, *inner)
-    return el("g", {"id": node_anchor(claim.id), "class": " ".join(classes)}, title(tooltip), link)
+    return el(
+        "g", {**_ids(m, node_anchor(claim.id)), "class": " ".join(classes)}, title(tooltip), link
+    )
 
 
 def _badge(badge: Badge) -> Markup:
@@ -285,7 +309,7 @@ def _rebuttal(m: ArgumentMap, r: RebuttalNode, lang: str) -> Markup:
     words = f"{name} · {label('rebuttal', lang).lower()} {label('round', lang)[:1]}{r.round}"
     pill = el(
         "a",
-        {"href": f"#{rebuttal_anchor(r)}"},
+        _self_link(m, rebuttal_anchor(r)),
         el(
             "rect",
             {
@@ -311,7 +335,7 @@ def _rebuttal(m: ArgumentMap, r: RebuttalNode, lang: str) -> Markup:
     return el(
         "g",
         {
-            "id": rebuttal_anchor(r),
+            **_ids(m, rebuttal_anchor(r)),
             "class": f"rebuttal persona-{r.letter} p{index} {r.css_key}",
         },
         title(words),
@@ -385,13 +409,13 @@ def _edge(m: ArgumentMap, edge: Edge, lang: str) -> Markup:
                 "class": f"line line-{style_key}",
                 "stroke-width": "2.2" if edge.kind.startswith("concede") else "1.6",
                 "stroke_dasharray": _EDGE_DASH[style_key],
-                "marker-end": f"url(#arrow-{style_key})",
+                "marker-end": f"url(#{marker_id(m, style_key)})",
             },
         ),
     )
 
 
-def _legend(items: list[LegendItem]) -> Markup:
+def _legend(m: ArgumentMap, items: list[LegendItem]) -> Markup:
     """The row(s) above the map: each edge kind's line, then the two node badges."""
     parts: list[Markup] = []
     for item in items:
@@ -410,7 +434,7 @@ def _legend(items: list[LegendItem]) -> Markup:
                     "class": f"line line-{item.kind}",
                     "stroke-width": "2.2",
                     "stroke_dasharray": _EDGE_DASH[item.kind],
-                    "marker-end": f"url(#arrow-{item.kind})",
+                    "marker-end": f"url(#{marker_id(m, item.kind)})",
                 },
             )
         )

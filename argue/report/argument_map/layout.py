@@ -281,6 +281,10 @@ class ArgumentMap:
     # above its claims (the columns view has column heads instead).
     round_no: int | None = None
     heads: list[tuple[str, Box]] = field(default_factory=list)
+    # A printed page's part of a round (:func:`.stack.build_print_maps`): which part, and the
+    # personas it shows (the others' claims are on other parts). Printed parts carry no ids.
+    print_part: int | None = None
+    shown: list[str] | None = None
 
     def column_x(self, letter: str) -> float:
         index = self.letters.index(letter)

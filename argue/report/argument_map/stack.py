@@ -106,6 +106,88 @@ def build_round_maps(m: ArgumentMap, lang: str) -> list[ArgumentMap]:
     return maps
 
 
+PRINT_PAGE_H = 860.0
+"""The tallest a printed part of a round may be: a Letter page's text height (11 in less 24 mm,
+965 px) less the round's heading; A4's is taller. A part is kept whole on its page."""
+
+
+def build_print_maps(m: ArgumentMap, lang: str) -> list[tuple[int, list[ArgumentMap]]]:
+    """Per round, its figure cut into parts that each fit a printed page, between personas:
+    an arrow to a claim on another part ends at a node naming it (as for another round).
+
+    A round's figure is one picture: printed whole, a browser slices it at the page's edge,
+    through boxes and lines of text. Parts are drawn apart from the screen's figures (their own
+    boxes), for any number of personas: on paper the map is read at its drawn size, 8 pt or more.
+    """
+    out: list[tuple[int, list[ArgumentMap]]] = []
+    for round_no in m.rounds:
+        letters = list(m.letters)
+        parts: list[ArgumentMap] = []
+        while letters:
+            low, high = 1, len(letters)  # the most personas whose part fits: a binary search
+            best = _part(m, round_no, letters[:1], len(parts), lang)
+            while low <= high:
+                middle = (low + high) // 2
+                part = _part(m, round_no, letters[:middle], len(parts), lang)
+                if part.height <= PRINT_PAGE_H or middle == 1:
+                    best, low = part, middle + 1
+                else:
+                    high = middle - 1
+            parts.append(best)
+            letters = letters[len(best.shown or []) :]
+        out.append((round_no, parts))
+    return out
+
+
+def _part(
+    m: ArgumentMap, round_no: int, letters: list[str], index: int, lang: str
+) -> ArgumentMap:
+    keep = set(letters)
+    nodes = {
+        key: replace(n, box=Box())
+        for key, n in m.nodes.items()
+        if n.claim.round == round_no and n.claim.persona in keep
+    }
+    rebuttals = {
+        id(r): replace(r, box=Box()) for r in m.rebuttals if r.round == round_no and r.letter in keep
+    }
+    ghosts = {
+        id(g): replace(g, box=Box()) for g in m.ghosts if g.round == round_no and g.letter in keep
+    }
+    elsewhere: list[GhostNode] = []
+    edges: list[Edge] = []
+    for edge in m.edges:
+        source = rebuttals.get(id(edge.source))
+        if source is None:
+            continue
+        target = edge.target
+        if isinstance(target, ClaimNode):
+            if target.claim.id in nodes and target.claim.round == round_no:
+                new_target: ClaimNode | GhostNode = nodes[target.claim.id]
+            else:
+                new_target = GhostNode(
+                    target.claim.id, source.letter, round_no, elsewhere=target.claim.round
+                )
+                elsewhere.append(new_target)
+        else:
+            new_target = ghosts[id(target)]
+        edges.append(replace(edge, source=source, target=new_target, points=[]))
+    part = ArgumentMap(
+        m.letters,
+        m.names,
+        [round_no],
+        nodes,
+        list(rebuttals.values()),
+        [*ghosts.values(), *elsewhere],
+        edges,
+        round_no=round_no,
+        print_part=index,
+        shown=letters,
+    )
+    stack_layout(part, lang)
+    return part
+
+
 def _is_concession(edge: Edge) -> bool:
     return edge.kind.startswith("concede")
 
@@ -161,9 +243,10 @@ def stack_layout(m: ArgumentMap, lang: str) -> None:
         side: Side = "right" if _is_concession(edge) else "left"
         edge.source_side = edge.target_side = side
 
+    letters = [k for k in m.letters if m.shown is None or k in m.shown]
     # The column's order: per persona, its claims, its rebuttal, the targets under it.
     order: list[object] = []
-    for letter in m.letters:
+    for letter in letters:
         order += [n for n in m.nodes.values() if n.claim.persona == letter]
         for rebuttal in (r for r in m.rebuttals if r.letter == letter):
             order.append(rebuttal)
@@ -190,7 +273,7 @@ def stack_layout(m: ArgumentMap, lang: str) -> None:
     left, right = margin_width("left"), margin_width("right")
     col_w = max(MIN_STACK_COLUMN, min(COLUMN, STACK_WIDTH - left - right))
     m.column_width = col_w
-    m.column_xs = [left] * len(m.letters)
+    m.column_xs = [left] * len(m.letters)  # every persona's column is the one column
     m.width = left + col_w + right
     m.legend = _legend(lang, m.width)
     legend_rows = len({item.y for item in m.legend})
@@ -216,7 +299,7 @@ def stack_layout(m: ArgumentMap, lang: str) -> None:
     y = legend_bottom + LEGEND_GAP
     m.heads = []
     m.head_y = y
-    for letter in m.letters:
+    for letter in letters:
         m.heads.append((letter, Box(x, y, col_w, NAME_H)))
         y += NAME_H + NAME_GAP
         for node in (n for n in m.nodes.values() if n.claim.persona == letter):
@@ -312,6 +395,7 @@ __all__ = [
     "PITCH",
     "STACK_PERSONAS",
     "STACK_WIDTH",
+    "build_print_maps",
     "build_round_maps",
     "elsewhere_words",
     "nest_levels",
