@@ -76,19 +76,25 @@ def measure(personas: int, rounds: int) -> None:
     after_views = [[e.points for e in m.edges] for m in stacked]
     print(f"{personas} personas, {rounds} rounds, {len(columns.edges)} arrows")
     print(f"  before: columns view, one figure {columns.width:.0f} px wide")
-    print(f"  after:  round-by-round view, {len(stacked)} figures, widest "
-          f"{max(m.width for m in stacked):.0f} px")
+    print(
+        f"  after:  round-by-round view, {len(stacked)} figures, widest "
+        f"{max(m.width for m in stacked):.0f} px"
+    )
     for corridor in (10.0, 6.0, 12.0):
         before = views_tangle(before_views, corridor)
         after = views_tangle(after_views, corridor)
         if corridor == 10.0:
             factor = before.crossings / after.crossings if after.crossings else float("inf")
-            print(f"  crossings: before {before.crossings}, after {after.crossings} "
-                  f"(factor {factor:.1f})")
+            print(
+                f"  crossings: before {before.crossings}, after {after.crossings} "
+                f"(factor {factor:.1f})"
+            )
         share_factor = before.share / after.share if after.share else float("inf")
-        print(f"  arrows in a shared corridor (< {corridor:g} px): before {before.shared}/"
-              f"{before.arrows} ({before.share:.0%}), after {after.shared}/{after.arrows} "
-              f"({after.share:.0%}) (factor {share_factor:.1f})")
+        print(
+            f"  arrows in a shared corridor (< {corridor:g} px): before {before.shared}/"
+            f"{before.arrows} ({before.share:.0%}), after {after.shared}/{after.arrows} "
+            f"({after.share:.0%}) (factor {share_factor:.1f})"
+        )
 
 
 def main() -> None:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 import xml.etree.ElementTree as ET
+from itertools import pairwise
 
 import pytest
 
@@ -88,7 +89,7 @@ def _arrowheads_apart(drawn: tuple[ArgumentMap, geometry.Drawn]) -> None:
     assert max(len(ys) for ys in tips.values()) >= 3
     for key, ys in tips.items():
         ys.sort()
-        assert all(b - a >= 12 for a, b in zip(ys, ys[1:], strict=False)), (key, ys)
+        assert all(b - a >= 12 for a, b in pairwise(ys)), (key, ys)
     for (g, points), edge in zip(d.edges, m.edges, strict=True):
         box = edge.target.box
         x, y = points[-1]

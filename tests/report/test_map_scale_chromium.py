@@ -116,7 +116,8 @@ SHOWN = """(() => [...document.querySelectorAll('#fig-map svg.argmap')]
   .filter(svg => svg.getBoundingClientRect().width > 0)
   .map(svg => {
     const m = svg.getScreenCTM();
-    const boxes = [...svg.querySelectorAll('g.node rect.nodebox, g.ghost rect')].map(r => r.getBBox());
+    const boxes = [...svg.querySelectorAll('g.node rect.nodebox, g.ghost rect')]
+      .map(r => r.getBBox());
     const paths = [...svg.querySelectorAll('g.edge path')];
     const stray = paths.filter(p => {
       const end = p.getPointAtLength(p.getTotalLength());
@@ -142,7 +143,8 @@ def shown_tangle(figures: list[dict[str, Any]]) -> Tangle:
 HEADLESS = """(() => [...document.querySelectorAll('#fig-map svg.argmap')]
   .filter(svg => svg.getBoundingClientRect().width > 0)
   .flatMap(svg => [...svg.querySelectorAll('[marker-end]')]
-    .filter(e => !svg.contains(document.getElementById(e.getAttribute('marker-end').slice(5, -1))))
+    .filter(e => !svg.contains(
+      document.getElementById(e.getAttribute('marker-end').slice(5, -1))))
     .map(e => e.getAttribute('marker-end'))))()"""
 
 
@@ -152,10 +154,13 @@ def test_the_default_view_shows_one_round_and_the_links_show_each_or_all(browser
     assert [f["id"] for f in shown] == ["map-round-1"]
     assert tab.js(HEADLESS) == []
     # No id twice on the page (the printed parts carry none).
-    assert tab.js(
-        "(() => { const ids = [...document.querySelectorAll('[id]')].map(e => e.id);"
-        " return ids.length - new Set(ids).size; })()"
-    ) == 0
+    assert (
+        tab.js(
+            "(() => { const ids = [...document.querySelectorAll('[id]')].map(e => e.id);"
+            " return ids.length - new Set(ids).size; })()"
+        )
+        == 0
+    )
     tab.js("location.hash = '#map-round-2'")
     assert [f["id"] for f in tab.js(SHOWN)] == ["map-round-2"]
     assert tab.js(HEADLESS) == []
@@ -190,9 +195,7 @@ PRINTED = """(() => [...document.querySelectorAll('.print-round')].map(section =
 
 
 @pytest.mark.parametrize("which", ["ten", "pair"])
-def test_printed_every_round_is_there_and_its_text_is_eight_points_or_more(
-    browser, request, which
-):
+def test_printed_every_round_is_there_and_its_text_is_eight_points_or_more(browser, request, which):
     """Any map, columns on screen or not: the columns view of a pair (956 px) shrunk to the
     page printed its text at 6 pt."""
     ten = request.getfixturevalue(which)

@@ -19,7 +19,6 @@ the map's rounds and the charts had it too.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -81,7 +80,7 @@ def test_on_a_phone_the_summary_is_inside_the_first_screen(browser, reports, whi
     assert got["lang"] == ("fr" if which == "fr" else "en")
     assert got["folded"] and got["toc"] < 50, got  # the contents: one line
     for part in ("conclusion", "disagreements", "agreements"):
-        top, bottom = got[part]
+        _, bottom = got[part]
         assert bottom <= PHONE[1], (part, got)
     # Opened, the contents list is there.
     tab.js("document.querySelector('nav.toc details').open = true")

@@ -89,12 +89,12 @@ def marker_id(m: ArgumentMap, kind: str) -> str:
     return f"arrow-{kind}-r{m.round_no}{part}"
 
 
-def _ids(m: ArgumentMap, ident: str) -> dict[str, str]:
+def _ids(m: ArgumentMap, ident: str) -> dict[str, object]:
     """An element's id, except on a printed part (a copy of what the screen's figures hold)."""
     return {} if m.print_part is not None else {"id": ident}
 
 
-def _self_link(m: ArgumentMap, anchor: str) -> dict[str, str]:
+def _self_link(m: ArgumentMap, anchor: str) -> dict[str, object]:
     """A link to an element's own id (to make it the page's target), but on a printed part,
     which has no ids."""
     return {} if m.print_part is not None else {"href": f"#{anchor}"}

@@ -139,9 +139,7 @@ def build_print_maps(m: ArgumentMap, lang: str) -> list[tuple[int, list[Argument
     return out
 
 
-def _part(
-    m: ArgumentMap, round_no: int, letters: list[str], index: int, lang: str
-) -> ArgumentMap:
+def _part(m: ArgumentMap, round_no: int, letters: list[str], index: int, lang: str) -> ArgumentMap:
     keep = set(letters)
     nodes = {
         key: replace(n, box=Box())
@@ -149,7 +147,9 @@ def _part(
         if n.claim.round == round_no and n.claim.persona in keep
     }
     rebuttals = {
-        id(r): replace(r, box=Box()) for r in m.rebuttals if r.round == round_no and r.letter in keep
+        id(r): replace(r, box=Box())
+        for r in m.rebuttals
+        if r.round == round_no and r.letter in keep
     }
     ghosts = {
         id(g): replace(g, box=Box()) for g in m.ghosts if g.round == round_no and g.letter in keep
@@ -344,9 +344,7 @@ def _route(
     ends: dict[tuple[int, Side, str], list[tuple[int, int, bool]]] = {}
     for i, edge in margin.items():
         up = index[id(edge.target)] < index[id(edge.source)]  # the target above its rebuttal
-        ends.setdefault((id(edge.source), edge.source_side, "from"), []).append(
-            (i, levels[i], up)
-        )
+        ends.setdefault((id(edge.source), edge.source_side, "from"), []).append((i, levels[i], up))
         ends.setdefault((id(edge.target), edge.target_side, "to"), []).append(
             (i, levels[i], not up)
         )

@@ -93,7 +93,9 @@ def tangle(arrows: Iterable[Sequence[Point]], corridor: float = CORRIDOR_PX) -> 
     return Tangle(len(runs), crossings, len(shared))
 
 
-def views_tangle(views: Iterable[Iterable[Sequence[Point]]], corridor: float = CORRIDOR_PX) -> Tangle:
+def views_tangle(
+    views: Iterable[Iterable[Sequence[Point]]], corridor: float = CORRIDOR_PX
+) -> Tangle:
     """The sum over figures drawn apart (arrows of two figures never meet)."""
     total = Tangle(0, 0, 0)
     for arrows in views:
