@@ -89,11 +89,11 @@ def measure(personas: int, rounds: int) -> None:
                 f"  crossings: before {before.crossings}, after {after.crossings} "
                 f"(factor {factor:.1f})"
             )
-        share_factor = before.share / after.share if after.share else float("inf")
+        share_factor = f"factor {before.share / after.share:.1f}" if after.share else "none left"
         print(
             f"  arrows in a shared corridor (< {corridor:g} px): before {before.shared}/"
             f"{before.arrows} ({before.share:.0%}), after {after.shared}/{after.arrows} "
-            f"({after.share:.0%}) (factor {share_factor:.1f})"
+            f"({after.share:.0%}) ({share_factor})"
         )
 
 
