@@ -161,11 +161,19 @@ def test_the_default_view_shows_one_round_and_the_links_show_each_or_all(browser
         )
         == 0
     )
+    chosen = (
+        "[...document.querySelectorAll('.maptab')].filter(a => getComputedStyle(a)"
+        ".backgroundColor === getComputedStyle(document.querySelector('a.cid, a')).color)"
+        ".map(a => a.textContent)"
+    )
+    assert tab.js(chosen) == ["Round 1"]  # the link of the round shown stands out
     tab.js("location.hash = '#map-round-2'")
     assert [f["id"] for f in tab.js(SHOWN)] == ["map-round-2"]
+    assert tab.js(chosen) == ["Round 2"]
     assert tab.js(HEADLESS) == []
     tab.js("location.hash = '#map-all'")
     assert [f["id"] for f in tab.js(SHOWN)] == ["map-round-1", "map-round-2"]
+    assert tab.js(chosen) == ["All rounds"]
     # A claim id followed from the text shows the round that holds its node.
     tab.js("location.hash = '#node-A2.c1'")
     assert [f["id"] for f in tab.js(SHOWN)] == ["map-round-2"]
