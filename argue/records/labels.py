@@ -1056,6 +1056,21 @@ _LABELS: dict[str, tuple[str, str]] = {
         "fait à quelle affirmation.",
     ),
     "map_claims": ("claims", "affirme"),
+    # the map round by round, and wide figures on a phone (issue 41, items 2 and 3)
+    "map_rounds": ("Rounds of the map", "Rounds de la carte"),
+    "map_all_rounds": ("All rounds", "Tous les rounds"),
+    "map_round_note": (
+        "One round at a time (or all of them, one after another): each persona's claims, then "
+        "its rebuttal. Counters leave the rebuttal to the left, concessions to the right, each "
+        "arrow on a track of its own. Tap or hover a name, a rebuttal or a box to follow only "
+        "its arrows; a box leads to the claim's full text.",
+        "Un round à la fois (ou tous, l’un après l’autre)\u00a0: les affirmations de chaque "
+        "persona, puis sa réfutation. Les objections partent de la réfutation vers la gauche, "
+        "les concessions vers la droite, chaque flèche sur sa propre voie. Touchez ou survolez "
+        "un nom, une réfutation ou une boîte pour ne suivre que ses flèches\u00a0; une boîte "
+        "mène au texte complet de l’affirmation.",
+    ),
+    "scroll_hint": ("Scroll sideways →", "Faites défiler de côté →"),
     # evidence as shown (issue 36): the sentence around a quote, its support, why a claim
     # cannot rank, the strongest arguments of each side
     "strongest_each_side": (

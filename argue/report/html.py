@@ -25,7 +25,9 @@ from argue.records.labels import Labels, label
 from argue.records.prose import SynthesisDraft
 from argue.records.strongest import NotRanked, reason_detail, reason_key
 from argue.render import synthesis_context
-from argue.report.argument_map import ArgumentMap, ClaimNode, build_map, render_map_svg
+from argue.report.argument_map import ArgumentMap, ClaimNode, render_map_svg
+from argue.report.argument_map.layout import _layout, map_model
+from argue.report.argument_map.stack import build_print_maps, build_round_maps, stacked
 from argue.report.charts import (
     COMPONENT_COLORS,
     FONT_PX,
@@ -165,7 +167,24 @@ def report_context(
         )
         return Markup(escape(label(reason_key(item), lang))).format(detail=Markup(detail))
 
-    argument_map = build_map(history, references, scores, lang)
+    # Up to four personas, one figure with a column each; above, one figure per round (the
+    # columns would be too wide to follow an arrow: argument_map.stack says why).
+    argument_map = map_model(history, references, scores, lang)
+    map_rounds: list[dict[str, Any]] = []
+    if stacked(len(letters)):
+        for one in build_round_maps(argument_map, lang):
+            map_rounds.append(
+                {"round": one.round_no, "svg": render_map_svg(one, lang), "width": one.width}
+            )
+        map_svg: Markup | None = None
+    else:
+        _layout(argument_map, lang)
+        map_svg = render_map_svg(argument_map, lang)
+    # On paper, every map round by round in parts that fit a page, drawn at their size.
+    print_rounds = [
+        {"round": round_no, "parts": [render_map_svg(part, lang) for part in parts]}
+        for round_no, parts in build_print_maps(argument_map, lang)
+    ]
     citing: dict[str, list[str]] = {}
     for claim in history.all_claims():
         for evidence_id in [*claim.quoted_evidence_ids, *claim.model_written_evidence_ids]:
@@ -216,7 +235,10 @@ def report_context(
             "scores": readable_min_width(scores_chart.width, chart_px),
         },
         "chart_widths": {"confidence": confidence_chart.width, "scores": scores_chart.width},
-        "argument_map": render_map_svg(argument_map, lang),
+        "argument_map": map_svg,
+        "map_rounds": map_rounds,
+        "print_rounds": print_rounds,
+        "map_width": argument_map.width,
         "map_nodes": argument_map.nodes,
         "map_in_words": map_in_words(argument_map),
         "confidence_svg": confidence_chart,

@@ -153,10 +153,12 @@ def test_at_375_px_nothing_scrolls_sideways_and_chart_text_stays_readable(
     assert tab.js(
         "[...document.querySelectorAll('figure .scroll')].some(b => b.scrollWidth > b.clientWidth)"
     )
-    # The contents list is one column on a phone: every entry starts at the same left edge.
+    # The contents list is folded; opened, it is one column on a phone: every entry starts at
+    # the same left edge.
+    tab.js("document.querySelector('nav.toc details').open = true")
     assert (
         tab.js(
-            "new Set([...document.querySelectorAll('nav.toc > ol > li')]"
+            "new Set([...document.querySelectorAll('nav.toc details > ol > li')]"
             ".map(li => Math.round(li.getBoundingClientRect().left))).size"
         )
         == 1
@@ -229,8 +231,10 @@ def test_the_printed_panel_starts_with_the_summary_and_has_no_blank_page(
     # on 16 full pages before the strongest arguments were given per participant (issue 36:
     # up to 3 each for 5 panelists, with the claims that cannot rank and why): 17 full pages;
     # 18 once code's markers (the source says, support words, "(= id)") were set in bold
-    # (issue 37: markers model text cannot imitate) and the wider words wrapped more.
-    assert len(pages) < 19, len(pages)
+    # (issue 37: markers model text cannot imitate) and the wider words wrapped more. 25 since
+    # the map prints round by round at its drawn size (issue 41: text at 8 pt or more, where the
+    # one 5-column figure shrank to the page's width printed it at about 4 pt on one page).
+    assert len(pages) < 27, len(pages)
     blank = [i + 1 for i, text in enumerate(texts[:-1]) if len(text) < 200]
     assert not blank, f"pages with next to nothing on them: {blank}"
 

@@ -28,11 +28,15 @@ FETCHING_TAGS |= {"audio", "source", "track", "frame", "base", "form", "input", 
 
 
 class Page(HTMLParser):
-    """Every start tag with its attributes, the text outside tags, and the inline CSS."""
+    """Every start tag with its attributes, the text outside tags, and the inline CSS. The map's
+    printed parts (``div.print-map``: a copy of the map, shown on paper only) are kept apart,
+    in ``printed``; ``every_tag`` has both."""
 
     def __init__(self, html: str) -> None:
         super().__init__(convert_charrefs=True)
         self.tags: list[tuple[str, dict[str, str]]] = []
+        self.printed: list[tuple[str, dict[str, str]]] = []
+        self._printing_at: int | None = None
         self.text: list[str] = []
         self.css: list[str] = []
         self._stack: list[str] = []
@@ -40,16 +44,26 @@ class Page(HTMLParser):
         self.close()
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        self.tags.append((tag, {k: v or "" for k, v in attrs}))
+        values = {k: v or "" for k, v in attrs}
+        if self._printing_at is None and "print-map" in values.get("class", "").split():
+            self._printing_at = len(self._stack)
+        (self.tags if self._printing_at is None else self.printed).append((tag, values))
         self._stack.append(tag)
 
     def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        self.tags.append((tag, {k: v or "" for k, v in attrs}))
+        values = {k: v or "" for k, v in attrs}
+        (self.tags if self._printing_at is None else self.printed).append((tag, values))
 
     def handle_endtag(self, tag: str) -> None:
         if tag in self._stack:
             while self._stack and self._stack.pop() != tag:
                 pass
+        if self._printing_at is not None and len(self._stack) <= self._printing_at:
+            self._printing_at = None
+
+    @property
+    def every_tag(self) -> list[tuple[str, dict[str, str]]]:
+        return self.tags + self.printed
 
     def handle_data(self, data: str) -> None:
         if self._stack and self._stack[-1] == "style":
@@ -67,7 +81,7 @@ class Page(HTMLParser):
         return [a for a in self.all(tag) if css_class in a.get("class", "").split()]
 
     def links(self) -> list[str]:
-        return [v for _, a in self.tags for k, v in a.items() if k in ("href", "xlink:href")]
+        return [v for _, a in self.every_tag for k, v in a.items() if k in ("href", "xlink:href")]
 
     @property
     def plain(self) -> str:
@@ -80,9 +94,9 @@ def document_urls(store: DebateStore) -> set[str]:
 
 
 def assert_self_contained(page: Page, allowed_urls: set[str]) -> None:
-    fetching = [tag for tag, _ in page.tags if tag in FETCHING_TAGS]
+    fetching = [tag for tag, _ in page.every_tag if tag in FETCHING_TAGS]
     assert not fetching, f"tags that fetch or run something: {fetching}"
-    for _, attrs in page.tags:
+    for _, attrs in page.every_tag:
         assert "src" not in attrs and "srcset" not in attrs, attrs
         assert not any(k.startswith("on") for k in attrs), f"event handler in {attrs}"
         style = attrs.get("style", "")
@@ -114,6 +128,10 @@ def test_the_report_is_self_contained_and_maps_every_claim_counter_and_concessio
     figures = page.all("figure")
     assert len(figures) == 3
     assert len(page.all("svg")) == 3, "an SVG outside a figure, or a figure without one"
+    # And on paper, the map again, round by round (issue 41): a part per round at least.
+    printed = [a for tag, a in page.printed if tag == "svg"]
+    assert printed and all("printed" in a["class"].split() for a in printed)
+    assert printed[0]["aria-label"] == "Argument map — Round 1"
 
     # Every claim is a node (and has its full text below); every claim-id link has a target.
     claims = history.claim_index()

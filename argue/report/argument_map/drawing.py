@@ -49,6 +49,7 @@ from argue.report.argument_map.metrics import (
     clip_to_width,
 )
 from argue.report.argument_map.routing import rounded_path
+from argue.report.argument_map.stack import elsewhere_words
 from argue.report.svg import clip, el, num, persona_color, text, title
 from argue.report.text import claim_anchor, node_anchor
 
@@ -69,13 +70,34 @@ def edge_words(kind: str, lang: str) -> str:
     return label(f"edge_{kind}", lang)
 
 
-def persona_anchor(index: int) -> str:
-    """The id of a persona's column head on the map (a link to itself: its arrows stay shown)."""
-    return f"map-p{index}"
+def persona_anchor(index: int, round_no: int | None = None) -> str:
+    """The id of a persona's column head on the map (a link to itself: its arrows stay shown);
+    in a round-by-round view, of its name bar in that round's figure."""
+    return f"map-p{index}" if round_no is None else f"map-r{round_no}-p{index}"
 
 
 def rebuttal_anchor(rebuttal: RebuttalNode) -> str:
     return f"rebuttal-{rebuttal.key}"
+
+
+def marker_id(m: ArgumentMap, kind: str) -> str:
+    """An arrowhead's id, one set per figure: a figure's arrows must not point at the markers of
+    another, which may be hidden (a marker in an undisplayed figure draws nothing)."""
+    if m.round_no is None:
+        return f"arrow-{kind}"
+    part = "" if m.print_part is None else f"-part{m.print_part}"
+    return f"arrow-{kind}-r{m.round_no}{part}"
+
+
+def _ids(m: ArgumentMap, ident: str) -> dict[str, object]:
+    """An element's id, except on a printed part (a copy of what the screen's figures hold)."""
+    return {} if m.print_part is not None else {"id": ident}
+
+
+def _self_link(m: ArgumentMap, anchor: str) -> dict[str, object]:
+    """A link to an element's own id (to make it the page's target), but on a printed part,
+    which has no ids."""
+    return {} if m.print_part is not None else {"href": f"#{anchor}"}
 
 
 def font_attrs(font: Font) -> dict[str, object]:
@@ -84,7 +106,7 @@ def font_attrs(font: Font) -> dict[str, object]:
 
 
 def render_map_svg(m: ArgumentMap, lang: str) -> Markup:
-    parts: list[Markup] = [_defs()]
+    parts: list[Markup] = [_defs(m)]
     parts += _frame(m, lang)
     parts += [_claim_node(m, node, lang) for node in m.nodes.values()]
     parts += [_ghost_node(g, lang) for g in m.ghosts]
@@ -100,6 +122,8 @@ def render_map_svg(m: ArgumentMap, lang: str) -> Markup:
             )
         )
     name = label("argument_map", lang)
+    if m.round_no is not None:
+        name += f" — {label('round', lang)} {m.round_no}"
     # Its natural width in px (the stylesheet shows it at that size, in a scroll box when wider
     # than the page); role="group", not "img": the map holds links and titles a screen reader
     # should reach.
@@ -113,19 +137,21 @@ def render_map_svg(m: ArgumentMap, lang: str) -> Markup:
             "role": "group",
             "aria-label": name,
             "preserveAspectRatio": "xMinYMin meet",
-            "class": "argmap",
+            "class": "argmap"
+            if m.round_no is None
+            else "argmap round-map" + (" printed" if m.print_part is not None else ""),
         },
         title(name),
         *parts,
     )
 
 
-def _defs() -> Markup:
+def _defs(m: ArgumentMap) -> Markup:
     markers = [
         el(
             "marker",
             {
-                "id": f"arrow-{kind}",
+                "id": marker_id(m, kind),
                 "viewBox": "0 0 10 10",
                 "refX": "10",
                 "refY": "5",
@@ -142,27 +168,31 @@ def _defs() -> Markup:
 
 
 def _frame(m: ArgumentMap, lang: str) -> list[Markup]:
-    parts: list[Markup] = [_legend(m.legend)]
-    for i, letter in enumerate(m.letters):
-        x = m.column_x(letter)
-        words = clip_to_width(f"{m.names[letter]} ({letter})", m.column_width - 12, COLUMN_HEAD)
+    parts: list[Markup] = [_legend(m, m.legend)]
+    heads = m.heads or [
+        (letter, Box(m.column_x(letter), m.head_y, m.column_width, 22.0)) for letter in m.letters
+    ]
+    for letter, box in heads:
+        i = m.column_of(letter)
+        anchor = persona_anchor(i, m.round_no)
+        words = clip_to_width(f"{m.names[letter]} ({letter})", box.w - 12, COLUMN_HEAD)
         head = el(
             "a",
-            {"href": f"#{persona_anchor(i)}"},
+            _self_link(m, anchor),
             el(
                 "rect",
                 {
-                    "x": x,
-                    "y": m.head_y,
-                    "width": m.column_width,
-                    "height": 22.0,
+                    "x": box.x,
+                    "y": box.y,
+                    "width": box.w,
+                    "height": box.h,
                     "rx": "3",
                     "fill": persona_color(i),
                 },
             ),
             text(
-                x + m.column_width / 2,
-                m.head_y + 15.5,
+                box.x + box.w / 2,
+                box.y + 15.5,
                 words,
                 class_="colhead",
                 text_anchor="middle",
@@ -173,11 +203,13 @@ def _frame(m: ArgumentMap, lang: str) -> list[Markup]:
         parts.append(
             el(
                 "g",
-                {"id": persona_anchor(i), "class": f"colhead-group p{i}"},
+                {**_ids(m, anchor), "class": f"colhead-group p{i}"},
                 title(f"{name} ({letter})"),
                 head,
             )
         )
+    if m.heads:  # one round's figure: the report's heading names the round
+        return parts
     for round_no, (top, _bottom) in m.bands.items():
         parts.append(
             el("line", {"x1": 4.0, "x2": m.width - 4, "y1": top, "y2": top, "class": "band"})
@@ -246,7 +278,9 @@ def _claim_node(m: ArgumentMap, node: ClaimNode, lang: str) -> Markup:
     if tspans:
         inner.append(el("text", {"class": "ntext", **font_attrs(CLAIM_TEXT)}, *tspans))
     link = el("a", {"href": f"#{claim_anchor(claim.id)}"}, *inner)
-    return el("g", {"id": node_anchor(claim.id), "class": " ".join(classes)}, title(tooltip), link)
+    return el(
+        "g", {**_ids(m, node_anchor(claim.id)), "class": " ".join(classes)}, title(tooltip), link
+    )
 
 
 def _badge(badge: Badge) -> Markup:
@@ -275,7 +309,7 @@ def _rebuttal(m: ArgumentMap, r: RebuttalNode, lang: str) -> Markup:
     words = f"{name} · {label('rebuttal', lang).lower()} {label('round', lang)[:1]}{r.round}"
     pill = el(
         "a",
-        {"href": f"#{rebuttal_anchor(r)}"},
+        _self_link(m, rebuttal_anchor(r)),
         el(
             "rect",
             {
@@ -301,7 +335,7 @@ def _rebuttal(m: ArgumentMap, r: RebuttalNode, lang: str) -> Markup:
     return el(
         "g",
         {
-            "id": rebuttal_anchor(r),
+            **_ids(m, rebuttal_anchor(r)),
             "class": f"rebuttal persona-{r.letter} p{index} {r.css_key}",
         },
         title(words),
@@ -311,12 +345,14 @@ def _rebuttal(m: ArgumentMap, r: RebuttalNode, lang: str) -> Markup:
 
 
 def _ghost_node(g: GhostNode, lang: str) -> Markup:
+    """A target that is no claim of the debate (dashed); or, in a round's figure, a claim of
+    another round: a link to it there."""
     box = g.box
-    words = f"{g.target} — {label('no_such_claim', lang)}"
-    return el(
-        "g",
-        {"class": "ghost"},
-        title(words),
+    if g.elsewhere is not None:
+        words = elsewhere_words(g, lang)
+    else:
+        words = f"{g.target} — {label('no_such_claim', lang)}"
+    shape = [
         el("rect", {"x": box.x, "y": box.y, "width": box.w, "height": box.h, "rx": "3"}),
         text(
             box.x + box.w / 2,
@@ -325,7 +361,14 @@ def _ghost_node(g: GhostNode, lang: str) -> Markup:
             text_anchor="middle",
             **font_attrs(GHOST),
         ),
-    )
+    ]
+    if g.elsewhere is not None:
+        return el(
+            "a",
+            {"href": f"#{node_anchor(g.target)}"},
+            el("g", {"class": "ghost elsewhere"}, title(words), *shape),
+        )
+    return el("g", {"class": "ghost"}, title(words), *shape)
 
 
 def _edge(m: ArgumentMap, edge: Edge, lang: str) -> Markup:
@@ -366,13 +409,13 @@ def _edge(m: ArgumentMap, edge: Edge, lang: str) -> Markup:
                 "class": f"line line-{style_key}",
                 "stroke-width": "2.2" if edge.kind.startswith("concede") else "1.6",
                 "stroke_dasharray": _EDGE_DASH[style_key],
-                "marker-end": f"url(#arrow-{style_key})",
+                "marker-end": f"url(#{marker_id(m, style_key)})",
             },
         ),
     )
 
 
-def _legend(items: list[LegendItem]) -> Markup:
+def _legend(m: ArgumentMap, items: list[LegendItem]) -> Markup:
     """The row(s) above the map: each edge kind's line, then the two node badges."""
     parts: list[Markup] = []
     for item in items:
@@ -391,7 +434,7 @@ def _legend(items: list[LegendItem]) -> Markup:
                     "class": f"line line-{item.kind}",
                     "stroke-width": "2.2",
                     "stroke_dasharray": _EDGE_DASH[item.kind],
-                    "marker-end": f"url(#arrow-{item.kind})",
+                    "marker-end": f"url(#{marker_id(m, item.kind)})",
                 },
             )
         )

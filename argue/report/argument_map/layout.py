@@ -230,6 +230,8 @@ class GhostNode:
     letter: str
     round: int
     box: Box = field(default_factory=Box)
+    # A claim of another round (a round-by-round view draws only its own round): that round.
+    elsewhere: int | None = None
 
 
 @dataclass
@@ -275,6 +277,14 @@ class ArgumentMap:
     gutters: list[float] = field(default_factory=list)  # gutter i: left of column i (widths)
     head_y: float = 0.0
     legend: list[LegendItem] = field(default_factory=list)
+    # The round-by-round view (:mod:`.stack`): the one round drawn, and each persona's name bar
+    # above its claims (the columns view has column heads instead).
+    round_no: int | None = None
+    heads: list[tuple[str, Box]] = field(default_factory=list)
+    # A printed page's part of a round (:func:`.stack.build_print_maps`): which part, and the
+    # personas it shows (the others' claims are on other parts). Printed parts carry no ids.
+    print_part: int | None = None
+    shown: list[str] | None = None
 
     def column_x(self, letter: str) -> float:
         index = self.letters.index(letter)
@@ -292,7 +302,19 @@ def build_map(
     scores: dict[str, float],
     lang: str = "en",
 ) -> ArgumentMap:
-    """Nodes and edges from the record, then their places."""
+    """Nodes and edges from the record, then their places (one column per persona)."""
+    argument_map = map_model(history, references, scores, lang)
+    _layout(argument_map, lang)
+    return argument_map
+
+
+def map_model(
+    history: DebateHistory,
+    references: ReferenceIndex,
+    scores: dict[str, float],
+    lang: str = "en",
+) -> ArgumentMap:
+    """Nodes and edges from the record, not yet placed."""
     nodes: dict[str, ClaimNode] = {}
     for claim in history.all_claims():
         unverified = list(
@@ -359,11 +381,9 @@ def build_map(
                     target.conceded_by.append((letter, record.round, concession.kind))
     names = {k: history.persona_name(k) for k in history.letters}
     rounds = [r.round for r in history.ordered_rounds()]
-    argument_map = ArgumentMap(
+    return ArgumentMap(
         history.letters, names, rounds, nodes, rebuttals, list(ghosts.values()), edges
     )
-    _layout(argument_map, lang)
-    return argument_map
 
 
 # Edge channels: tracks TRACK apart, the nearest TRACK_MARGIN from a column (room for an
