@@ -136,6 +136,9 @@ if TYPE_CHECKING:
     from argue.domain import BRIDGES as BRIDGES
     from argue.engine.estimate import ASSUMPTION as ASSUMPTION
     from argue.engine.estimate import TYPICAL_CALLS as TYPICAL_CALLS
+    from argue.engine.modes import modes_help as modes_help
+    from argue.engine.modes import modes_taking as modes_taking
+    from argue.engine.modes import role_fields as role_fields
     from argue.eval.report import judged_lines as judged_lines
     from argue.eval.report import run_lines as run_lines
     from argue.eval.report import table_caption as table_caption

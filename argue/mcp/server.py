@@ -113,11 +113,28 @@ async def _off_loop(work: Callable[[], CallToolResult]) -> CallToolResult:
     return await anyio.to_thread.run_sync(work)
 
 
+_TABLE_WORDS: dict[str, str] = {}
+
+
 def build_server(debates_dir: Path | None = None, *, max_running: int = MAX_RUNNING) -> MCPServer:
     """The MCP server: seven tools and the debates as resources."""
+    from argue import app
     from argue._version import __version__
 
     debates = Debates(debates_dir, max_running=max_running)
+    # The modes, their role fields and the sources from their tables, a plugin's included.
+    # Module-level: the tools' annotations are read (``from __future__ import annotations``)
+    # in this module's globals when they are registered, below.
+    _TABLE_WORDS["mode"] = f"{app.modes_help()}."
+    _TABLE_WORDS["roles"] = (
+        "Seats by role for the modes that have roles, role -> persona: "
+        + "; ".join(f"{role} ({', '.join(app.modes_taking(role))})" for role in app.role_fields())
+        + "."
+    )
+    _TABLE_WORDS["sources"] = (
+        f"Research sources among {', '.join(app.source_names())} (default: the server's "
+        "ARGUE_RESEARCH_SOURCES, else all)."
+    )
     log_plainly()
     server = _Server(
         name="argue",
@@ -143,17 +160,15 @@ def build_server(debates_dir: Path | None = None, *, max_running: int = MAX_RUNN
         persona_b: Annotated[str | None, Field(description="Second persona.")] = None,
         mode: Annotated[
             str | None,
-            Field(description="adversarial (default) | panel | socratic | devils-advocate."),
+            Field(description=_TABLE_WORDS["mode"]),
         ] = None,
+        roles: Annotated[dict[str, str] | None, Field(description=_TABLE_WORDS["roles"])] = None,
         rounds: Annotated[
             int | None, Field(description="Maximum number of rounds, 1 to 50 (default 3).")
         ] = None,
         sources: Annotated[
             list[str] | None,
-            Field(
-                description="Research sources among arxiv, github, brave, perplexity, youtube, "
-                "library (default: the server's ARGUE_RESEARCH_SOURCES, else all)."
-            ),
+            Field(description=_TABLE_WORDS["sources"]),
         ] = None,
         lang: Annotated[
             str | None,
@@ -179,6 +194,7 @@ def build_server(debates_dir: Path | None = None, *, max_running: int = MAX_RUNN
                     persona_a=persona_a,
                     persona_b=persona_b,
                     mode=mode,
+                    roles=roles,
                     rounds=rounds,
                     sources=sources,
                     lang=lang,
