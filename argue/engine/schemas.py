@@ -856,6 +856,23 @@ persona's system text lists when its model reads schemas from the prompt
 own; the answer is still validated against the per-call schema."""
 
 
+class PhaseAnswer(BaseModel):
+    """Any phase's answer, in its form: the one output schema a persona's requests carry on the
+    wire when their phase guide is in the system text (``argue.llm._structured.stable_output``).
+    The same for every request of every persona, so it keys no request's cache apart from the
+    one before it, while the API still holds the answer to a phase's form; which phase is due
+    and the per-call enums are checked by code against the per-call schema. One field, since an
+    API that constrains decoding takes an object at the root, not a union."""
+
+    reply: ArgumentForm | RebuttalForm | ReflectionForm = Field(  # type: ignore[valid-type]
+        description="Your answer, in the format of the phase this request names"
+    )
+
+
+for _form in PHASE_FORMS.values():
+    setattr(_form, "stable_output", PhaseAnswer)  # noqa: B010 (as prompt_form: no field)
+
+
 @functools.lru_cache(maxsize=256)
 def argument_model(evidence_ids: tuple[str, ...]) -> type[ArgumentDraft]:
     """The argument schema for one persona's evidence table: a citation's ``evidence_id`` is an
@@ -931,6 +948,7 @@ __all__ = [
     "FreeCallDraft",
     "JudgeDraft",
     "PanelAngle",
+    "PhaseAnswer",
     "PlanRepair",
     "PrivateViewDraft",
     "RebuttalDraft",

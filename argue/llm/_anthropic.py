@@ -31,6 +31,7 @@ the base class retries it once with a larger limit instead of re-asking about a 
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import time
 from collections.abc import Callable
@@ -59,7 +60,9 @@ from argue.llm._structured import (
     output_schema,
     schema_instruction,
     schema_shown,
+    stable_output,
     tool_name_for,
+    unwrapped_answer,
 )
 from argue.llm.base import Message, ModelRefusalError, ModelRequestError, bill
 from argue.llm.pricing import PriceTable
@@ -119,14 +122,30 @@ class AnthropicModel(SDKAdapter[AnthropicProvider, "AsyncAnthropic", "AnthropicM
     def structured_mode_for(
         self, output: type[BaseModel], messages: list[Message] | None = None
     ) -> StructuredMode:
-        """The mode for ``output``; ``prompt`` for a request (``messages``) whose prefix up to
-        its last cache point is long enough to be cached (see the module docstring)."""
+        """The mode for ``output``; for a request (``messages``) whose system text shows its
+        form, ``json_schema`` with the stable output (:meth:`stable_schema_for`); else
+        ``prompt`` when its prefix up to its last cache point is long enough to be cached (see
+        the module docstring)."""
+        if messages is not None and self.stable_schema_for(output, messages) is not None:
+            return "json_schema"
         if messages is not None and "prompt" in self._structured_modes and caches_prefix(messages):
             return "prompt"
         usable = [mode for mode in self._structured_modes if mode not in self.rejected_modes]
         if has_open_maps(output_schema(output)):
             usable = [mode for mode in usable if mode != "json_schema"]
         return usable[0] if usable else "prompt"
+
+    def stable_schema_for(
+        self, output: type[BaseModel], messages: list[Message]
+    ) -> type[BaseModel] | None:
+        """The schema sent in place of ``output``'s own: its stable output
+        (``_structured.stable_output``, the same for every request of a persona) when the
+        request's system text shows ``output``'s form and this model takes ``output_config``;
+        else None. The answer is then checked against ``output`` by code."""
+        if "json_schema" not in self._structured_modes or "json_schema" in self.rejected_modes:
+            return None
+        union = stable_output(output)
+        return union if union is not None and schema_shown(messages, output) else None
 
     async def _send(self, messages: list[Message], call: CallSettings) -> RawReply:
         """Send; on a 400 about a feature this model lacks, stop using it and send again (what
@@ -190,10 +209,12 @@ class AnthropicModel(SDKAdapter[AnthropicProvider, "AsyncAnthropic", "AnthropicM
         if temperature is not None and self.sends_temperature:
             request["extra_body"] = {"temperature": temperature}
         if output is not None and mode == "json_schema":
-            from anthropic import transform_schema
-
+            stable = self.stable_schema_for(output, messages)
             request["output_config"] = {
-                "format": {"type": "json_schema", "schema": transform_schema(output)}
+                "format": {
+                    "type": "json_schema",
+                    "schema": stable_wire_schema(stable) if stable else wire_schema(output),
+                }
             }
         elif output is not None and mode == "tool":
             name = tool_name_for(output)
@@ -227,6 +248,8 @@ class AnthropicModel(SDKAdapter[AnthropicProvider, "AsyncAnthropic", "AnthropicM
         usage = self._prices.price(usage, tokens_known=reported is not None)
         tool_name = tool_name_for(output) if output is not None and mode == "tool" else None
         text = _reply_text(response, tool_name)
+        if output is not None and mode == "json_schema" and self.stable_schema_for(output, messages):
+            text = unwrapped_answer(text)
         if response.stop_reason == "refusal":
             # The API's own word that the model declined (its safety classifiers stopped it).
             said = f": “{first_words(text)}”" if text.strip() else " (no text came back)"
@@ -260,6 +283,26 @@ class AnthropicModel(SDKAdapter[AnthropicProvider, "AsyncAnthropic", "AnthropicM
         ):
             return response
         raise unreadable_body(response, "a Messages API reply", "no content")
+
+
+def wire_schema(output: type[BaseModel]) -> dict[str, Any]:
+    """``output``'s JSON schema in the subset the API takes (the SDK's ``transform_schema``:
+    closed objects, unsupported keywords moved into descriptions)."""
+    from anthropic import transform_schema
+
+    return transform_schema(output)
+
+
+@functools.lru_cache(maxsize=16)
+def _stable_wire_schema(union: type[BaseModel]) -> str:
+    return json.dumps(wire_schema(union))
+
+
+def stable_wire_schema(union: type[BaseModel]) -> dict[str, Any]:
+    """A stable output's wire schema (:func:`wire_schema`), built once: the same content in
+    every request, a fresh dict each time (the request may be changed by whoever sends it)."""
+    schema: dict[str, Any] = json.loads(_stable_wire_schema(union))
+    return schema
 
 
 def caches_prefix(messages: list[Message]) -> bool:

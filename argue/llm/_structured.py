@@ -111,6 +111,37 @@ def schema_shown(messages: list[Message], output: type[BaseModel]) -> bool:
     return any(m.role == "system" and text in m.content for m in messages)
 
 
+def stable_output(output: type[BaseModel]) -> type[BaseModel] | None:
+    """The schema an adapter may send on the wire for ``output`` so that every request of one
+    caller carries the same one (a schema keys a provider's prompt cache): the class that
+    ``output``'s :func:`prompt_form` names as ``stable_output``, else None.
+
+    For a persona's phases that is one object whose single field (:data:`STABLE_ANSWER_FIELD`)
+    is any phase's form (``argue.engine.schemas.PhaseAnswer``): the API then constrains the
+    answer to some phase's form, while the per-call schema (its enums, which phase is due) is
+    checked by code after the answer, as every answer is. :func:`unwrapped_answer` takes the
+    answer out of that field."""
+    union = getattr(prompt_form(output), "stable_output", None)
+    return union if isinstance(union, type) and issubclass(union, BaseModel) else None
+
+
+# The one field of a stable output (see stable_output): it holds the answer itself.
+STABLE_ANSWER_FIELD = "reply"
+
+
+def unwrapped_answer(text: str) -> str:
+    """The answer inside a reply to a stable output (``{"reply": {...}}``, see
+    :func:`stable_output`) as JSON text; a reply of another shape (cut off, not JSON) as it is,
+    for the parser to report and the re-ask to show."""
+    try:
+        data = json.loads(extract_json_text(text))
+    except json.JSONDecodeError:
+        return text
+    if isinstance(data, dict) and set(data) == {STABLE_ANSWER_FIELD}:
+        return json.dumps(data[STABLE_ANSWER_FIELD], ensure_ascii=False)
+    return text
+
+
 def tool_name_for(output: type[BaseModel]) -> str:
     return re.sub(r"[^a-zA-Z0-9_-]", "_", output.__name__)[:64] or "answer"
 
