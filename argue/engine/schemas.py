@@ -857,20 +857,24 @@ own; the answer is still validated against the per-call schema."""
 
 
 class PhaseAnswer(BaseModel):
-    """Any phase's answer, in its form: the one output schema a persona's requests carry on the
-    wire when their phase guide is in the system text (``argue.llm._structured.stable_output``).
-    The same for every request of every persona, so it keys no request's cache apart from the
-    one before it, while the API still holds the answer to a phase's form; which phase is due
-    and the per-call enums are checked by code against the per-call schema. One field, since an
-    API that constrains decoding takes an object at the root, not a union."""
+    """Any phase's answer, in its form, or a research plan: the one output schema a persona's
+    requests carry on the wire when their phase guide is in the system text
+    (``argue.llm._structured.stable_output``). The same for every request of every persona, so
+    it keys no request's cache apart from the one before it, while the API still holds the
+    answer to a form; which phase is due and the per-call enums are checked by code against the
+    per-call schema. One field, since an API that constrains decoding takes an object at the
+    root, not a union."""
 
-    reply: ArgumentForm | RebuttalForm | ReflectionForm = Field(  # type: ignore[valid-type]
-        description="Your answer, in the format of the phase this request names"
+    reply: ArgumentForm | RebuttalForm | ReflectionForm | ResearchPlanDraft = Field(  # type: ignore[valid-type]
+        description="Your answer, in the format this request asks for"
     )
 
+    # The forms a caller's system text shows when it sends this schema (the phase guide).
+    shown_forms: ClassVar[tuple[type[BaseModel], ...]] = tuple(PHASE_FORMS.values())
 
-for _form in PHASE_FORMS.values():
-    setattr(_form, "stable_output", PhaseAnswer)  # noqa: B010 (as prompt_form: no field)
+
+for _holder in (*PHASE_FORMS.values(), ResearchPlanDraft):  # a plan's per-call schema inherits it
+    setattr(_holder, "stable_output", PhaseAnswer)  # noqa: B010 (as prompt_form: no field)
 
 
 @functools.lru_cache(maxsize=256)

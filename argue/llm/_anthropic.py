@@ -59,6 +59,7 @@ from argue.llm._structured import (
     RawReply,
     output_schema,
     schema_instruction,
+    guide_shown,
     schema_shown,
     stable_output,
     tool_name_for,
@@ -145,7 +146,7 @@ class AnthropicModel(SDKAdapter[AnthropicProvider, "AsyncAnthropic", "AnthropicM
         if "json_schema" not in self._structured_modes or "json_schema" in self.rejected_modes:
             return None
         union = stable_output(output)
-        return union if union is not None and schema_shown(messages, output) else None
+        return union if union is not None and guide_shown(messages, union) else None
 
     async def _send(self, messages: list[Message], call: CallSettings) -> RawReply:
         """Send; on a 400 about a feature this model lacks, stop using it and send again (what
@@ -187,7 +188,10 @@ class AnthropicModel(SDKAdapter[AnthropicProvider, "AsyncAnthropic", "AnthropicM
     ) -> dict[str, Any]:
         system_parts = [m.content for m in messages if m.role == "system"]
         cached = has_cache_point(messages)
-        if output is not None and mode == "prompt" and not schema_shown(messages, output):
+        stable = self.stable_schema_for(output, messages) if output is not None else None
+        in_prompt = mode == "prompt" or (mode == "json_schema" and stable is not None)
+        if output is not None and in_prompt and not schema_shown(messages, output):
+            # A stable output leaves the request's own schema (a plan's) to the prompt too.
             if cached:
                 # After the last cache point: a per-call schema must not change the prefix.
                 messages = [*messages, Message(role="user", content=schema_instruction(output))]
@@ -209,7 +213,6 @@ class AnthropicModel(SDKAdapter[AnthropicProvider, "AsyncAnthropic", "AnthropicM
         if temperature is not None and self.sends_temperature:
             request["extra_body"] = {"temperature": temperature}
         if output is not None and mode == "json_schema":
-            stable = self.stable_schema_for(output, messages)
             request["output_config"] = {
                 "format": {
                     "type": "json_schema",
@@ -295,14 +298,41 @@ def wire_schema(output: type[BaseModel]) -> dict[str, Any]:
 
 @functools.lru_cache(maxsize=16)
 def _stable_wire_schema(union: type[BaseModel]) -> str:
-    return json.dumps(wire_schema(union))
+    from anthropic import transform_schema
+
+    return json.dumps(transform_schema(lists_required(union.model_json_schema())))
 
 
 def stable_wire_schema(union: type[BaseModel]) -> dict[str, Any]:
-    """A stable output's wire schema (:func:`wire_schema`), built once: the same content in
-    every request, a fresh dict each time (the request may be changed by whoever sends it)."""
+    """A stable output's wire schema, built once: the same content in every request, a fresh
+    dict each time (whoever sends the request may change it).
+
+    Its lists and empty-string defaults are required on the wire (the model writes ``[]`` or
+    ``""`` for none, which is what the default says): the API takes at most 24 optional
+    properties in a schema, and the union of every phase's form and a research plan has 27
+    where each use of a definition counts (20 counting each definition once); with them
+    required, 10."""
     schema: dict[str, Any] = json.loads(_stable_wire_schema(union))
     return schema
+
+
+def lists_required(schema: Any) -> Any:
+    """``schema`` with every object property that is a list, or defaults to ``""``, required
+    (its ``default`` dropped): a copy; see :func:`stable_wire_schema`."""
+    if isinstance(schema, list):
+        return [lists_required(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    node = {key: lists_required(value) for key, value in schema.items()}
+    properties = node.get("properties")
+    if node.get("type") == "object" and isinstance(properties, dict):
+        required = list(node.get("required", []))
+        for key, prop in properties.items():
+            if key not in required and (prop.get("type") == "array" or prop.get("default") == ""):
+                required.append(key)
+                prop.pop("default", None)
+        node["required"] = required
+    return node
 
 
 def caches_prefix(messages: list[Message]) -> bool:

@@ -217,7 +217,10 @@ class DecodedSchema:
     """A structured-output schema as a decoder held to it writes: :meth:`refuses` says where a
     value breaks it, :meth:`decoded` keeps only the keys it offers (a model held to the schema
     never writes another: a draft's hidden fields, ``evidence_ids``, stay out), taking the
-    union branch the value fits best."""
+    union branch that keeps most of the value, and writes a required list or string the value
+    leaves out as empty (the grammar makes the model write the key; the scripted answer's
+    default is that empty value). Any other required key left out stays out, for
+    :meth:`refuses` to report."""
 
     TYPES: ClassVar[dict[str, Any]] = {
         "object": lambda v: isinstance(v, dict),
@@ -278,18 +281,29 @@ class DecodedSchema:
                     problems += self._check(node["items"], sub, f"{where}[{index}]")
         return problems
 
-    def _prune(self, node: dict[str, Any], item: Any) -> Any:
+    def _prune(self, node: dict[str, Any], item: Any, fill: bool = True) -> Any:
         node = self._resolved(node)
         if "anyOf" in node:  # the branch that keeps most of the value, then fits it best
-            pruned = [(self._prune(option, item), option) for option in node["anyOf"]]
-            return min(
-                pruned, key=lambda p: (-_keys(p[0]), len(self._check(p[1], p[0], "$")))
-            )[0]
+            options = node["anyOf"]
+            kept = [self._prune(option, item, fill=False) for option in options]
+            written = [self._prune(option, item, fill) for option in options]
+            best = min(
+                range(len(options)),
+                key=lambda i: (-_keys(kept[i]), len(self._check(options[i], written[i], "$"))),
+            )
+            return written[best]
         properties = node.get("properties")
         if isinstance(item, dict) and isinstance(properties, dict):
-            return {k: self._prune(properties[k], v) for k, v in item.items() if k in properties}
+            kept = {
+                k: self._prune(properties[k], v, fill) for k, v in item.items() if k in properties
+            }
+            for key in node.get("required", []) if fill else []:
+                kind = self._resolved(properties.get(key, {})).get("type")
+                if key not in kept and kind in ("array", "string"):  # written, if empty
+                    kept[key] = [] if kind == "array" else ""
+            return kept
         if isinstance(item, list) and isinstance(node.get("items"), dict):
-            return [self._prune(node["items"], sub) for sub in item]
+            return [self._prune(node["items"], sub, fill) for sub in item]
         return item
 
 
