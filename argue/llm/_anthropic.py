@@ -57,9 +57,9 @@ from argue.llm._retry import RetryPolicy, Sleep
 from argue.llm._secrets import masked_error
 from argue.llm._structured import (
     RawReply,
+    guide_shown,
     output_schema,
     schema_instruction,
-    guide_shown,
     schema_shown,
     stable_output,
     tool_name_for,
@@ -236,6 +236,11 @@ class AnthropicModel(SDKAdapter[AnthropicProvider, "AsyncAnthropic", "AnthropicM
     ) -> RawReply:
         output = call.output
         request = self._build_request(messages, output, mode, call.max_tokens, call.temperature)
+        wrapped = (
+            output is not None
+            and mode == "json_schema"
+            and self.stable_schema_for(output, messages) is not None
+        )
         response, latency_s, unanswered = await self._call(request)
         reported = response.usage  # absent from some gateways' replies: count zeros
         usage = Usage(
@@ -251,8 +256,8 @@ class AnthropicModel(SDKAdapter[AnthropicProvider, "AsyncAnthropic", "AnthropicM
         usage = self._prices.price(usage, tokens_known=reported is not None)
         tool_name = tool_name_for(output) if output is not None and mode == "tool" else None
         text = _reply_text(response, tool_name)
-        if output is not None and mode == "json_schema" and self.stable_schema_for(output, messages):
-            text = unwrapped_answer(text)
+        if wrapped:
+            text = unwrapped_answer(text)  # the answer is the stable output's one field
         if response.stop_reason == "refusal":
             # The API's own word that the model declined (its safety classifiers stopped it).
             said = f": “{first_words(text)}”" if text.strip() else " (no text came back)"

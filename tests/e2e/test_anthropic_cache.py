@@ -23,7 +23,6 @@ import pytest
 
 from argue.engine.schemas import PhaseAnswer
 from argue.llm._anthropic import stable_wire_schema
-
 from tests.e2e.anthropic_cache import (
     MAX_OPTIONAL_PROPERTIES,
     MAX_UNION_PROPERTIES,

@@ -199,7 +199,7 @@ async def test_a_colleague_outside_the_enum_fails_after_one_reask(
     wrong = {"reply": {**REBUTTAL, "next_ask": {"colleague": "zed", "question": "why?"}}}
     loopback.enqueue(anthropic_json_reply(wrong), anthropic_json_reply(wrong))
 
-    with pytest.raises(ModelOutputError, match="next_ask.colleague"):
+    with pytest.raises(ModelOutputError, match=r"next_ask\.colleague"):
         await claude.complete(guided("REBUTTAL"), output=rebuttal_model(("bram",)))
     assert len(loopback.requests) == 2
 
