@@ -24,6 +24,17 @@ re-asks once anyway. A shorter request keeps the mode order above. In ``prompt``
 a cache point the schema still joins the system text, as before. A schema the system text
 already shows (``_structured.schema_shown``: a persona's phase guide lists each phase's stable
 answer format, which per-call schemas name as their ``prompt_form``) is not sent again.
+
+A persona's requests (their system text holds the phase guide: ``_structured.guide_shown``)
+still get a schema the API enforces (issue #43): one **stable output** for all of them
+(``_structured.stable_output``, ``schemas.PhaseAnswer``: any phase's form, or a research plan,
+under one field ``reply``, since the root must be an object), the same bytes in every request
+(:func:`stable_wire_schema`), so it keys no request's cache apart from the one before it. The
+answer is taken out of ``reply`` and checked by code against the request's own schema (which
+phase is due, its enums), re-asked once like any answer; a plan's own schema, which the guide
+does not show, goes after the last cache point as in ``prompt`` mode. A model that refuses
+``output_config`` falls back to the layout above. On the wire the stable schema has its lists
+required (written ``[]`` for none): the API takes only so many optional properties.
 A reply that stops at ``max_tokens`` (tool mode then gives ``input: {}``) is flagged truncated:
 the base class retries it once with a larger limit instead of re-asking about a missing field.
 """
