@@ -15,15 +15,14 @@ least 1,024 tokens long (tokens estimated as characters / 4, the usual rule of t
 text). Costs use the price table in ``argue/llm/pricing.py``:
 
 - Anthropic (claude-sonnet-4-6): the same debate sent by argue's Anthropic adapter (a
-  persona's one stable output schema on the wire, breakpoints and all) to the loopback fake, whose usage counts cache reads and
-  writes block by block as Anthropic's documentation describes them
-  (``tests/e2e/anthropic_cache.py``: a block that changed, or grew, is a new block; the output
-  format keys the cache). How many requests carry a schema the API enforces
-  (``output_config`` or a forced tool), persona requests apart, and how many were re-asked,
-  is printed too. Reads at
-  the cache-read price, writes at the cache-write price, the rest at the input price; without
-  caching every input token at the input price. The share of input tokens read from the cache
-  is printed beside it.
+  persona's one stable output schema on the wire, breakpoints and all) to the loopback fake,
+  whose usage counts cache reads and writes block by block as Anthropic's documentation
+  describes them (``tests/e2e/anthropic_cache.py``: a block that changed, or grew, is a new
+  block; the output format keys the cache). Reads at the cache-read price, writes at the
+  cache-write price, the rest at the input price; without caching every input token at the
+  input price. The share of input tokens read from the cache is printed beside it, and how
+  many requests carry a schema the API enforces (``output_config`` or a forced tool), persona
+  requests apart, and how many were re-asked.
 - OpenAI (gpt-5.4): the same debate sent by argue's OpenAI adapter as to api.openai.com
   (``prompt_cache_key``, ``json_object`` with the schema in the prompt), the fake counting
   cached tokens as OpenAI's automatic prefix cache does (``tests/e2e/openai_cache.py``: the

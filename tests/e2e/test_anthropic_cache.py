@@ -9,7 +9,19 @@ Teeth (each broken on purpose once, the test named failed):
   grew every round) → ``test_each_round_reads_the_record_of_the_rounds_before_it`` (from round
   2 on, an argument read only the system text);
 - the adapters ignoring ``schema_shown`` (the schema sent again after the last cache point) →
-  ``test_a_guided_request_sends_only_its_own_words_uncached``.
+  ``test_a_guided_request_sends_only_its_own_words_uncached``;
+- the stable output schema left off persona requests (``stable_schema_for`` returning None) →
+  ``test_every_persona_request_is_constrained_by_one_schema_and_read_from_the_cache``;
+- the stable schema sent without the SDK's ``transform_schema`` (``maxLength``, open objects),
+  or without its lists required (27 optional properties) → the fake answers 400, the adapter
+  retires ``output_config`` and that test fails, as do
+  ``test_the_stable_schema_is_taken_and_the_untransformed_one_refused`` and
+  ``test_a_decoder_writes_only_what_the_schema_offers``;
+- ``output_config`` left out of the fake's cache key →
+  ``test_another_output_schema_shares_nothing``; ``maxLength`` accepted by the fake →
+  ``test_the_stable_schema_is_taken_and_the_untransformed_one_refused``;
+- the fake answering the script's value as it is, not as a decoder held to the schema writes
+  it → the module fixture (``fake.schema_violations``: required lists missing).
 """
 
 from __future__ import annotations
