@@ -14,13 +14,15 @@ system text: a persona, a colleague, the judge) is found; it counts as cacheable
 least 1,024 tokens long (tokens estimated as characters / 4, the usual rule of thumb for English
 text). Costs use the price table in ``argue/llm/pricing.py``:
 
-- Anthropic (claude-sonnet-4-6): the same debate sent by argue's Anthropic adapter (schemas in
-  the prompt, breakpoints and all) to the loopback fake, whose usage counts cache reads and
-  writes block by block as Anthropic's documentation describes them
-  (``tests/e2e/anthropic_cache.py``: a block that changed, or grew, is a new block). Reads at
-  the cache-read price, writes at the cache-write price, the rest at the input price; without
-  caching every input token at the input price. The share of input tokens read from the cache
-  is printed beside it.
+- Anthropic (claude-sonnet-4-6): the same debate sent by argue's Anthropic adapter (a
+  persona's one stable output schema on the wire, breakpoints and all) to the loopback fake,
+  whose usage counts cache reads and writes block by block as Anthropic's documentation
+  describes them (``tests/e2e/anthropic_cache.py``: a block that changed, or grew, is a new
+  block; the output format keys the cache). Reads at the cache-read price, writes at the
+  cache-write price, the rest at the input price; without caching every input token at the
+  input price. The share of input tokens read from the cache is printed beside it, and how
+  many requests carry a schema the API enforces (``output_config`` or a forced tool), persona
+  requests apart, and how many were re-asked.
 - OpenAI (gpt-5.4): the same debate sent by argue's OpenAI adapter as to api.openai.com
   (``prompt_cache_key``, ``json_object`` with the schema in the prompt), the fake counting
   cached tokens as OpenAI's automatic prefix cache does (``tests/e2e/openai_cache.py``: the
@@ -37,11 +39,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -57,6 +61,9 @@ from tests.e2e.wire_debate import run_wire_debate
 from tests.engine.script import DebateScript, names_of
 
 ANTHROPIC_MODEL = "claude-sonnet-4-6"
+# A persona's system text says this (the judge's, a colleague's, the framing's do not).
+PERSONA_MARK = "taking part in a structured debate"
+REASK_MARK = "Your reply did not validate"
 OPENAI_MODEL = "gpt-5.4"
 MIN_CACHED_TOKENS = 1024
 CHARS_PER_TOKEN = 4
@@ -236,7 +243,19 @@ def run_over_anthropic(personas: list[str], rounds: int, folder: Path) -> dict[s
         "plain": price.input,
         "output": price.output,
     }
-    return _priced(tokens, rate, len(usage))
+    priced = _priced(tokens, rate, len(usage))
+    bodies = [body for _, _, body in fake.anthropic_log]
+    persona = [b for b in bodies if PERSONA_MARK in _system_text(b)]
+    priced["constrained"] = sum(1 for b in bodies if "output_config" in b or "tool_choice" in b)
+    priced["persona"] = len(persona)
+    priced["persona_constrained"] = sum(1 for b in persona if "output_config" in b)
+    priced["reasks"] = sum(1 for b in bodies if REASK_MARK in json.dumps(b["messages"][-1:]))
+    return priced
+
+
+def _system_text(body: dict[str, Any]) -> str:
+    system = body.get("system") or []
+    return system if isinstance(system, str) else "".join(b.get("text", "") for b in system)
 
 
 def run_over_openai(personas: list[str], rounds: int, folder: Path) -> dict[str, float]:
@@ -312,6 +331,12 @@ def main() -> None:
                 f"{name:10} {figures['requests']:.0f} requests · cacheable "
                 f"{figures['cacheable_share']:.1%} of input characters · waves/round "
                 f"{figures['waves_per_round']:.2f}"
+            )
+            print(
+                f"{'':10} Anthropic: {wire['constrained']:.0f} of {wire['requests']:.0f} requests "
+                f"schema-constrained on the wire (persona requests: "
+                f"{wire['persona_constrained']:.0f} of {wire['persona']:.0f}); "
+                f"{wire['reasks']:.0f} re-asks"
             )
             for label, got in (("Anthropic", wire), ("OpenAI", oai)):
                 print(

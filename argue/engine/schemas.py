@@ -856,6 +856,27 @@ persona's system text lists when its model reads schemas from the prompt
 own; the answer is still validated against the per-call schema."""
 
 
+class PhaseAnswer(BaseModel):
+    """Any phase's answer, in its form, or a research plan: the one output schema a persona's
+    requests carry on the wire when their phase guide is in the system text
+    (``argue.llm._structured.stable_output``). The same for every request of every persona, so
+    it keys no request's cache apart from the one before it, while the API still holds the
+    answer to a form; which phase is due and the per-call enums are checked by code against the
+    per-call schema. One field, since an API that constrains decoding takes an object at the
+    root, not a union."""
+
+    reply: ArgumentForm | RebuttalForm | ReflectionForm | ResearchPlanDraft = Field(  # type: ignore[valid-type]
+        description="Your answer, in the format this request asks for"
+    )
+
+    # The forms a caller's system text shows when it sends this schema (the phase guide).
+    shown_forms: ClassVar[tuple[type[BaseModel], ...]] = tuple(PHASE_FORMS.values())
+
+
+for _holder in (*PHASE_FORMS.values(), ResearchPlanDraft):  # a plan's per-call schema inherits it
+    setattr(_holder, "stable_output", PhaseAnswer)  # noqa: B010 (as prompt_form: no field)
+
+
 @functools.lru_cache(maxsize=256)
 def argument_model(evidence_ids: tuple[str, ...]) -> type[ArgumentDraft]:
     """The argument schema for one persona's evidence table: a citation's ``evidence_id`` is an
@@ -931,6 +952,7 @@ __all__ = [
     "FreeCallDraft",
     "JudgeDraft",
     "PanelAngle",
+    "PhaseAnswer",
     "PlanRepair",
     "PrivateViewDraft",
     "RebuttalDraft",

@@ -24,6 +24,17 @@ re-asks once anyway. A shorter request keeps the mode order above. In ``prompt``
 a cache point the schema still joins the system text, as before. A schema the system text
 already shows (``_structured.schema_shown``: a persona's phase guide lists each phase's stable
 answer format, which per-call schemas name as their ``prompt_form``) is not sent again.
+
+A persona's requests (their system text holds the phase guide: ``_structured.guide_shown``)
+still get a schema the API enforces (issue #43): one **stable output** for all of them
+(``_structured.stable_output``, ``schemas.PhaseAnswer``: any phase's form, or a research plan,
+under one field ``reply``, since the root must be an object), the same bytes in every request
+(:func:`stable_wire_schema`), so it keys no request's cache apart from the one before it. The
+answer is taken out of ``reply`` and checked by code against the request's own schema (which
+phase is due, its enums), re-asked once like any answer; a plan's own schema, which the guide
+does not show, goes after the last cache point as in ``prompt`` mode. A model that refuses
+``output_config`` falls back to the layout above. On the wire the stable schema has its lists
+required (written ``[]`` for none): the API takes only so many optional properties.
 A reply that stops at ``max_tokens`` (tool mode then gives ``input: {}``) is flagged truncated:
 the base class retries it once with a larger limit instead of re-asking about a missing field.
 """
@@ -31,6 +42,7 @@ the base class retries it once with a larger limit instead of re-asking about a 
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import time
 from collections.abc import Callable
@@ -56,10 +68,13 @@ from argue.llm._retry import RetryPolicy, Sleep
 from argue.llm._secrets import masked_error
 from argue.llm._structured import (
     RawReply,
+    guide_shown,
     output_schema,
     schema_instruction,
     schema_shown,
+    stable_output,
     tool_name_for,
+    unwrapped_answer,
 )
 from argue.llm.base import Message, ModelRefusalError, ModelRequestError, bill
 from argue.llm.pricing import PriceTable
@@ -119,14 +134,30 @@ class AnthropicModel(SDKAdapter[AnthropicProvider, "AsyncAnthropic", "AnthropicM
     def structured_mode_for(
         self, output: type[BaseModel], messages: list[Message] | None = None
     ) -> StructuredMode:
-        """The mode for ``output``; ``prompt`` for a request (``messages``) whose prefix up to
-        its last cache point is long enough to be cached (see the module docstring)."""
+        """The mode for ``output``; for a request (``messages``) whose system text shows its
+        form, ``json_schema`` with the stable output (:meth:`stable_schema_for`); else
+        ``prompt`` when its prefix up to its last cache point is long enough to be cached (see
+        the module docstring)."""
+        if messages is not None and self.stable_schema_for(output, messages) is not None:
+            return "json_schema"
         if messages is not None and "prompt" in self._structured_modes and caches_prefix(messages):
             return "prompt"
         usable = [mode for mode in self._structured_modes if mode not in self.rejected_modes]
         if has_open_maps(output_schema(output)):
             usable = [mode for mode in usable if mode != "json_schema"]
         return usable[0] if usable else "prompt"
+
+    def stable_schema_for(
+        self, output: type[BaseModel], messages: list[Message]
+    ) -> type[BaseModel] | None:
+        """The schema sent in place of ``output``'s own: its stable output
+        (``_structured.stable_output``, the same for every request of a persona) when the
+        request's system text shows ``output``'s form and this model takes ``output_config``;
+        else None. The answer is then checked against ``output`` by code."""
+        if "json_schema" not in self._structured_modes or "json_schema" in self.rejected_modes:
+            return None
+        union = stable_output(output)
+        return union if union is not None and guide_shown(messages, union) else None
 
     async def _send(self, messages: list[Message], call: CallSettings) -> RawReply:
         """Send; on a 400 about a feature this model lacks, stop using it and send again (what
@@ -168,7 +199,10 @@ class AnthropicModel(SDKAdapter[AnthropicProvider, "AsyncAnthropic", "AnthropicM
     ) -> dict[str, Any]:
         system_parts = [m.content for m in messages if m.role == "system"]
         cached = has_cache_point(messages)
-        if output is not None and mode == "prompt" and not schema_shown(messages, output):
+        stable = self.stable_schema_for(output, messages) if output is not None else None
+        in_prompt = mode == "prompt" or (mode == "json_schema" and stable is not None)
+        if output is not None and in_prompt and not schema_shown(messages, output):
+            # A stable output leaves the request's own schema (a plan's) to the prompt too.
             if cached:
                 # After the last cache point: a per-call schema must not change the prefix.
                 messages = [*messages, Message(role="user", content=schema_instruction(output))]
@@ -190,10 +224,11 @@ class AnthropicModel(SDKAdapter[AnthropicProvider, "AsyncAnthropic", "AnthropicM
         if temperature is not None and self.sends_temperature:
             request["extra_body"] = {"temperature": temperature}
         if output is not None and mode == "json_schema":
-            from anthropic import transform_schema
-
             request["output_config"] = {
-                "format": {"type": "json_schema", "schema": transform_schema(output)}
+                "format": {
+                    "type": "json_schema",
+                    "schema": stable_wire_schema(stable) if stable else wire_schema(output),
+                }
             }
         elif output is not None and mode == "tool":
             name = tool_name_for(output)
@@ -212,6 +247,11 @@ class AnthropicModel(SDKAdapter[AnthropicProvider, "AsyncAnthropic", "AnthropicM
     ) -> RawReply:
         output = call.output
         request = self._build_request(messages, output, mode, call.max_tokens, call.temperature)
+        wrapped = (
+            output is not None
+            and mode == "json_schema"
+            and self.stable_schema_for(output, messages) is not None
+        )
         response, latency_s, unanswered = await self._call(request)
         reported = response.usage  # absent from some gateways' replies: count zeros
         usage = Usage(
@@ -227,6 +267,8 @@ class AnthropicModel(SDKAdapter[AnthropicProvider, "AsyncAnthropic", "AnthropicM
         usage = self._prices.price(usage, tokens_known=reported is not None)
         tool_name = tool_name_for(output) if output is not None and mode == "tool" else None
         text = _reply_text(response, tool_name)
+        if wrapped:
+            text = unwrapped_answer(text)  # the answer is the stable output's one field
         if response.stop_reason == "refusal":
             # The API's own word that the model declined (its safety classifiers stopped it).
             said = f": “{first_words(text)}”" if text.strip() else " (no text came back)"
@@ -260,6 +302,53 @@ class AnthropicModel(SDKAdapter[AnthropicProvider, "AsyncAnthropic", "AnthropicM
         ):
             return response
         raise unreadable_body(response, "a Messages API reply", "no content")
+
+
+def wire_schema(output: type[BaseModel]) -> dict[str, Any]:
+    """``output``'s JSON schema in the subset the API takes (the SDK's ``transform_schema``:
+    closed objects, unsupported keywords moved into descriptions)."""
+    from anthropic import transform_schema
+
+    return transform_schema(output)
+
+
+@functools.lru_cache(maxsize=16)
+def _stable_wire_schema(union: type[BaseModel]) -> str:
+    from anthropic import transform_schema
+
+    return json.dumps(transform_schema(lists_required(union.model_json_schema())))
+
+
+def stable_wire_schema(union: type[BaseModel]) -> dict[str, Any]:
+    """A stable output's wire schema, built once: the same content in every request, a fresh
+    dict each time (whoever sends the request may change it).
+
+    Its lists and empty-string defaults are required on the wire (the model writes ``[]`` or
+    ``""`` for none, which is what the default says): the API takes at most 24 optional
+    properties in a schema, and the union of every phase's form and a research plan has 27
+    where each use of a definition counts (20 counting each definition once); with them
+    required, 10."""
+    schema: dict[str, Any] = json.loads(_stable_wire_schema(union))
+    return schema
+
+
+def lists_required(schema: Any) -> Any:
+    """``schema`` with every object property that is a list, or defaults to ``""``, required
+    (its ``default`` dropped): a copy; see :func:`stable_wire_schema`."""
+    if isinstance(schema, list):
+        return [lists_required(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    node = {key: lists_required(value) for key, value in schema.items()}
+    properties = node.get("properties")
+    if node.get("type") == "object" and isinstance(properties, dict):
+        required = list(node.get("required", []))
+        for key, prop in properties.items():
+            if key not in required and (prop.get("type") == "array" or prop.get("default") == ""):
+                required.append(key)
+                prop.pop("default", None)
+        node["required"] = required
+    return node
 
 
 def caches_prefix(messages: list[Message]) -> bool:

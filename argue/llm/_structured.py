@@ -111,6 +111,51 @@ def schema_shown(messages: list[Message], output: type[BaseModel]) -> bool:
     return any(m.role == "system" and text in m.content for m in messages)
 
 
+def stable_output(output: type[BaseModel]) -> type[BaseModel] | None:
+    """The schema an adapter may send on the wire for ``output`` so that every request of one
+    caller carries the same one (a schema keys a provider's prompt cache): the class ``output``
+    or its :func:`prompt_form` names as ``stable_output``, else None. An adapter sends it only
+    where the system text shows the forms it covers (:func:`guide_shown`).
+
+    For a persona that is one object whose single field (:data:`STABLE_ANSWER_FIELD`) is any
+    phase's form (``argue.engine.schemas.PhaseAnswer``): the API then constrains the answer to
+    some phase's form, while the per-call schema (its enums, which phase is due) is checked by
+    code after the answer, as every answer is. :func:`unwrapped_answer` takes the answer out of
+    that field."""
+    for holder in (output, prompt_form(output)):
+        union = getattr(holder, "stable_output", None)
+        if isinstance(union, type) and issubclass(union, BaseModel):
+            return union
+    return None
+
+
+def guide_shown(messages: list[Message], union: type[BaseModel]) -> bool:
+    """Whether the request's system text shows the answer format of every form a stable output
+    names as its ``shown_forms`` (a persona's phase guide): only such a caller sends it, for
+    every request, so it is the same from call to call."""
+    forms = getattr(union, "shown_forms", ())
+    texts = [schema_instruction(form) for form in forms]
+    system = "\n\n".join(m.content for m in messages if m.role == "system")
+    return bool(texts) and all(text in system for text in texts)
+
+
+# The one field of a stable output (see stable_output): it holds the answer itself.
+STABLE_ANSWER_FIELD = "reply"
+
+
+def unwrapped_answer(text: str) -> str:
+    """The answer inside a reply to a stable output (``{"reply": {...}}``, see
+    :func:`stable_output`) as JSON text; a reply of another shape (cut off, not JSON) as it is,
+    for the parser to report and the re-ask to show."""
+    try:
+        data = json.loads(extract_json_text(text))
+    except json.JSONDecodeError:
+        return text
+    if isinstance(data, dict) and set(data) == {STABLE_ANSWER_FIELD}:
+        return json.dumps(data[STABLE_ANSWER_FIELD], ensure_ascii=False)
+    return text
+
+
 def tool_name_for(output: type[BaseModel]) -> str:
     return re.sub(r"[^a-zA-Z0-9_-]", "_", output.__name__)[:64] or "answer"
 

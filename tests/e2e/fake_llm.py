@@ -27,10 +27,15 @@ from typing import Any
 from pydantic import BaseModel
 
 from argue.engine import schemas
-from argue.llm._structured import schema_instruction, tool_name_for
+from argue.llm._structured import STABLE_ANSWER_FIELD, schema_instruction, tool_name_for
 from argue.llm.base import Message
 from argue.skills.ask.consult import ColleagueAnswer
-from tests.e2e.anthropic_cache import AnthropicPromptCache, CacheUsage
+from tests.e2e.anthropic_cache import (
+    AnthropicPromptCache,
+    CacheUsage,
+    DecodedSchema,
+    schema_rejection,
+)
 from tests.e2e.openai_cache import OpenAIPromptCache
 from tests.engine.script import OFFERED_COLLEAGUES, DebateScript
 from tests.loopback import LoopbackServer, RecordedRequest, Reply
@@ -317,12 +322,19 @@ class FakeLLM:
         tool_name = tool_choice.get("name") if tool_choice.get("type") == "tool" else None
         schema_name = tool_name
         from_guide = False
+        stable: DecodedSchema | None = None  # one schema for every phase (schemas.PhaseAnswer)
         if output_format.get("type") == "json_schema":
             if "output_config" in self.anthropic_refuses:
                 return _anthropic_error(
                     "output_config.format: structured outputs are not supported by this model"
                 )
+            if rejection := schema_rejection(output_format["schema"]):
+                return _anthropic_error(rejection)
             schema_name = output_format["schema"].get("title")
+            if schema_name == schemas.PhaseAnswer.__name__:  # the request names its phase
+                schema_name, from_guide = _schema_title_in_prompt(messages)
+                messages = [_without_schema_prompt(m) for m in messages]
+                stable = DecodedSchema(output_format["schema"])
         elif tool_name is not None:
             if "tool_choice" in self.anthropic_refuses:
                 return _anthropic_error(
@@ -334,7 +346,12 @@ class FakeLLM:
             schema_name, from_guide = _schema_title_in_prompt(messages)
             messages = [_without_schema_prompt(m) for m in messages]
         value, call = self._answer("anthropic", messages, schema_name, from_guide)
-        if output_format.get("type") == "json_schema":
+        if stable is not None:  # written as a decoder held to the schema writes it, and checked
+            value = stable.decoded({STABLE_ANSWER_FIELD: value})
+            if problems := stable.refuses(value):
+                with self._lock:
+                    self.schema_violations.append(f"{schema_name}: {'; '.join(problems)}")
+        elif output_format.get("type") == "json_schema":
             # The API enforces this schema while decoding: what it cannot express, it cannot say.
             self._check_enforced(schema_name, output_format["schema"], value)
         if tool_name is not None:

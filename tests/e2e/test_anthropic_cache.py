@@ -9,16 +9,40 @@ Teeth (each broken on purpose once, the test named failed):
   grew every round) → ``test_each_round_reads_the_record_of_the_rounds_before_it`` (from round
   2 on, an argument read only the system text);
 - the adapters ignoring ``schema_shown`` (the schema sent again after the last cache point) →
-  ``test_a_guided_request_sends_only_its_own_words_uncached``.
+  ``test_a_guided_request_sends_only_its_own_words_uncached``;
+- the stable output schema left off persona requests (``stable_schema_for`` returning None) →
+  ``test_every_persona_request_is_constrained_by_one_schema_and_read_from_the_cache``;
+- the stable schema sent without the SDK's ``transform_schema`` (``maxLength``, open objects),
+  or without its lists required (27 optional properties) → the fake answers 400, the adapter
+  retires ``output_config`` and that test fails, as do
+  ``test_the_stable_schema_is_taken_and_the_untransformed_one_refused`` and
+  ``test_a_decoder_writes_only_what_the_schema_offers``;
+- ``output_config`` left out of the fake's cache key →
+  ``test_another_output_schema_shares_nothing``; ``maxLength`` accepted by the fake →
+  ``test_the_stable_schema_is_taken_and_the_untransformed_one_refused``;
+- the fake answering the script's value as it is, not as a decoder held to the schema writes
+  it → the module fixture (``fake.schema_violations``: required lists missing).
 """
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
+from typing import Any
 
+import httpx
 import pytest
 
-from tests.e2e.anthropic_cache import MIN_TOKENS, AnthropicPromptCache
+from argue.engine.schemas import PhaseAnswer
+from argue.llm._anthropic import stable_wire_schema
+from tests.e2e.anthropic_cache import (
+    MAX_OPTIONAL_PROPERTIES,
+    MAX_UNION_PROPERTIES,
+    MIN_TOKENS,
+    AnthropicPromptCache,
+    DecodedSchema,
+    schema_rejection,
+)
 from tests.e2e.fake_llm import FakeLLM
 from tests.e2e.wire_debate import run_wire_debate
 from tests.engine.script import DebateScript, ScriptedToolkit
@@ -82,6 +106,105 @@ def test_another_output_schema_shares_nothing():
     assert cache.account(other).cache_read_input_tokens == 0
 
 
+def test_the_same_output_schema_keeps_the_prefix():
+    cache = AnthropicPromptCache()
+    fmt = {"format": {"type": "json_schema", "schema": {"title": "X", "type": "object"}}}
+    cache.account({**_body(LONG, "tail one", marked=(0,)), "output_config": fmt})
+    again = cache.account({**_body(LONG, "tail two", marked=(0,)), "output_config": fmt})
+    assert again.cache_read_input_tokens >= MIN_TOKENS
+
+
+# ---------------------------------------------------------------- schemas the API refuses
+
+
+def _closed(properties: dict[str, Any], required: list[str] | None = None) -> dict[str, Any]:
+    return {
+        "type": "object",
+        "properties": properties,
+        "required": list(properties) if required is None else required,
+        "additionalProperties": False,
+    }
+
+
+def test_the_stable_schema_is_taken_and_the_untransformed_one_refused():
+    assert schema_rejection(stable_wire_schema(PhaseAnswer)) is None
+    refused = schema_rejection(PhaseAnswer.model_json_schema())  # no SDK transform
+    assert refused is not None and refused.startswith("output_config.format.schema: ")
+    assert "'maxLength' is not supported" in refused and "additionalProperties" in refused
+
+
+@pytest.mark.parametrize(
+    ("schema", "said"),
+    [
+        (_closed({"n": {"type": "integer", "maximum": 3}}), "'maximum' is not supported"),
+        (_closed({"s": {"type": "string", "pattern": "^a"}}), "'pattern' is not supported"),
+        ({"type": "object", "properties": {}}, "'additionalProperties' must be explicitly"),
+        (_closed({"a": {"type": "array", "items": {"type": "string"}, "minItems": 2}}),
+         "minItems values other than 0 or 1"),
+        ({**_closed({"next": {"$ref": "#/$defs/Node"}}),
+          "$defs": {"Node": _closed({"next": {"$ref": "#/$defs/Node"}})}}, "recursive"),
+        ({"anyOf": [_closed({}), _closed({"a": {"type": "string"}})]}, "root schema must be"),
+        (_closed({"s": {"type": "string", "format": "text"}}), "format 'text'"),
+        (_closed({f"p{i}": {"type": "string"} for i in range(MAX_OPTIONAL_PROPERTIES + 1)}, []),
+         "too many optional parameters"),
+        (_closed({f"p{i}": {"anyOf": [{"type": "string"}, {"type": "null"}]}
+                  for i in range(MAX_UNION_PROPERTIES + 1)}), "union types"),
+    ],
+)  # fmt: skip
+def test_a_schema_the_api_refuses_is_refused(schema: dict[str, Any], said: str):
+    refused = schema_rejection(schema)
+    assert refused is not None and said in refused, refused
+
+
+def test_the_fake_answers_a_refused_schema_with_a_400_naming_output_config():
+    fake = FakeLLM(DebateScript(names={})).start()
+    try:
+        body = {
+            "model": "claude-sonnet-4-6",
+            "max_tokens": 100,
+            "messages": [{"role": "user", "content": "?"}],
+            "output_config": {
+                "format": {
+                    "type": "json_schema",
+                    "schema": _closed({"n": {"type": "integer", "minimum": 0}}),
+                }
+            },
+        }
+        reply = httpx.post(f"{fake.url}/v1/messages", json=body, timeout=10)
+    finally:
+        fake.stop()
+    assert reply.status_code == 400
+    assert "output_config.format.schema" in reply.json()["error"]["message"]
+    assert fake.count() == 0
+
+
+def test_a_decoder_writes_only_what_the_schema_offers():
+    schema = stable_wire_schema(PhaseAnswer)
+    decoded = DecodedSchema(schema)
+    rebuttal = {
+        "counters": [{"target_claim_id": "B1.c1", "kind": "refute", "text": "no",
+                      "evidence_ids": ["x"]}],
+        "hidden": 1,
+    }  # fmt: skip
+    written = decoded.decoded({"reply": rebuttal})
+    assert written == {
+        "reply": {
+            "counters": [
+                {"target_claim_id": "B1.c1", "kind": "refute", "text": "no", "citations": []}
+            ],
+            "concessions": [],
+            "common_ground": [],
+        }
+    }
+    assert decoded.refuses(written) == []
+    # A required key that is no list or string stays out, and is reported.
+    assert decoded.refuses(decoded.decoded({"reply": {"position": "p"}})) != []
+    assert "not one of" in " ".join(
+        decoded.refuses({"reply": {**written["reply"], "counters": [
+            {"target_claim_id": "B1.c1", "kind": "shout", "text": "no", "citations": []}]}})
+    )  # fmt: skip
+
+
 # ---------------------------------------------------------------- a debate over the wire
 
 NAMES = {"Embry": "A", "Horus": "B"}
@@ -106,6 +229,7 @@ def wire_debate(tmp_path_factory: pytest.TempPathFactory):
     finally:
         fake.stop()
     assert not fake.errors, fake.errors
+    assert not fake.schema_violations, fake.schema_violations  # what a decoder could write
     assert state.termination == "max_rounds"
     seen = [
         (call.schema + ("/guide" if call.from_guide else ""), call.letter, usage, body)
@@ -156,3 +280,36 @@ def test_a_guided_request_sends_only_its_own_words_uncached(wire_debate):
         assert schema.endswith("/guide"), (schema, _round(body))  # no schema of its own
         assert "ARGUMENT: " in body["system"][0]["text"]
         assert usage["input_tokens"] < 400, (schema, usage)
+
+
+def test_every_persona_request_is_constrained_by_one_schema_and_read_from_the_cache(wire_debate):
+    """Issue 43 item 3: each persona request (plans, the three phases, re-asks) carries the
+    same ``output_config.format`` (any phase's form, or a plan), so the API holds the answer to
+    a form, and still reads most of what it sends from the cache: the schema is part of the
+    prefix, and the same. Other callers (framing, judge, support checks) keep their own."""
+    persona = [
+        (schema, usage, body)
+        for schema, _, usage, body in wire_debate
+        if "taking part in a structured debate" in body["system"][0]["text"]
+    ]
+    assert len(persona) >= 2 * (1 + 3 * 4)  # two personas: a plan, three phases a round
+    formats = {json.dumps(b.get("output_config"), sort_keys=True) for _, _, b in persona}
+    assert formats == {
+        json.dumps(
+            {"format": {"type": "json_schema", "schema": stable_wire_schema(PhaseAnswer)}},
+            sort_keys=True,
+        )
+    }
+    assert {s.split("/")[0] for s, _, _ in persona} >= {
+        "ResearchPlanDraft", "ArgumentDraft", "RebuttalDraft", "ReflectionDraft"
+    }  # fmt: skip
+    read = sum(u["cache_read_input_tokens"] for _, u, _ in persona)
+    sent = sum(
+        u["cache_read_input_tokens"] + u["cache_creation_input_tokens"] + u["input_tokens"]
+        for _, u, _ in persona
+    )
+    assert read / sent > 0.80, read / sent
+    others = [b for s, _, _, b in wire_debate if s.split("/")[0] in ("JudgeDraft", "FramingDraft")]
+    assert others and all(
+        b["output_config"]["format"]["schema"]["title"] != "PhaseAnswer" for b in others
+    )
