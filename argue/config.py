@@ -36,7 +36,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from argue.domain import Mode
 from argue.paths import config_file_path, default_debates_dir
@@ -64,6 +64,15 @@ class Defaults(BaseModel):
     sources: list[str] = Field(default_factory=list)
     debates_dir: Path | None = None
     budget_usd: float | None = Field(default=None, ge=0)
+
+    @field_validator("mode")
+    @classmethod
+    def _known_mode(cls, value: str) -> str:
+        from argue.mode_names import mode_names
+
+        if value not in mode_names():
+            raise ValueError(f"unknown mode {value!r}; choose one of: {', '.join(mode_names())}")
+        return value
 
 
 class ProviderLimits(BaseModel):

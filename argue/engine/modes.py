@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from argue.domain import Mode, Persona
+from argue.mode_names import BUILTIN_MODE_NAMES, add_mode_name, remove_mode_name
 
 if TYPE_CHECKING:
     from argue.llm.base import ChatModel
@@ -202,6 +203,8 @@ MODES: dict[str, DebateMode] = {
 
 
 _BUILTIN_MODES = frozenset(MODES)
+if tuple(MODES) != BUILTIN_MODE_NAMES:  # the ground's list of names is this table's
+    raise ImportError(f"argue.mode_names lists {BUILTIN_MODE_NAMES}, the table {tuple(MODES)}")
 
 
 def register_mode(mode: DebateMode) -> DebateMode:
@@ -217,6 +220,7 @@ def register_mode(mode: DebateMode) -> DebateMode:
     if not mode.role_hints:
         raise ValueError(f"mode {mode.name!r} needs at least one role hint")
     MODES[mode.name] = mode
+    add_mode_name(mode.name)
     return mode
 
 
@@ -225,6 +229,7 @@ def unregister_mode(name: str) -> None:
     if name in _BUILTIN_MODES:
         raise ValueError(f"{name!r} is a built-in mode")
     MODES.pop(name, None)
+    remove_mode_name(name)
 
 
 def role_fields() -> tuple[str, ...]:

@@ -218,6 +218,9 @@ def _years_in(sentence: str, first: int, last: int) -> bool:
     return any(first <= int(year) <= last for year in _YEAR_TOKEN_RE.findall(sentence))
 
 
+_CHECKED_TEXTS = 256  # texts whose references an index remembers
+
+
 class ReferenceIndex:
     """What a debate actually retrieved, ready to check references against.
 
@@ -241,6 +244,7 @@ class ReferenceIndex:
         self._documents = tuple(_indexed(document) for document in documents)
         self._document_ids = frozenset(item.document.evidence_id for item in self._documents)
         self._claim_ids = frozenset(claim_ids)
+        self._checked: dict[str, list[tuple[Reference, Resolution]]] = {}
         self._model_written = dict(model_written)
         # One id cannot be both; a caller that says so has a bug worth hearing about.
         both = sorted(self._document_ids & self._model_written.keys())
@@ -294,8 +298,15 @@ class ReferenceIndex:
         raise ValueError(f"unknown reference kind: {ref.kind!r}")
 
     def check(self, text: str) -> list[tuple[Reference, Resolution]]:
-        """Every reference in ``text`` with its resolution, in text order."""
-        return [(ref, self.resolve(ref)) for ref in find_references(text)]
+        """Every reference in ``text`` with its resolution, in text order (remembered per
+        text: a page checks the same claim in several places)."""
+        found = self._checked.get(text)
+        if found is None:
+            found = [(ref, self.resolve(ref)) for ref in find_references(text)]
+            if len(self._checked) >= _CHECKED_TEXTS:
+                self._checked.pop(next(iter(self._checked)))
+            self._checked[text] = found
+        return list(found)
 
     def unverified(self, text: str) -> list[Reference]:
         """The references in ``text`` that match nothing real, in text order."""

@@ -22,6 +22,7 @@ The module is pure: no I/O, no model calls, no state beyond the index built from
 from __future__ import annotations
 
 import bisect
+import functools
 import re
 import unicodedata
 from collections.abc import Iterator
@@ -417,6 +418,18 @@ _PREPOSITIONS = frozenset(_PREPOSITIONS_TEXT.split())
 
 
 def find_references(text: str) -> list[Reference]:
+    """Every reference in ``text`` (:func:`_find_references`); the last texts' answers are
+    kept, since one page asks about the same claim text several times (the strongest list,
+    the map, the text itself) and a hostile megabyte takes seconds to scan."""
+    return list(_remembered_references(text))
+
+
+@functools.lru_cache(maxsize=64)
+def _remembered_references(text: str) -> tuple[Reference, ...]:
+    return tuple(_find_references(text))
+
+
+def _find_references(text: str) -> list[Reference]:
     """Every reference in ``text``, sorted by start, spans never overlapping.
 
     Detectors run on the folded view, from most to least specific; a later candidate that

@@ -14,7 +14,7 @@ import math
 from markupsafe import Markup, escape
 
 from argue.text.controls import UNSAFE as CONTROLS
-from argue.text.controls import one_line
+from argue.text.controls import breakable_words, one_line
 
 # The one character policy of every output (argue.text.controls: C0 and C1 controls but tab and
 # newline, DEL, every Bidi_Control character). Tab and newline go too, in ``safe_text``'s one line.
@@ -204,7 +204,7 @@ def marker_shape(shape: str, x: float, y: float, r: float, **attrs: object) -> M
 
 def clip(value: str, limit: int) -> str:
     """One line of at most ``limit`` characters, an ellipsis when cut."""
-    line = " ".join(value.split())
+    line = " ".join(breakable_words(value))
     return line if len(line) <= limit else line[: max(1, limit - 1)].rstrip() + "…"
 
 
@@ -213,7 +213,7 @@ def wrap(value: str, width: int, lines: int) -> list[str]:
     wrap by itself); the last line ends with an ellipsis when text is left over."""
     out: list[str] = []
     current = ""
-    for word in value.split():
+    for word in breakable_words(value):
         candidate = f"{current} {word}" if current else word
         if len(candidate) <= width:
             current = candidate

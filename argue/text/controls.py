@@ -32,10 +32,21 @@ def strip_controls(text: object) -> str:
     return UNSAFE.sub("", str(text))
 
 
+# Whitespace that may break a line; the no-break spaces French typography puts before « : ; ?
+# ! » (U+00A0, U+202F) and the figure space are kept, so a label keeps its spacing in one line.
+_BREAKING_SPACE = re.compile(r"[^\S\u00a0\u2007\u202f]+")
+
+
+def breakable_words(text: object) -> list[str]:
+    """``text`` split where a line may break: at whitespace other than the no-break spaces."""
+    return [word for word in _BREAKING_SPACE.split(str(text)) if word]
+
+
 def one_line(text: object) -> str:
     """``text`` as one line without control or bidi characters (whitespace runs, a carriage
-    return or a form feed among them, become one space)."""
-    return " ".join(part for part in (UNSAFE.sub("", w) for w in str(text).split()) if part)
+    return or a form feed among them, become one space; no-break spaces stay)."""
+    parts = (UNSAFE.sub("", w) for w in _BREAKING_SPACE.split(str(text)))
+    return " ".join(part for part in parts if part)
 
 
 def _escape(match: re.Match[str]) -> str:

@@ -46,7 +46,7 @@ def test_the_spec_panel_command_runs_as_written(cli: Cli):
         "--personas", "embry,horus,brandon", "--rounds", "1", "--json",
     )  # fmt: skip
     assert result.returncode == 0, result.describe()
-    assert "Mode Panel : 3 personas nommés" in result.stderr  # a French question: French words
+    assert "Mode Panel\u00a0: 3 personas nommés" in result.stderr  # a French question: French words
     summary = result.last_json()
     config = (cli.debate_dir(summary["id"]) / "config.json").read_text(encoding="utf-8")
     assert '"mode": "panel"' in config

@@ -8,6 +8,7 @@ import sys
 import argue.llm
 
 EXPECTED_EXPORTS = {
+    "DEFAULT_MAX_CONCURRENCY",
     "DEFAULT_MODELS",
     "DIALECTS",
     "Dialect",

@@ -237,7 +237,8 @@ def _claim_node(m: ArgumentMap, node: ClaimNode, lang: str) -> Markup:
         classes.append("unverified")
     name = m.names.get(claim.persona, claim.persona)
     claim_text = fold_lookalikes(claim.text)
-    tooltip = f"{claim.id} · {name} · {label('round', lang)} {claim.round}: {claim_text}"
+    colon = label("colon", lang)
+    tooltip = f"{claim.id} · {name} · {label('round', lang)} {claim.round}{colon} {claim_text}"
     if node.unverified:
         tooltip += f" — {label('unverified', lang)}: {fold_lookalikes(', '.join(node.unverified))}"
     header = node_header(node, box, lang)
@@ -377,7 +378,7 @@ def _edge(m: ArgumentMap, edge: Edge, lang: str) -> Markup:
     target = edge.target
     target_id = target.claim.id if isinstance(target, ClaimNode) else target.target
     tooltip = f"{name} ({label('round', lang)} {edge.source.round}) {edge_words(edge.kind, lang)} "
-    tooltip += f"{target_id}: {clip(fold_lookalikes(edge.text), 240)}"
+    tooltip += f"{target_id}{label('colon', lang)} {clip(fold_lookalikes(edge.text), 240)}"
     if not edge.counted:
         tooltip += f" — {label('edge_not_counted', lang)}"
         if edge.note:

@@ -36,6 +36,7 @@ from argue.report.argument_map.metrics import (
     wrap_to_width,
 )
 from argue.report.argument_map.routing import assign_tracks, spread
+from argue.text.typography import format_number
 
 EdgeKind = Literal["refute", "undercut", "question", "concede_full", "concede_partial"]
 EDGE_KINDS: tuple[EdgeKind, ...] = (
@@ -156,7 +157,7 @@ def badge_width(word: str) -> float:
 
 
 def score_words(node: ClaimNode, lang: str) -> str:
-    score = "—" if node.score is None else f"{node.score:.2f}"
+    score = "—" if node.score is None else format_number(node.score, lang)
     return f"{label('score', lang)} {score}"
 
 

@@ -19,6 +19,8 @@ import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 
+from argue.text.controls import breakable_words
+
 _ASCII = "".join(chr(i) for i in range(32, 127))
 _REGULAR = (
     "32 40 46 84 64 95 78 27 39 39 50 84 32 36 32 34 64 64 64 64 64 64 64 64 64 64 34 34 84 "
@@ -121,7 +123,7 @@ def fitting(value: str, width: float, font: Font) -> int:
 
 def clip_to_width(value: str, width: float, font: Font) -> str:
     """One line that fits ``width``, with an ellipsis when cut."""
-    line = " ".join(value.split())
+    line = " ".join(breakable_words(value))
     if fitting(line, width, font) == len(line):
         return line
     cut = fitting(line, width - char_width("…", font), font)
