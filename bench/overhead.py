@@ -131,7 +131,7 @@ def run(
             if profile is not None:
                 runner += ["-m", "cProfile", "-o", str(profile)]
             env = cli.env(**openai_env(fake.url))
-            env["PYTHONPATH"] = str(tree)
+            env["PYTHONPATH"] = os.pathsep.join(filter(None, [os.environ.get("OVERHEAD_EXTRA_PATH"), str(tree)]))
             log = Path(tmp) / "child.log"
             started = time.monotonic()
             with log.open("wb") as sink:
