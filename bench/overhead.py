@@ -11,8 +11,11 @@ find (as in ``panel_50_rounds.py``), and claims are fresh words with a swinging 
 both debates run all their rounds. The fake runs in this process, so the child's CPU
 (``os.wait4``: user + system) is argue's alone:
 
-- **CPU per model call**: the child's CPU over the requests the fake answered, and the same
-  without start-up (the child's CPU when the first request arrived, read from /proc);
+- **CPU per model call**: the child's CPU over the requests the fake answered; and *in the
+  debate*: the child's CPU from the first request's arrival to the last one's (read from
+  /proc, 10 ms ticks) over the calls between them, i.e. without start-up (imports, the SDK's
+  client, planning) and the ending (synthesis rendering, the HTML report), which are paid once
+  a debate, however many calls it makes;
 - **idle gap**: requests grouped into waves (a request that arrives after every earlier one
   was answered starts a wave); the median time between a wave's last answer and the next
   wave's first request, i.e. the time the model sat idle while argue worked;
@@ -62,6 +65,7 @@ class Spans:
 
     child: int = 0
     startup_cpu_s: float | None = None
+    last_cpu_s: float | None = None  # the child's CPU when the last request arrived
     spans: list[tuple[float, float, str, int]] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -83,8 +87,10 @@ def _timed(fake: FakeLLM, spans: Spans) -> None:
     assert handle is not None
 
     def timed(request: RecordedRequest) -> Reply:
-        if spans.startup_cpu_s is None and spans.child:
-            spans.startup_cpu_s = _cpu_of(spans.child)
+        if spans.child:
+            spans.last_cpu_s = _cpu_of(spans.child)
+            if spans.startup_cpu_s is None:
+                spans.startup_cpu_s = spans.last_cpu_s
         reply = handle(request)
         if request.path.endswith(OPENAI_PATH):
             body = request.json()
@@ -117,6 +123,7 @@ def run(
     *,
     tree: Path = ROOT,
     profile: Path | None = None,
+    slots: int | None = None,
 ) -> dict[str, float]:
     """One debate through the CLI of ``tree``; its figures (see the module docstring)."""
     fake = FakeLLM(NovelScript(names={}, confidence=_swinging), delay_s=latency).start()
@@ -131,7 +138,11 @@ def run(
             if profile is not None:
                 runner += ["-m", "cProfile", "-o", str(profile)]
             env = cli.env(**openai_env(fake.url))
-            env["PYTHONPATH"] = os.pathsep.join(filter(None, [os.environ.get("OVERHEAD_EXTRA_PATH"), str(tree)]))
+            if slots is not None:
+                env["ARGUE_MAX_CONCURRENCY"] = str(slots)
+            env["PYTHONPATH"] = os.pathsep.join(
+                filter(None, [os.environ.get("OVERHEAD_EXTRA_PATH"), str(tree)])
+            )
             log = Path(tmp) / "child.log"
             started = time.monotonic()
             with log.open("wb") as sink:
@@ -151,9 +162,14 @@ def run(
                 sys.exit(f"the debate exited {code}:\n{log.read_text(errors='replace')[-3000:]}")
     finally:
         fake.stop()
+    if os.environ.get("OVERHEAD_DUMP"):
+        Path(os.environ["OVERHEAD_DUMP"]).write_text(
+            "\n".join(f"{a:.3f} {b:.3f} {n} {z}" for a, b, n, z in sorted(spans.spans))
+        )
     cpu = usage.ru_utime + usage.ru_stime
     calls = len(spans.spans)
     startup = spans.startup_cpu_s or 0.0
+    loop = (spans.last_cpu_s or startup) - startup  # first request to last: the debate itself
     waves = _waves(spans.spans)
     gaps = [
         min(s for s, _ in after) - max(e for _, e in before)
@@ -170,7 +186,8 @@ def run(
         "cpu_s": cpu,
         "cpu_ms_per_call": cpu * 1000 / calls,
         "startup_cpu_s": startup,
-        "loop_cpu_ms_per_call": (cpu - startup) * 1000 / calls,
+        "loop_cpu_ms_per_call": loop * 1000 / max(1, calls - 1),
+        "ending_cpu_s": cpu - startup - loop,
         "waves_per_round": (len(waves) - 2) / rounds,
         "median_gap_ms": statistics.median(gaps) * 1000,
         "wall_s": wall,
@@ -203,6 +220,12 @@ def main() -> None:
     parser.add_argument("--long", type=int, default=0, help="also a pair of this many rounds")
     parser.add_argument("--profile", type=Path, default=None, help="folder for cProfile output")
     parser.add_argument("--tree", type=Path, default=ROOT, help="the checkout whose argue runs")
+    parser.add_argument(
+        "--slots",
+        type=int,
+        default=None,
+        help="requests in flight (ARGUE_MAX_CONCURRENCY; default: argue's own, 6)",
+    )
     parser.add_argument("--only", choices=("pair", "panel", "both", "none"), default="both")
     args = parser.parse_args()
     if args.rounds < 2:
@@ -216,13 +239,20 @@ def main() -> None:
         if args.only not in (name, "both"):
             continue
         profile = None if args.profile is None else args.profile / f"{name}.prof"
-        results[name] = run(personas, args.rounds, args.latency, tree=tree, profile=profile)
+        results[name] = run(
+            personas, args.rounds, args.latency, tree=tree, profile=profile, slots=args.slots
+        )
     print(f"argue from {tree}")
-    print(f"model latency {args.latency * 1000:.0f} ms, {args.rounds} rounds, loopback (OpenAI)")
+    slots = args.slots or "argue's default"
+    print(
+        f"model latency {args.latency * 1000:.0f} ms, {args.rounds} rounds, loopback (OpenAI), "
+        f"slots {slots}"
+    )
     for name, r in results.items():
         print(
-            f"{name:6} {r['calls']:.0f} calls · CPU {r['cpu_ms_per_call']:.1f} ms/call "
-            f"({r['loop_cpu_ms_per_call']:.1f} after start-up {r['startup_cpu_s']:.2f} s) · "
+            f"{name:6} {r['calls']:.0f} calls · CPU {r['cpu_ms_per_call']:.1f} ms/call, "
+            f"{r['loop_cpu_ms_per_call']:.1f} in the debate (start-up {r['startup_cpu_s']:.2f} s, "
+            f"ending {r['ending_cpu_s']:.2f} s) · "
             f"median gap {r['median_gap_ms']:.1f} ms · waves/round {r['waves_per_round']:.2f} · "
             f"prompt R{args.rounds}/R2 {r['prompt_growth']:.2f} · wall {r['wall_s']:.1f} s"
         )

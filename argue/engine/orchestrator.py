@@ -9,6 +9,7 @@ Stop and Ctrl-C are honoured between batches, never in the middle of one.
 from __future__ import annotations
 
 import asyncio
+import gc
 import os
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
@@ -161,6 +162,10 @@ class DebateRunner(DebateFraming, RoundWaves):
             self.store.discard(self.paths.synthesis_prose)
             if config.framing is None or self._framing_to_ask_again():
                 await self._frame()
+            # What is loaded by now (the SDK's and pydantic's hundreds of classes, its client,
+            # the catalog) lives as long as the process: out of the cyclic collector's way,
+            # each collection walks only what the rounds allocate (issue 43 item 4).
+            gc.freeze()
             start = max((r.round for r in self.history.committed_rounds()), default=0) + 1
             for round_no in range(start, config.max_rounds + 1):
                 outcome = await self._round(round_no)

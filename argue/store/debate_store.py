@@ -158,11 +158,11 @@ class DebateStore:
 
     def commit(self, path: Path, value: object) -> None:
         """Save a commit point (a round's score): every record saved before it is on the device
-        first, then it is written and synced itself before this returns, so a power cut never
-        leaves a committed round with a record missing."""
+        first, so a power cut never leaves a committed round with a record missing. The commit
+        point's own sync runs in the background like any record's (one worker, in order: before
+        anything saved after it); lost to a power cut, the round is scored again on resume."""
         self.settle()
         self.save(path, value)
-        self.settle()
 
     def settle(self) -> None:
         """Wait for the background fsyncs of everything saved so far (a failed one is a
