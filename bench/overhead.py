@@ -21,8 +21,9 @@ both debates run all their rounds. The fake runs in this process, so the child's
   wave's first request, i.e. the time the model sat idle while argue worked;
 - **waves per round** (framing and synthesis excluded), **panel/pair wall time**;
 - **prompt growth**: the mean size (characters of all messages) of the argument requests of
-  round 8 against round 2, and with ``--long N`` a pair of N rounds (short latency) for round
-  N against round 2: the record of closed rounds must stay inside the window.
+  round 8 against round 2; with ``--long N`` a pair and a panel of N rounds run in this
+  process (``debate_schedule.run``, the engine tests' script) for round N against round 2:
+  the record of closed rounds must stay inside the window.
 
 ``--profile DIR`` runs each child under cProfile (``DIR/pair.prof``, ``DIR/panel.prof``) and
 prints its top functions by own time; its figures are inflated by the profiler, so the
@@ -259,11 +260,15 @@ def main() -> None:
     if len(results) == 2:
         print(f"panel/pair wall time: {results['panel']['wall_s'] / results['pair']['wall_s']:.2f}")
     if args.long:
-        long = run(PAIR, args.long, 0.02, tree=tree)
-        print(
-            f"pair of {args.long} rounds: prompt R{args.long}/R2 {long['prompt_growth']:.2f} "
-            f"({long['prompt_last']:.0f} / {long['prompt_r2']:.0f} chars)"
-        )
+        # In this process (this tree's argue), with the engine tests' script, whose records
+        # (longer claims, cited evidence) fill a round's block as real debates do.
+        from bench.debate_schedule import run as run_in_process
+
+        with tempfile.TemporaryDirectory() as tmp:
+            for name, personas in (("pair", PAIR), ("panel", PANEL)):
+                long = run_in_process(personas.split(","), args.long, 0.002, Path(tmp) / name)
+                print(f"{name} of {args.long} rounds (in process): prompt R{args.long}/R2 "
+                      f"{long['prompt_growth']:.2f}")  # fmt: skip
     if args.profile is not None:
         for name in results:
             print(f"\n--- {name}: top functions by own time (cProfile)")

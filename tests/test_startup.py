@@ -11,7 +11,7 @@ Teeth (each broken on purpose once, the test named failed):
 - ``_helps_a_command`` always True (root help reads the provider table) →
   ``test_root_help_loads_neither_the_store_nor_the_providers`` (argue.llm loaded);
 - ``_is_store_error`` always False → ``test_a_store_error_is_one_line_without_a_traceback``
-  (the KeyError of the store error reached pytest instead of exit 1).
+  (the StoreError reached pytest as itself instead of exit 1).
 """
 
 from __future__ import annotations
