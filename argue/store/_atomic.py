@@ -13,6 +13,7 @@ import json
 import os
 import tempfile
 import threading
+from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -54,6 +55,13 @@ class BackgroundSync:
             if self._worker is None:
                 self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="fsync")
             self._pending.append((path, self._worker.submit(_fsync_path, path, folder)))
+
+    def then(self, job: Callable[[], None], path: Path) -> None:
+        """Run ``job`` (a write of ``path``) once every sync submitted before it has run."""
+        with self._lock:
+            if self._worker is None:
+                self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="fsync")
+            self._pending.append((path, self._worker.submit(job)))
 
     def settle(self) -> None:
         with self._lock:
