@@ -58,11 +58,10 @@ class _OneLineErrors(TyperGroup):
             return super().main(args, prog_name, complete_var, False, windows_expand_args, **extra)
         from argue.console import click_exceptions
         from argue.paths import ArgueHomeError
-        from argue.store import StoreError
 
         errors = click_exceptions()
         argv = list(sys.argv[1:] if args is None else args)
-        if "--help" in argv or "-h" in argv:
+        if ("--help" in argv or "-h" in argv) and _helps_a_command(argv):
             _help_from_the_provider_table(self)
         try:
             result = super().main(
@@ -74,12 +73,29 @@ class _OneLineErrors(TyperGroup):
             _fail(_one_line(exc.format_message()), exc.exit_code, argv, None)
         except typer.Abort:
             _fail("aborted", 1, argv, None)
-        except StoreError as exc:
-            _fail(str(exc), 1, argv, None)
         except ArgueHomeError as exc:
             _fail(str(exc), 2, argv, None)
+        except Exception as exc:
+            if not _is_store_error(exc):
+                raise
+            _fail(str(exc), 1, argv, None)
         # Non-standalone typer returns the code of a typer.Exit, else the command's value.
         sys.exit(result if isinstance(result, int) and not isinstance(result, bool) else 0)
+
+
+def _helps_a_command(argv: Sequence[str]) -> bool:
+    """Whether help is asked of a command (whose options ``--provider`` may be among) rather
+    than of the root, whose help lists commands only (``argue --help`` loads no provider)."""
+    first = next((a for a in argv if a not in ("--help", "-h")), None)
+    return first is not None and not first.startswith("-")
+
+
+def _is_store_error(exc: BaseException) -> bool:
+    """A ``StoreError`` (one line, exit 1), told apart without importing the store: a run that
+    never loaded ``argue.store`` cannot have raised one, and ``--help`` or ``--version`` should
+    not pay for its pydantic models."""
+    store = sys.modules.get("argue.store")
+    return store is not None and isinstance(exc, store.StoreError)
 
 
 def _help_from_the_provider_table(group: TyperGroup) -> None:

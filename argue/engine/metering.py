@@ -32,6 +32,8 @@ class MeteredModel(WrappedModel):
         self._notes_told = 0
         self.in_flight = 0
         """Calls sent and not yet returned (a stop waits for them: the terminal says how many)."""
+        self.on_send: Callable[[], object] | None = None
+        """Told as each call starts (the runner's background views wait for the next wave)."""
 
     async def complete(
         self,
@@ -43,6 +45,8 @@ class MeteredModel(WrappedModel):
         purpose: str | None = None,
     ) -> ChatResult[T]:
         self.in_flight += 1
+        if self.on_send is not None:
+            self.on_send()
         try:
             return await super().complete(
                 messages,

@@ -9,7 +9,9 @@ Stop and Ctrl-C are honoured between batches, never in the middle of one.
 from __future__ import annotations
 
 import asyncio
+import gc
 import os
+import threading
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -44,6 +46,8 @@ STOP_POLL_S = 0.5
 """How often a running debate looks for a `stop` to acknowledge it (it stops at a checkpoint)."""
 STOP_REMIND_S = 30.0
 """How often it says again that it is still finishing calls in flight."""
+VIEWS_WAIT_S = 2.0
+"""At most how long a round's readable views wait for the next wave's first call to go out."""
 
 
 class DebateRunner(DebateFraming, RoundWaves):
@@ -95,6 +99,7 @@ class DebateRunner(DebateFraming, RoundWaves):
         self._verdicts: dict[int, JudgeVerdictRecord] = {}
         self._views_worker: ThreadPoolExecutor | None = None
         self._views_pending: Future[None] | None = None
+        self._views_go: threading.Event | None = None
         self._refusals: dict[str, int] = {}
         self.history = self._load_history()
 
@@ -161,6 +166,10 @@ class DebateRunner(DebateFraming, RoundWaves):
             self.store.discard(self.paths.synthesis_prose)
             if config.framing is None or self._framing_to_ask_again():
                 await self._frame()
+            # What is loaded by now (the SDK's and pydantic's hundreds of classes, its client,
+            # the catalog) lives as long as the process: out of the cyclic collector's way,
+            # each collection walks only what the rounds allocate (issue 43 item 4).
+            gc.freeze()
             start = max((r.round for r in self.history.committed_rounds()), default=0) + 1
             for round_no in range(start, config.max_rounds + 1):
                 outcome = await self._round(round_no)
@@ -457,8 +466,17 @@ class DebateRunner(DebateFraming, RoundWaves):
 
         self._settle_bookkeeping()
         history, usage, state = self.history.snapshot(), list(self.usage), self.store.state()
+        # Rendering holds the GIL: it starts once the next wave's first call is out (or after
+        # VIEWS_WAIT_S), so it never delays building that wave's requests (issue 43 item 4).
+        go = threading.Event()
+        self._views_go = go
+        for model in {
+            id(m): m for m in (self.model, self.verifier, *self.persona_models.values())
+        }.values():
+            model.on_send = go.set
 
         def write_views() -> None:
+            go.wait(VIEWS_WAIT_S)
             write_ledgers(self.store, history)
             self.store.save(self.paths.usage, usage)
             self.store.save(self.paths.summary, score_summary(history, usage))
@@ -471,6 +489,8 @@ class DebateRunner(DebateFraming, RoundWaves):
     def _settle_bookkeeping(self) -> None:
         """Wait for the views being written in the background (their errors surface here)."""
         pending, self._views_pending = self._views_pending, None
+        if self._views_go is not None:
+            self._views_go.set()  # needed now: no waiting for a call
         if pending is not None:
             pending.result()
 

@@ -7,12 +7,14 @@ with the same text, and each round only appends. Nothing here depends on a later
 round's block uses that round's own scores), and nothing depends on the order in which
 personas finished.
 
-Bounded: when the closed rounds would pass the budget, a new *chapter* starts at that round:
-the bounded digest as of that round (``build_digest``, frozen: scores and confidences of earlier
-rounds only) stands for everything before it, and later rounds append to it again. The prefix
-then breaks once per chapter instead of once per request, and a persona's prompt stays the size
-the budget allows however long the debate runs. The chapter boundaries follow from the records
-alone, so a resumed debate writes the same text.
+Compacted: a chapter holds at most :data:`CHAPTER_ROUNDS` closed rounds, and fewer when their
+blocks would pass the budget; then a new *chapter* starts at the next round: the bounded
+digest as of that round (``build_digest``, frozen: scores and confidences of earlier rounds
+only) is one part that stands for everything before it, and later rounds append to it again
+until the chapter is full. The prefix then breaks once per chapter (every few rounds) instead
+of once per request, and a persona's prompt stays within about twice round 2's however long the
+debate runs (issue 43 item 4: round 20 against round 2). The chapter boundaries follow from the
+records alone, so a resumed debate writes the same text.
 
 What a block shows is what the persona may know: claims, counters and concessions that were
 published; never another persona's research.
@@ -29,6 +31,11 @@ RECORD_CHARS = 24_000
 """A persona's record at most (about 6,000 tokens): ~8 rounds of a pair in one chapter."""
 
 MIN_RECORD_CHARS = 3_000
+
+CHAPTER_ROUNDS = 3
+"""Closed rounds a chapter shows in full before the next one folds them into its digest. With
+the digest (about one block of a panel) and three blocks, the record stays about the size of
+round 2's whole prompt: round 20's prompt is at most twice round 2's (bench/overhead.py)."""
 
 
 def record_budget(context_window: int | None) -> int:
@@ -71,13 +78,15 @@ def persona_record(
 def chapter(
     history: DebateHistory, letter: str, closed: list[RoundRecord], budget: int
 ) -> tuple[int, list[str]]:
-    """The round the current chapter starts at, and the blocks of its closed rounds."""
+    """The round the current chapter starts at, and the blocks of its closed rounds: a new
+    chapter starts at a round when the current one already holds :data:`CHAPTER_ROUNDS` rounds,
+    or when that round's block would take it past ``budget``."""
     start = closed[0].round
     blocks: list[str] = []
     size = 0
     for record in closed:
         block = round_block(history, letter, record)
-        if blocks and size + len(block) > budget:
+        if blocks and (len(blocks) >= CHAPTER_ROUNDS or size + len(block) > budget):
             start, blocks = record.round, []
             size = len(build_digest(history, letter, start, notes=False))
         blocks.append(block)

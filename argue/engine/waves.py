@@ -376,7 +376,8 @@ class RoundWaves(RunnerState):
         score = score_round(self.history, round_no, judge)
         self.history.round(round_no).score = score
         await self._remember(round_no, score)
-        self.store.save(self.paths.round_score(round_no), score)  # the commit point
+        # The commit point: every record of the round on the device first (store.commit).
+        self.store.commit(self.paths.round_score(round_no), score)
         self._start_bookkeeping()  # the readable views, beside the next wave
         return score
 

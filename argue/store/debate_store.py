@@ -18,7 +18,7 @@ from typing import TypeVar
 from pydantic import BaseModel, ValidationError
 
 from argue.domain import DebateConfig, DebateState, Persona, Usage, utc_now
-from argue.store._atomic import to_jsonable, write_text_atomic
+from argue.store._atomic import BackgroundSync, to_jsonable, write_text_atomic
 from argue.store._bounded import BoundedReadError, loads_json
 from argue.store._safe import (
     MAX_LOG_BYTES,
@@ -53,6 +53,9 @@ class DebateStore:
     def __init__(self, root: Path) -> None:
         self.paths = DebatePaths(root)
         self._lock_handle: int | None = None
+        # Records are in place when save returns (a kill -9 loses none); their fsyncs run in
+        # the background and are settled before a commit point and when the lock is released.
+        self._sync = BackgroundSync()
 
     @property
     def debate_id(self) -> str:
@@ -152,9 +155,35 @@ class DebateStore:
 
         guard(self.paths.root, path)  # never through a link, never outside the folder
         try:
-            write_text_atomic(path, redact(text))
+            write_text_atomic(path, redact(text), durable=False)
         except OSError as exc:
             raise StoreWriteError(path, exc) from exc
+        self._sync.later(path)
+
+    def commit(self, path: Path, value: object) -> None:
+        """Save a commit point (a round's score) behind every record saved before it: the sync
+        thread writes it (durably) once their fsyncs have run, so a power cut never leaves a
+        committed round with a record missing, and the next round's calls need not wait for
+        the disk (issue 43 item 4). A kill -9 before it is written leaves the round to be
+        scored again on resume, from its records (no model call repeated); a write that failed
+        is a StoreWriteError at the next settle, before any later commit."""
+        from argue.redact import redact
+
+        guard(self.paths.root, path)
+        text = redact(json.dumps(to_jsonable(value), indent=2, ensure_ascii=False) + "\n")
+
+        def write() -> None:
+            write_text_atomic(path, text)
+
+        self._sync.then(write, path)
+
+    def settle(self) -> None:
+        """Wait for the background fsyncs of everything saved so far (a failed one is a
+        StoreWriteError naming its file, as a failed write would be)."""
+        try:
+            self._sync.settle()
+        except OSError as exc:
+            raise StoreWriteError(Path(exc.filename or self.paths.root), exc) from exc
 
     def config(self) -> DebateConfig:
         config = self.load(self.paths.config, DebateConfig)
@@ -217,7 +246,9 @@ class DebateStore:
     # -- usage: one record per model answer, appended and fsynced as it happens
 
     def append_usage(self, usage: Usage) -> None:
-        """Append one answer's Usage to usage.jsonl; it is on disk when this returns.
+        """Append one answer's Usage to usage.jsonl; it is in the file when this returns (a
+        kill -9 loses none), on the device once its background fsync ran (settled before each
+        round's commit point).
 
         A folder from before usage.jsonl existed has its usage.json records copied in first,
         so nothing is lost or counted twice. A last line torn by a crash is closed first (it
@@ -239,9 +270,9 @@ class DebateStore:
             torn = size > 0 and os.pread(fd, 1, size - 1) != b"\n"
             line = ("\n" if torn else "") + usage.model_dump_json() + "\n"
             os.write(fd, line.encode("utf-8"))
-            os.fsync(fd)
         finally:
             os.close(fd)
+        self._sync.later(path, folder=False)
 
     def load_usage(self) -> list[Usage]:
         """Every recorded answer: usage.jsonl, or usage.json in a folder from before it.
@@ -311,6 +342,14 @@ class DebateStore:
                     path.unlink(missing_ok=True)
 
     def release_lock(self) -> None:
+        """Release the runner lock, once every pending fsync ran (the next holder finds the
+        records on the device, not only in place)."""
+        try:
+            self.settle()
+        finally:
+            self._release()
+
+    def _release(self) -> None:
         if self._lock_handle is not None:
             fcntl.flock(self._lock_handle, fcntl.LOCK_UN)
             os.close(self._lock_handle)

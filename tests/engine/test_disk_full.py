@@ -30,10 +30,10 @@ def test_a_full_disk_stops_the_debate_with_one_clear_error(new_store, monkeypatc
     store = new_store("full", rounds=3)
     real_write = debate_store.write_text_atomic
 
-    def full_after_round_one(path, text):
+    def full_after_round_one(path, text, **options):
         if path.name == "round_002.json" and path.parent.name == "arguments":
             raise OSError(errno.ENOSPC, "No space left on device")
-        real_write(path, text)
+        real_write(path, text, **options)
 
     monkeypatch.setattr(debate_store, "write_text_atomic", full_after_round_one)
     runner = DebateRunner(

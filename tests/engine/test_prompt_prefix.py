@@ -70,7 +70,10 @@ def _record_sent(messages) -> list[str]:
     return [m.content for m in messages[2 : _material_index(messages)]]
 
 
-def test_each_persona_request_starts_with_its_earlier_record(run_debate):
+def test_each_persona_request_starts_with_its_earlier_record(run_debate, monkeypatch):
+    # One chapter for the whole debate: what is pinned here is the append-only record within a
+    # chapter; chapters of CHAPTER_ROUNDS rounds are tests/engine/test_record_compaction.py's.
+    monkeypatch.setattr(record_module, "CHAPTER_ROUNDS", 100)
     run = run_debate(rounds=5, script=DebateScript(names=NAMES, confidence=_swinging))
     assert run.state.termination == "max_rounds"
     for name in NAMES:
@@ -111,6 +114,7 @@ def test_the_record_rebuilt_from_disk_reads_the_same(run_debate):
 
 def test_a_record_over_its_budget_starts_a_new_chapter(run_debate, monkeypatch):
     budget = 2_500
+    monkeypatch.setattr(record_module, "CHAPTER_ROUNDS", 100)  # the budget alone starts them
     monkeypatch.setattr(record_module, "RECORD_CHARS", budget)
     monkeypatch.setattr(record_module, "MIN_RECORD_CHARS", 1_000)
     run = run_debate(rounds=8, script=DebateScript(names=NAMES, confidence=_swinging))
