@@ -13,7 +13,7 @@ every ``accept()`` that fails for want of a descriptor as a traceback. Here:
   ``header_timeout_s`` of its first byte, or of the connection's opening; otherwise the socket
   is closed. Idle keep-alive connections close after ``keep_alive_s`` (uvicorn's timer);
 * **descriptor exhaustion** (EMFILE and its kin, when sockets arrive faster than refused ones
-  close): one log line per episode, no traceback; asyncio stops accepting for a second and
+  close): one log line a minute at most, no traceback; asyncio stops accepting for a second and
   tries again, so the server serves once descriptors free up;
 * **shutdown**: uvicorn's graceful shutdown closes idle and half-sent connections at once,
   waits ``SHUTDOWN_GRACE_S`` for responses under way (the event streams end on their own when
@@ -137,20 +137,23 @@ class Bounds:
 
 
 class DescriptorWatch:
-    """The event loop's exception handler: ``accept()`` out of descriptors is one log line per
-    episode (asyncio then pauses accepting for a second by itself); anything else is left to
-    asyncio's own handler. A connection accepted again ends the episode."""
+    """The event loop's exception handler: ``accept()`` out of descriptors is one log line
+    (then silence for ``quiet_s``, however many times it happens meanwhile: asyncio pauses
+    accepting for a second and tries again by itself); anything else is left to asyncio's own
+    handler."""
 
-    def __init__(self) -> None:
-        self.exhausted = False
-        self.episodes = 0
+    def __init__(self, quiet_s: float = 60.0) -> None:
+        self.quiet_s = quiet_s
+        self.times = 0
+        self._last_line: float | None = None
 
     def handle(self, loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
         exc = context.get("exception")
         if isinstance(exc, OSError) and exc.errno in OUT_OF_DESCRIPTORS:
-            if not self.exhausted:
-                self.exhausted = True
-                self.episodes += 1
+            self.times += 1
+            now = loop.time()
+            if self._last_line is None or now - self._last_line >= self.quiet_s:
+                self._last_line = now
                 logger.warning(
                     "argue serve: out of file descriptors (%s); new connections wait until "
                     "some close",
@@ -159,21 +162,15 @@ class DescriptorWatch:
             return
         loop.default_exception_handler(context)
 
-    def accepted(self) -> None:
-        self.exhausted = False
-
 
 class BoundedH11Protocol(H11Protocol):
     """uvicorn's h11 protocol with the connection cap and the header deadline (see the module
-    docstring). ``bounds`` and ``watch`` are set on the per-server subclass
-    :func:`protocol_class` makes."""
+    docstring). ``bounds`` is set on the per-server subclass :func:`protocol_class` makes."""
 
     bounds: ClassVar[Bounds] = Bounds()
-    watch: ClassVar[DescriptorWatch] = DescriptorWatch()
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
-        self.watch.accepted()
         self._deadline: asyncio.TimerHandle | None = None
         self._refusing = len(self.connections) > self.bounds.max_connections
         if self._refusing:
@@ -190,7 +187,9 @@ class BoundedH11Protocol(H11Protocol):
         super().data_received(data)
 
     def on_response_complete(self) -> None:
-        self._disarm()  # idle now: uvicorn's keep-alive timer takes over
+        if not (self.cycle is not None and self.cycle.more_body):
+            self._disarm()  # idle now: uvicorn's keep-alive timer takes over
+        # else answered before its body was all in (a 403, a 400): the deadline still holds
         super().on_response_complete()
 
     def connection_lost(self, exc: Exception | None) -> None:
@@ -234,8 +233,19 @@ class BoundedH11Protocol(H11Protocol):
             self.transport.close()
 
 
-def protocol_class(bounds: Bounds, watch: DescriptorWatch) -> type[BoundedH11Protocol]:
-    return type("ServeProtocol", (BoundedH11Protocol,), {"bounds": bounds, "watch": watch})
+def protocol_class(bounds: Bounds) -> type[BoundedH11Protocol]:
+    return type("ServeProtocol", (BoundedH11Protocol,), {"bounds": bounds})
+
+
+class ServeLoop(asyncio.SelectorEventLoop):
+    """asyncio's loop, with one guard: out of descriptors, ``accept()`` schedules a retry for
+    each connection waiting in the backlog; one that fires after the server has stopped (its
+    socket closed) would be a ``ValueError`` traceback each. It does nothing instead."""
+
+    def _start_serving(self, protocol_factory: Any, sock: Any, *args: Any, **kwargs: Any) -> None:
+        if sock.fileno() < 0:
+            return
+        super()._start_serving(protocol_factory, sock, *args, **kwargs)  # type: ignore[misc]
 
 
 class BoundedServer(uvicorn.Server):
@@ -256,8 +266,8 @@ def build_server(app: Callable[..., Any], bounds: Bounds) -> BoundedServer:
     watch = DescriptorWatch()
     config = uvicorn.Config(
         app,
-        http=protocol_class(bounds, watch),
-        loop="asyncio",
+        http=protocol_class(bounds),
+        loop=f"{__name__}:ServeLoop",  # a loop factory, by its import path
         ws="none",
         log_level="warning",
         access_log=False,
