@@ -510,3 +510,27 @@ def test_the_caps_stay_below_the_descriptor_limit(monkeypatch):
     assert bounds.max_connections == 20 and bounds.max_streams == 16
     small = Bounds.from_env({"ARGUE_SERVE_MAX_CONNECTIONS": "4", "ARGUE_SERVE_MAX_STREAMS": "9"})
     assert (small.max_connections, small.max_streams) == (4, 3)
+
+
+def test_out_of_descriptors_while_answering_is_a_503_with_one_line(
+    bounded, new_store, monkeypatch, caplog
+):
+    """A read that cannot open its file for want of descriptors: a 503 and one log line, not
+    a 500 with a traceback. Teeth: ``create_app`` without its ``OSError`` handler gives
+    starlette's 500 and the "Exception in ASGI application" traceback."""
+    import errno
+
+    import argue.app
+
+    store = new_store("debates")
+
+    def exhausted(*args: Any, **kwargs: Any) -> Any:
+        raise OSError(errno.EMFILE, os.strerror(errno.EMFILE))
+
+    monkeypatch.setattr(argue.app, "live_debate", exhausted)
+    server = bounded()
+    with httpx.Client(timeout=CEILING_S) as client:
+        reply = client.get(server.url(f"/debates/{store.debate_id}"))
+    assert reply.status_code == 503 and reply.text.count("\n") == 1
+    assert "out of file descriptors" in reply.text
+    assert "Traceback" not in caplog.text and "Exception in ASGI" not in caplog.text
