@@ -20,7 +20,7 @@ import re
 import threading
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import parse_qs
 
 from starlette.applications import Starlette
@@ -75,6 +75,7 @@ SECURITY_HEADERS = {
 STREAMS_BUSY = "argue serve is busy: too many live streams open; this page checks every 2 s\n"
 OUT_OF_FILES = "argue serve is busy: out of file descriptors; try again in a moment\n"
 logger = logging.getLogger("uvicorn.error")
+T = TypeVar("T")
 
 
 def _favicon() -> bytes:
@@ -135,30 +136,23 @@ class TokenGate:
             response = PlainTextResponse(FORBIDDEN, status_code=403, headers=SECURITY_HEADERS)
             await response(scope, receive, send)
             return
-        await _without_descriptors_a_503(self.app, scope, receive, send)
+        await self.app(scope, receive, send)
 
 
-async def _without_descriptors_a_503(
-    app: ASGIApp, scope: Scope, receive: Receive, send: Send
-) -> None:
-    """Out of descriptors while answering (a read that cannot open its file): a 503 and one
-    log line, never a traceback. Other errors are uvicorn's to report."""
-    started = False
+class Busy(argue_app.ArgueError):
+    """The server cannot answer now (out of descriptors): a 503, said in one line."""
 
-    async def watched_send(message: MutableMapping[str, Any]) -> None:
-        nonlocal started
-        started = started or message.get("type") == "http.response.start"
-        await send(message)
 
+async def _read(func: Callable[..., T], *args: Any) -> T:
+    """``read_in_thread``, with running out of descriptors (a read that cannot open its file)
+    turned into :class:`Busy` and one log line, never a 500 with a traceback."""
     try:
-        await app(scope, receive, watched_send)
+        return await read_in_thread(func, *args)
     except OSError as exc:
         if exc.errno not in OUT_OF_DESCRIPTORS:
             raise
         logger.warning("argue serve: out of file descriptors while answering a request")
-        if not started:
-            busy = PlainTextResponse(OUT_OF_FILES, status_code=503, headers=SECURITY_HEADERS)
-            await busy(scope, receive, send)
+        raise Busy(OUT_OF_FILES.strip()) from None
 
 
 def _post_allowed(scope: Scope, token: bytes) -> bool:
@@ -260,6 +254,8 @@ def _http_status(exc: argue_app.ArgueError) -> int:
     """No such debate: 404; a request that cannot be carried out: 400; failed work: 500."""
     if isinstance(exc, argue_app.NotFoundError):
         return 404
+    if isinstance(exc, Busy):
+        return 503
     return 400 if isinstance(exc, argue_app.UsageError) else 500
 
 
@@ -325,18 +321,18 @@ def create_app(
     async def index(request: Request) -> Response:
         try:
             wanted = page_number(request.query_params.get("page"))
+            rows, skipped, page = await _read(reads.index.rows, wanted)
         except argue_app.ArgueError as exc:
             return _text_error(exc)
-        rows, skipped, page = await read_in_thread(reads.index.rows, wanted)
         html = pages.paged_index(rows, skipped, str(workspace.root), page)
         return _html(html, pages.header_csp)
 
     async def index_rows(request: Request) -> Response:
         try:
             wanted = page_number(request.query_params.get("page"))
+            rows, skipped, page = await _read(reads.index.rows, wanted)
         except argue_app.ArgueError as exc:
             return _text_error(exc)
-        rows, skipped, page = await read_in_thread(reads.index.rows, wanted)
         return _html(pages.paged_rows(rows, skipped, page), pages.header_csp)
 
     async def index_stream(request: Request) -> Response:
@@ -353,7 +349,11 @@ def create_app(
                 if not changed:
                     yield KEEPALIVE
                     continue
-                rows, skipped, page = await read_in_thread(reads.index.rows, wanted)
+                try:
+                    rows, skipped, page = await _read(reads.index.rows, wanted)
+                except argue_app.ArgueError as exc:
+                    yield sse_event("trouble", exc.message)
+                    continue
                 yield sse_event("update", pages.paged_rows(rows, skipped, page))
 
         return event_stream(events)
@@ -362,14 +362,14 @@ def create_app(
 
     async def debate_page(request: Request) -> Response:
         try:
-            debate = await read_in_thread(reads.debate, _debate_id(request))
+            debate = await _read(reads.debate, _debate_id(request))
         except argue_app.ArgueError as exc:
             return _text_error(exc)
         return _html(pages.debate(debate, NOTE_MAX_CHARS), pages.header_csp)
 
     async def debate_live(request: Request) -> Response:
         try:
-            debate = await read_in_thread(reads.debate, _debate_id(request))
+            debate = await _read(reads.debate, _debate_id(request))
         except argue_app.ArgueError as exc:
             return _text_error(exc)
         return _html(pages.debate_live(debate), pages.header_csp)
@@ -377,7 +377,7 @@ def create_app(
     async def debate_stream(request: Request) -> Response:
         try:
             debate_id = _debate_id(request)
-            await read_in_thread(_live_row, debate_id, workspace)
+            await _read(_live_row, debate_id, workspace)
         except argue_app.ArgueError as exc:
             return _text_error(exc)
 
@@ -390,7 +390,7 @@ def create_app(
                     yield KEEPALIVE
                     continue
                 try:
-                    debate = await read_in_thread(reads.debate, debate_id)
+                    debate = await _read(reads.debate, debate_id)
                 except argue_app.ArgueError as exc:
                     yield sse_event("trouble", exc.message)
                     continue
@@ -400,7 +400,7 @@ def create_app(
 
     async def debate_report(request: Request) -> Response:
         try:
-            html = await read_in_thread(_report_html, _debate_id(request), workspace)
+            html = await _read(_report_html, _debate_id(request), workspace)
         except argue_app.ArgueError as exc:
             return _text_error(exc)
         # The report's own policy (stylesheet by hash, nothing else), repeated as a header.

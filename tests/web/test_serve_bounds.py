@@ -516,8 +516,8 @@ def test_out_of_descriptors_while_answering_is_a_503_with_one_line(
     bounded, new_store, monkeypatch, caplog
 ):
     """A read that cannot open its file for want of descriptors: a 503 and one log line, not
-    a 500 with a traceback. Teeth: ``create_app`` without its ``OSError`` handler gives
-    starlette's 500 and the "Exception in ASGI application" traceback."""
+    a 500 with a traceback. Teeth: ``_read`` in argue/web/_app.py re-raising every OSError
+    gives starlette's 500 and the "Exception in ASGI application" traceback."""
     import errno
 
     import argue.app
@@ -531,6 +531,6 @@ def test_out_of_descriptors_while_answering_is_a_503_with_one_line(
     server = bounded()
     with httpx.Client(timeout=CEILING_S) as client:
         reply = client.get(server.url(f"/debates/{store.debate_id}"))
-    assert reply.status_code == 503 and reply.text.count("\n") == 1
+    assert reply.status_code == 503 and reply.text.count("\n") == 1, reply.text
     assert "out of file descriptors" in reply.text
     assert "Traceback" not in caplog.text and "Exception in ASGI" not in caplog.text
