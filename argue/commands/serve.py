@@ -10,11 +10,15 @@ from __future__ import annotations
 import ipaddress
 import socket
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
 from argue.commands._debate import DEBATES_DIR_HELP, _debates_dir, command_name, workspace
 from argue.console import die, stderr_console, stdout_console
+
+if TYPE_CHECKING:
+    from argue.web._server import BoundedServer
 
 MISSING_STACK = (
     "argue serve needs starlette and uvicorn (the serve extra): "
@@ -83,11 +87,17 @@ def serve_command(
         )
     try:
         import starlette  # noqa: F401
-        import uvicorn
+        import uvicorn  # noqa: F401
     except ImportError:
         die(MISSING_STACK, 2)
+    from argue.app import ArgueError
     from argue.web import create_app
+    from argue.web._server import Bounds, build_server
 
+    try:
+        bounds = Bounds.from_env()
+    except ArgueError as exc:
+        die(exc.message, 2)
     root = _debates_dir(debates_dir)
     if not is_loopback(host):
         stderr_console.print(
@@ -101,19 +111,13 @@ def serve_command(
     except OSError as exc:
         die(f"cannot listen on {host}:{port}: {exc.strerror or exc} (try --port 0)", 2)
     token = secrets.token_urlsafe(32)
-    servers: list[uvicorn.Server] = []
+    servers: list[BoundedServer] = []
     application = create_app(
         workspace(root),
         token,
         command=command_name(),
         stopping=lambda: bool(servers) and servers[0].should_exit,
-    )
-    config = uvicorn.Config(
-        application,
-        log_level="warning",
-        access_log=False,  # an access log would write the token-bearing URLs out
-        timeout_graceful_shutdown=2,
-        lifespan="off",
+        bounds=bounds,
     )
     stdout_console.print(_url(sock, token), markup=False, highlight=False, soft_wrap=True)
     stderr_console.print(
@@ -122,7 +126,7 @@ def serve_command(
         markup=False,
         highlight=False,
     )
-    servers.append(uvicorn.Server(config))
+    servers.append(build_server(application, bounds))
     try:
         servers[0].run(sockets=[sock])
     except KeyboardInterrupt:

@@ -1221,6 +1221,14 @@ _LABELS: dict[str, tuple[str, str]] = {
         "replaced by argue's query {query}",
         "remplacée par la requête d'argue {query}",
     ),
+    # argue serve's index, paged (issue 39 item 4)
+    "serve_pages": ("Pages of debates", "Pages de débats"),
+    "serve_newer": ("← Newer", "← Plus récents"),
+    "serve_older": ("Older →", "Plus anciens →"),
+    "serve_page_of": (
+        "Page {n} of {count} ({total} debates)",
+        "Page {n} sur {count} ({total} débats)",
+    ),
 }
 
 _FRENCH_WORDS = frozenset(

@@ -14,14 +14,15 @@ server call): this module only routes, renders and streams.
 from __future__ import annotations
 
 import hmac
+import logging
 import os
 import re
+import threading
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import parse_qs
 
-import anyio
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
@@ -44,14 +45,15 @@ from argue.web._feed import (
     SafeJSONResponse,
     changes,
     debate_fingerprint,
-    index_fingerprint,
     never,
+    read_in_thread,
     sse_event,
 )
-from argue.web._pages import Pages
+from argue.web._index import DebateIndex, ServedPages, page_number
+from argue.web._server import OUT_OF_DESCRIPTORS, Bounds
 
 if TYPE_CHECKING:
-    from argue.app import LiveDebate, LiveRow, Workspace
+    from argue.app import LiveDebate, Workspace
 
 Scope = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
@@ -67,7 +69,36 @@ SECURITY_HEADERS = {
     "X-Content-Type-Options": "nosniff",
     "X-Frame-Options": "DENY",
     "Cache-Control": "no-store",
+    # Every answer; a page replaces it with its own policy (inline script and style by hash).
+    "Content-Security-Policy": "default-src 'none'; frame-ancestors 'none'",
 }
+STREAMS_BUSY = "argue serve is busy: too many live streams open; this page checks every 2 s\n"
+OUT_OF_FILES = "argue serve is busy: out of file descriptors; try again in a moment\n"
+logger = logging.getLogger("uvicorn.error")
+T = TypeVar("T")
+
+
+def _favicon() -> bytes:
+    """A 16 × 16 PNG of one colour, made here (no file to ship): browsers ask for
+    ``/favicon.ico`` without the token, and a 403 there is an error on every page load."""
+    import struct
+    import zlib
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        body = kind + data
+        return struct.pack(">I", len(data)) + body + struct.pack(">I", zlib.crc32(body))
+
+    header = struct.pack(">IIBBBBB", 16, 16, 8, 2, 0, 0, 0)  # 8-bit RGB
+    pixels = b"".join(b"\x00" + b"\x2b\x57\x9a" * 16 for _ in range(16))
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", header)
+        + chunk(b"IDAT", zlib.compress(pixels, 9))
+        + chunk(b"IEND", b"")
+    )
+
+
+FAVICON = _favicon()
 
 
 class TokenGate:
@@ -89,6 +120,14 @@ class TokenGate:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        if scope.get("path") == "/favicon.ico" and scope.get("method") in ("GET", "HEAD"):
+            icon = Response(
+                FAVICON,
+                media_type="image/png",
+                headers={**SECURITY_HEADERS, "Cache-Control": "max-age=86400"},
+            )
+            await icon(scope, receive, send)  # the same for everyone: it says nothing
+            return
         given = self._given(scope)
         allowed = given is not None and hmac.compare_digest(given, self.token)
         if allowed and scope.get("method") == "POST":
@@ -98,6 +137,22 @@ class TokenGate:
             await response(scope, receive, send)
             return
         await self.app(scope, receive, send)
+
+
+class Busy(argue_app.ArgueError):
+    """The server cannot answer now (out of descriptors): a 503, said in one line."""
+
+
+async def _read(func: Callable[..., T], *args: Any) -> T:
+    """``read_in_thread``, with running out of descriptors (a read that cannot open its file)
+    turned into :class:`Busy` and one log line, never a 500 with a traceback."""
+    try:
+        return await read_in_thread(func, *args)
+    except OSError as exc:
+        if exc.errno not in OUT_OF_DESCRIPTORS:
+            raise
+        logger.warning("argue serve: out of file descriptors while answering a request")
+        raise Busy(OUT_OF_FILES.strip()) from None
 
 
 def _post_allowed(scope: Scope, token: bytes) -> bool:
@@ -115,54 +170,25 @@ def _post_allowed(scope: Scope, token: bytes) -> bool:
     return True
 
 
-@dataclass
 class LiveReads:
     """What the routes read, through the application layer, and the fingerprints that say
-    when to read again. ``rows``: the index's rows by id, each with the fingerprint of its
-    folder when read (a row is read again only when its own folder changed)."""
+    when to read again: the index's (:class:`DebateIndex`, paged and cached per folder) and
+    each debate's, shared for ``share_s`` by the streams that follow the same debate."""
 
-    workspace: Workspace
-    command: str = "argue"
-    rows: dict[str, tuple[Fingerprint, LiveRow]] = field(default_factory=dict)
-
-    # -- reads (in a worker thread: they touch the disk)
-
-    def index_rows(self) -> tuple[list[LiveRow], list[str]]:
-        from argue.store import DebateStore
-
-        rows: list[LiveRow] = []
-        skipped: list[str] = []
-        ids = argue_app.debate_ids(workspace=self.workspace)
-        for debate_id in ids:
-            store = DebateStore(self.workspace.root / debate_id)
-            mark = debate_fingerprint(store.paths.root, store.is_locked)
-            cached = self.rows.get(debate_id)
-            if cached is not None and cached[0] == mark:
-                rows.append(cached[1])
-                continue
-            try:
-                row = argue_app.live_row(debate_id, workspace=self.workspace)
-            except argue_app.ArgueError as exc:
-                skipped.append(f"skipped {debate_id}: {exc.message}")
-                continue
-            self.rows[debate_id] = (mark, row)
-            rows.append(row)
-        for gone in set(self.rows) - set(ids):
-            self.rows.pop(gone, None)  # two streams may read at once: each drops it once
-        rows.sort(key=lambda row: row.status.id, reverse=True)  # ids are timestamps: newest first
-        return rows, skipped
-
-    def index_fingerprint(self) -> Fingerprint:
-        from argue.store import DebateStore
-
-        folders = index_fingerprint(self.workspace.root)
-        # A runner that dies changes no file, but its debate then reads as interrupted.
-        locks = tuple(
-            DebateStore(self.workspace.root / name).is_locked()
-            for name, files in folders
-            if any(f[0] == "state.json" for f in files)
-        )
-        return (folders, locks)
+    def __init__(
+        self,
+        workspace: Workspace,
+        *,
+        command: str = "argue",
+        page_size: int = 50,
+        share_s: float = 0.2,
+    ) -> None:
+        self.workspace = workspace
+        self.command = command
+        self.index = DebateIndex(workspace, page_size, share_s=share_s)
+        self.share_s = share_s
+        self._lock = threading.Lock()
+        self._marks: dict[str, tuple[float, Fingerprint]] = {}
 
     def debate(self, debate_id: str) -> LiveDebate:
         return argue_app.live_debate(debate_id, workspace=self.workspace, command=self.command)
@@ -170,8 +196,50 @@ class LiveReads:
     def debate_fingerprint(self, debate_id: str) -> Fingerprint:
         from argue.store import DebateStore
 
+        now = time.monotonic()
+        with self._lock:
+            recent = self._marks.get(debate_id)
+            if recent is not None and now - recent[0] < self.share_s:
+                return recent[1]
         store = DebateStore(self.workspace.root / debate_id)
-        return debate_fingerprint(store.paths.root, store.is_locked)
+        mark = debate_fingerprint(store.paths.root, store.is_locked)
+        with self._lock:
+            if len(self._marks) > 256:
+                self._marks.clear()
+            self._marks[debate_id] = (time.monotonic(), mark)
+        return mark
+
+
+class StreamSlots:
+    """The cap on open event streams: a stream past it is a 503 (the page then polls)."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.open = 0
+
+    def take(self) -> bool:
+        if self.open >= self.limit:
+            return False
+        self.open += 1
+        return True
+
+    def give_back(self) -> None:
+        self.open = max(0, self.open - 1)
+
+
+class _SlotStream(StreamingResponse):
+    """An event stream that gives its slot back however it ends (done, cut, cancelled)."""
+
+    def __init__(self, events: AsyncIterator[str], slots: StreamSlots) -> None:
+        headers = {**SECURITY_HEADERS, "X-Accel-Buffering": "no"}
+        super().__init__(events, media_type="text/event-stream", headers=headers)
+        self.slots = slots
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            self.slots.give_back()
 
 
 def _html(text: str, csp: str, status_code: int = 200) -> HTMLResponse:
@@ -186,6 +254,8 @@ def _http_status(exc: argue_app.ArgueError) -> int:
     """No such debate: 404; a request that cannot be carried out: 400; failed work: 500."""
     if isinstance(exc, argue_app.NotFoundError):
         return 404
+    if isinstance(exc, Busy):
+        return 503
     return 400 if isinstance(exc, argue_app.UsageError) else 500
 
 
@@ -209,6 +279,14 @@ def _debate_id(request: Request) -> str:
     return debate_id
 
 
+def _live_row(debate_id: str, workspace: Workspace) -> object:
+    return argue_app.live_row(debate_id, workspace=workspace)
+
+
+def _report_html(debate_id: str, workspace: Workspace) -> str:
+    return argue_app.report_html(debate_id, workspace=workspace)
+
+
 _REPORT_CSP = re.compile(r'<meta http-equiv="Content-Security-Policy" content="([^"]*)">')
 
 
@@ -219,84 +297,110 @@ def create_app(
     command: str = "argue",
     poll_interval: float = POLL_INTERVAL_S,
     stopping: Callable[[], bool] = never,
+    bounds: Bounds | None = None,
 ) -> ASGIApp:
     """The whole server as an ASGI app: starlette routes behind :class:`TokenGate`.
 
     ``stopping``: True once the server shuts down (uvicorn's ``should_exit``); the event
-    streams then end cleanly rather than being cut mid-response."""
-    pages = Pages(token)
+    streams then end cleanly rather than being cut mid-response. ``bounds``: the stream cap
+    and the index's page size (the connection bounds are the server's, ``_server``)."""
+    bounds = bounds or Bounds()
+    pages = ServedPages(token)
+    reads = LiveReads(
+        workspace, command=command, page_size=bounds.page_size, share_s=poll_interval * 0.4
+    )
+    slots = StreamSlots(bounds.max_streams)
 
-    def event_stream(events: AsyncIterator[str]) -> StreamingResponse:
-        headers = {**SECURITY_HEADERS, "X-Accel-Buffering": "no"}
-        return StreamingResponse(events, media_type="text/event-stream", headers=headers)
+    def event_stream(events: Callable[[], AsyncIterator[str]]) -> Response:
+        if stopping() or not slots.take():
+            return PlainTextResponse(STREAMS_BUSY, status_code=503, headers=SECURITY_HEADERS)
+        return _SlotStream(events(), slots)
 
-    reads = LiveReads(workspace, command=command)
+    # -- the index, one page at a time
 
     async def index(request: Request) -> Response:
-        rows, skipped = await run_in_threadpool(reads.index_rows)
-        return _html(pages.index(rows, skipped, str(workspace.root)), pages.csp)
+        try:
+            wanted = page_number(request.query_params.get("page"))
+            rows, skipped, page = await _read(reads.index.rows, wanted)
+        except argue_app.ArgueError as exc:
+            return _text_error(exc)
+        html = pages.paged_index(rows, skipped, str(workspace.root), page)
+        return _html(html, pages.header_csp)
 
     async def index_rows(request: Request) -> Response:
-        rows, skipped = await run_in_threadpool(reads.index_rows)
-        return _html(pages.index_rows(rows, skipped), pages.csp)
+        try:
+            wanted = page_number(request.query_params.get("page"))
+            rows, skipped, page = await _read(reads.index.rows, wanted)
+        except argue_app.ArgueError as exc:
+            return _text_error(exc)
+        return _html(pages.paged_rows(rows, skipped, page), pages.header_csp)
 
     async def index_stream(request: Request) -> Response:
-        async def events() -> AsyncIterator[str]:
-            looks = changes(reads.index_fingerprint, interval=poll_interval, stopping=stopping)
-            async for changed in looks:
-                if not changed:
-                    yield KEEPALIVE
-                    continue
-                rows, skipped = await anyio.to_thread.run_sync(reads.index_rows)
-                yield sse_event("update", pages.index_rows(rows, skipped))
-
-        return event_stream(events())
-
-    # -- one debate
-
-    async def debate_page(request: Request) -> Response:
         try:
-            debate = await run_in_threadpool(reads.debate, _debate_id(request))
+            wanted = page_number(request.query_params.get("page"))
         except argue_app.ArgueError as exc:
             return _text_error(exc)
-        return _html(pages.debate(debate, NOTE_MAX_CHARS), pages.csp)
 
-    async def debate_live(request: Request) -> Response:
-        try:
-            debate = await run_in_threadpool(reads.debate, _debate_id(request))
-        except argue_app.ArgueError as exc:
-            return _text_error(exc)
-        return _html(pages.debate_live(debate), pages.csp)
-
-    async def debate_stream(request: Request) -> Response:
-        try:
-            debate_id = _debate_id(request)
-            await run_in_threadpool(argue_app.live_row, debate_id, workspace=workspace)
-        except argue_app.ArgueError as exc:
-            return _text_error(exc)
+        def look() -> Fingerprint:
+            return reads.index.fingerprint(wanted)
 
         async def events() -> AsyncIterator[str]:
-            def look() -> Fingerprint:
-                return reads.debate_fingerprint(debate_id)
-
             async for changed in changes(look, interval=poll_interval, stopping=stopping):
                 if not changed:
                     yield KEEPALIVE
                     continue
                 try:
-                    debate = await anyio.to_thread.run_sync(reads.debate, debate_id)
+                    rows, skipped, page = await _read(reads.index.rows, wanted)
+                except argue_app.ArgueError as exc:
+                    yield sse_event("trouble", exc.message)
+                    continue
+                yield sse_event("update", pages.paged_rows(rows, skipped, page))
+
+        return event_stream(events)
+
+    # -- one debate
+
+    async def debate_page(request: Request) -> Response:
+        try:
+            debate = await _read(reads.debate, _debate_id(request))
+        except argue_app.ArgueError as exc:
+            return _text_error(exc)
+        return _html(pages.debate(debate, NOTE_MAX_CHARS), pages.header_csp)
+
+    async def debate_live(request: Request) -> Response:
+        try:
+            debate = await _read(reads.debate, _debate_id(request))
+        except argue_app.ArgueError as exc:
+            return _text_error(exc)
+        return _html(pages.debate_live(debate), pages.header_csp)
+
+    async def debate_stream(request: Request) -> Response:
+        try:
+            debate_id = _debate_id(request)
+            await _read(_live_row, debate_id, workspace)
+        except argue_app.ArgueError as exc:
+            return _text_error(exc)
+
+        def look() -> Fingerprint:
+            return reads.debate_fingerprint(debate_id)
+
+        async def events() -> AsyncIterator[str]:
+            async for changed in changes(look, interval=poll_interval, stopping=stopping):
+                if not changed:
+                    yield KEEPALIVE
+                    continue
+                try:
+                    debate = await _read(reads.debate, debate_id)
                 except argue_app.ArgueError as exc:
                     yield sse_event("trouble", exc.message)
                     continue
                 yield sse_event("update", pages.debate_live(debate))
 
-        return event_stream(events())
+        return event_stream(events)
 
     async def debate_report(request: Request) -> Response:
         try:
-            html = await run_in_threadpool(
-                argue_app.report_html, _debate_id(request), workspace=workspace
-            )
+            html = await _read(_report_html, _debate_id(request), workspace)
         except argue_app.ArgueError as exc:
             return _text_error(exc)
         # The report's own policy (stylesheet by hash, nothing else), repeated as a header.

@@ -11,10 +11,14 @@ never followed: the folder is a boundary.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import os
+import threading
+import weakref
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from starlette.responses import JSONResponse
 
@@ -95,6 +99,48 @@ def index_fingerprint(debates_dir: Path) -> IndexMark:
     return tuple(rows)
 
 
+T = TypeVar("T")
+MAX_READS = 8
+"""Reads of the debates folder under way at once; the others wait their turn."""
+_reads: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def _settle(future: asyncio.Future[Any], result: Any, error: BaseException | None) -> None:
+    if future.done():
+        return  # the request was cancelled (a shutdown, a closed tab): nobody wants it
+    if error is not None:
+        future.set_exception(error)
+    else:
+        future.set_result(result)
+
+
+async def read_in_thread(func: Callable[..., T], *args: Any) -> T:
+    """``func(*args)`` in a daemon thread, at most ``MAX_READS`` at once per event loop.
+
+    For reads only: a cancelled await (the server shutting down) abandons the thread, and a
+    daemon thread never keeps the process alive, so a slow read of a large or hostile file
+    cannot hold up a shutdown (anyio's and starlette's worker threads wait for it)."""
+    loop = asyncio.get_running_loop()
+    gate = _reads.get(loop) or _reads.setdefault(loop, asyncio.Semaphore(MAX_READS))
+    async with gate:
+        future: asyncio.Future[T] = loop.create_future()
+
+        def run() -> None:
+            result: Any = None
+            error: BaseException | None = None
+            try:
+                result = func(*args)
+            except BaseException as exc:  # handed to the awaiting task, raised there
+                error = exc
+            with contextlib.suppress(RuntimeError):  # a closed loop: the server is gone
+                loop.call_soon_threadsafe(_settle, future, result, error)
+
+        threading.Thread(target=run, name="argue-serve-read", daemon=True).start()
+        return await future
+
+
 def never() -> bool:
     return False
 
@@ -128,16 +174,14 @@ async def changes(
     False after ``keepalive_every`` looks without a change; return once ``stopping()`` (the
     server is shutting down: the stream then ends cleanly instead of being cut). The
     fingerprint is taken in a worker thread: the event loop never waits on the disk."""
-    import anyio
-
-    last = await anyio.to_thread.run_sync(fingerprint)
+    last = await read_in_thread(fingerprint)
     yield True
     quiet_looks = 0
     while not stopping():
-        await anyio.sleep(interval)
+        await asyncio.sleep(interval)
         if stopping():
             return
-        now = await anyio.to_thread.run_sync(fingerprint)
+        now = await read_in_thread(fingerprint)
         if now != last:
             last, quiet_looks = now, 0
             yield True
