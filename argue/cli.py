@@ -56,8 +56,8 @@ class _OneLineErrors(TyperGroup):
     ) -> Any:
         if not standalone_mode:
             return super().main(args, prog_name, complete_var, False, windows_expand_args, **extra)
+        from argue.app import ArgueHomeError
         from argue.console import click_exceptions
-        from argue.paths import ArgueHomeError
 
         errors = click_exceptions()
         argv = list(sys.argv[1:] if args is None else args)
@@ -102,8 +102,8 @@ def _help_from_the_provider_table(group: TyperGroup) -> None:
     """``argue QUESTION --help``'s ``--provider`` line from the provider table, registered
     plugins included. Only when help is asked for: listing the plugins' entry points takes
     about 0.1 s, which no other run of the CLI should pay."""
+    from argue.app import provider_help
     from argue.commands.start import PROVIDER_HELP
-    from argue.llm import provider_help
 
     text = provider_help()
     for command in group.commands.values():

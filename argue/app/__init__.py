@@ -82,6 +82,7 @@ if TYPE_CHECKING:
     from argue.app._library import library_documents as library_documents
     from argue.app._library import remove_from_library as remove_from_library
     from argue.app._library import search_library as search_library
+    from argue.app._limits import NOTE_MAX_CHARS as NOTE_MAX_CHARS
     from argue.app._limits import QUESTION_MAX_CHARS as QUESTION_MAX_CHARS
     from argue.app._live import LiveDebate as LiveDebate
     from argue.app._live import LiveRow as LiveRow
@@ -146,7 +147,9 @@ if TYPE_CHECKING:
     from argue.llm import PriceTable as PriceTable
     from argue.llm import ServerLimits as ServerLimits
     from argue.llm import mask_secrets as mask_secrets
+    from argue.llm import provider_help as provider_help
     from argue.llm.probe import Check as Check
+    from argue.paths import ArgueHomeError as ArgueHomeError
     from argue.personas import PersonaCatalog as PersonaCatalog
     from argue.redact import redact as redact
     from argue.skills.base import SkillItem as SkillItem

@@ -36,7 +36,7 @@ from starlette.responses import (
 from starlette.routing import Route
 
 from argue import app as argue_app
-from argue.app._limits import NOTE_MAX_CHARS
+from argue.app import NOTE_MAX_CHARS
 from argue.text.controls import one_line
 from argue.web._feed import (
     KEEPALIVE,
@@ -194,7 +194,7 @@ class LiveReads:
         return argue_app.live_debate(debate_id, workspace=self.workspace, command=self.command)
 
     def debate_fingerprint(self, debate_id: str) -> Fingerprint:
-        from argue.store import DebateStore
+        from argue.app import DebateStore
 
         now = time.monotonic()
         with self._lock:

@@ -166,7 +166,7 @@ class DebateIndex:
 
     def rows(self, wanted: int) -> tuple[list[LiveRow], list[str], Page]:
         """Page ``wanted``'s rows and the lines naming its folders that cannot be read."""
-        from argue.store import DebateStore
+        from argue.app import DebateStore
 
         with self._lock:
             names = self.names()
@@ -193,7 +193,7 @@ class DebateIndex:
     # -- what the index streams watch
 
     def _page_mark(self, wanted: int) -> Fingerprint:
-        from argue.store import DebateStore
+        from argue.app import DebateStore
 
         with self._lock:
             names = self.names()
