@@ -129,6 +129,7 @@ class DebateFraming(RunnerState):
             guided = self._reads_schemas_from_prompt(letter)
             if guided:
                 system += "\n\n" + prompts.phase_guide(hint, phase_formats())
+            self._seat_on_model(letter, system)
             seats[letter] = PersonaSeat(
                 letter=letter,
                 system=system,
@@ -152,6 +153,18 @@ class DebateFraming(RunnerState):
         cached prefix (Anthropic's and OpenAI's APIs): its system text then carries every
         phase's guide (:func:`prompts.phase_guide`)."""
         return self._model_says(letter, "reads_schemas_from_prompt") is True
+
+    def _seat_on_model(self, letter: str, system: str) -> None:
+        """Tell the persona's model, in seat order, that this system text is a persona's: a
+        llama-server adapter gives it a KV slot of its own (``OpenAICompatModel.seat_persona``);
+        models without slots have no such method."""
+        model: object = self.model_for(letter)
+        while model is not None:
+            seat = getattr(type(model), "seat_persona", None)
+            if callable(seat):
+                seat(model, system)
+                return
+            model = getattr(model, "inner", None)
 
     def _model_says(self, letter: str, attribute: str) -> object:
         """``attribute`` of the persona's model, or of the first model it wraps that has it."""

@@ -34,12 +34,28 @@ API-enforced decoding buys little that argue lacks, since it validates every ans
 once anyway. A forced dialect (``ARGUE_STRUCTURED_OUTPUT``) is kept as it is. A schema the
 system text already shows (``_structured.schema_shown``: the engine's phase guide) is not
 written into the prompt again.
+
+Self-hosted servers (issue #43): when the engine first asks a self-hosted model its window
+(``context_window``), the adapter asks the server once (``_server_limits.discover_server``, as
+``argue doctor`` does: vLLM's ``/models``, llama-server's ``/props`` and ``/slots``, Ollama's
+``/api/show``, llama-cpp-python's refusal of an over-long prompt). A window of at least
+``GUIDED_MIN_WINDOW`` tokens gets the hosted APIs' stable-prefix layout (the phase guide in each
+persona's system text, a record sized from the window); a smaller or unknown one keeps the
+instructions in each request. On llama-server, ``cache_prompt: true`` goes with every request
+that has a cache point, and each persona (a system text with a cache point) gets a slot of its
+own in ``id_slot``, in the order they first ask: its KV cache then holds that persona's prefix
+from one request to the next instead of the other persona's. A server with fewer slots than
+personas (or llama-cpp-python's, which has one prompt state) is said once, in
+``dialect_notes``: personas share slots. Nothing is asked of the server before the engine
+wants the window (adapter-only callers never see a discovery request), and nothing of the sort
+is sent to api.openai.com.
 """
 
 from __future__ import annotations
 
 import asyncio
 import hashlib
+import threading
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -69,6 +85,7 @@ from argue.llm._dialects import (
 from argue.llm._providers import OpenAICompatProvider
 from argue.llm._retry import RetryPolicy, Sleep
 from argue.llm._secrets import masked_error
+from argue.llm._server_limits import ServerFacts, discover_server
 from argue.llm._structured import (
     ContextCut,
     RawReply,
@@ -96,6 +113,10 @@ if TYPE_CHECKING:
 _REASONING_MODEL_PREFIXES = ("gpt-5", "o1", "o3", "o4")
 DEFAULT_REASONING_EFFORT = "low"
 SELF_HOSTED_WINDOW = 4096
+# The smallest window (tokens) a self-hosted server gets the stable-prefix layout in: a persona's
+# system text with every phase's guide (about 1,700 tokens), a record of a quarter of the window,
+# the round's material and claims, and room for the answer.
+GUIDED_MIN_WINDOW = 8192
 # The shortest prompt OpenAI caches (then in steps of 128 tokens).
 CACHE_MIN_TOKENS = 1024
 # How the prefix length is estimated from its text (no tokenizer call per request).
@@ -123,8 +144,18 @@ class OpenAICompatModel(SDKAdapter[OpenAICompatProvider, "AsyncOpenAI", "ChatCom
         dialects: DialectMemory | None = None,
         dialect: Dialect | None = None,
         dialect_setting: str = "",
+        server_facts: ServerFacts | None = None,
     ) -> None:
         super().__init__(model, provider, retry, max_concurrency, sleep, prices, clock)
+        # What a self-hosted server says of itself: given, or asked once when the engine first
+        # wants the window (``server_facts``); api.openai.com is never asked.
+        self._facts: ServerFacts | None = server_facts
+        if provider.official_openai:
+            self._facts = ServerFacts()
+        self._facts_lock = threading.Lock()
+        # Each persona's llama-server slot, by the sha256 of its system text (in seat order).
+        self._slots_by_caller: dict[str, int] = {}
+        self._shared_slots_told = False
         self._dialect_memory = dialects or DialectMemory(None)
         self.dialect_forced = dialect is not None
         self._dialect_setting = dialect_setting  # the setting that forced it, to name in errors
@@ -163,20 +194,106 @@ class OpenAICompatModel(SDKAdapter[OpenAICompatProvider, "AsyncOpenAI", "ChatCom
 
     @property
     def reads_schemas_from_prompt(self) -> bool:
-        """Whether requests with a long cached prefix take their schema from the prompt
-        (api.openai.com, dialect not forced): the engine then puts every phase's answer format
-        in a persona's system text (:func:`argue.engine.prompts.phase_guide`). Fixed for the
-        instance's life: after a rejected json_object (``schema_in_prompt_when_cached`` off)
-        the guide stays, harmless beside a schema on the wire, so a persona's system text, and
-        its prompt cache key, do not change mid-debate or on resume."""
-        return self._connection.official_openai and not self.dialect_forced
+        """Whether the engine puts every phase's instruction and answer format in a persona's
+        system text (:func:`argue.engine.prompts.phase_guide`), the stable-prefix layout.
+
+        At api.openai.com (dialect not forced) requests with a long cached prefix take their
+        schema from the prompt. Fixed for the instance's life: after a rejected json_object
+        (``schema_in_prompt_when_cached`` off) the guide stays, harmless beside a schema on
+        the wire, so a persona's system text, and its prompt cache key, do not change
+        mid-debate or on resume. A self-hosted server gets it when its window, as it says it
+        (``server_facts``), holds ``GUIDED_MIN_WINDOW`` tokens: the schema still goes on the
+        wire (a grammar there), and the guide moves the instructions into the prefix its KV
+        cache keeps."""
+        if self._connection.official_openai:
+            return not self.dialect_forced
+        window = self.server_facts.window
+        return window is not None and window >= GUIDED_MIN_WINDOW
 
     @property
     def context_window(self) -> int | None:
         """Tokens a request may hold, for sizing each persona's record: unknown at OpenAI (its
-        models' windows dwarf argue's prompts); a self-hosted server's is not asked for, so a
-        small one is assumed (Ollama's default and many llama.cpp servers hold 4,096)."""
-        return None if self._connection.official_openai else SELF_HOSTED_WINDOW
+        models' windows dwarf argue's prompts); a self-hosted server's as it says it (a
+        llama-server slot's ``n_ctx``), else a small one is assumed (Ollama's default and many
+        llama.cpp servers hold 4,096)."""
+        if self._connection.official_openai:
+            return None
+        return self.server_facts.window or SELF_HOSTED_WINDOW
+
+    @property
+    def server_facts(self) -> ServerFacts:
+        """What the server said of itself, asked once (``discover_server``, bounded by a few
+        seconds; never raises). A blocking call, made when the engine first seats the
+        personas, before any persona request is in flight."""
+        with self._facts_lock:
+            if self._facts is None:
+                connection = self._connection
+                self._facts = discover_server(connection.base_url, self.model, connection.api_key)
+            return self._facts
+
+    def seat_persona(self, system_text: str) -> None:
+        """Give the persona whose system text this is a llama-server slot, in seat order (the
+        engine seats every persona before its first request, each round; a persona seated
+        before keeps its slot). With ``n`` slots the first ``n - 1`` personas get one each and
+        the rest share the last, with the requests that have no cache point (framing, judge,
+        synthesis), which go there too: those then evict one slot instead of any. A persona
+        without a slot of its own is said once (``dialect_notes``)."""
+        facts = self.server_facts
+        if not facts.slots:
+            self._note_caller(system_text)
+            return
+        self._slot_for(system_text)
+
+    def _slot_for(self, system_text: str | None) -> int | None:
+        """The llama-server slot for a request: its persona's (``seat_persona``; a persona not
+        seated gets the next one when it first asks), or, for a request without a cache point
+        (``system_text`` None), the last. None where the server listed no slots, or nothing
+        was asked of it yet."""
+        facts = self._facts
+        if facts is None or not facts.slots:
+            return None
+        if system_text is None:
+            return facts.slots[-1]
+        caller = hashlib.sha256(system_text.encode("utf-8")).hexdigest()
+        with self._facts_lock:
+            slot = self._slots_by_caller.get(caller)
+            if slot is None:
+                index = len(self._slots_by_caller)
+                own = index < len(facts.slots) - 1
+                slot = facts.slots[index] if own else facts.slots[-1]
+                self._slots_by_caller[caller] = slot
+                if not own:
+                    self._tell_shared_slots(len(facts.slots))
+            return slot
+
+    def _note_caller(self, system_text: str) -> None:
+        """On a server with one prompt state for all (llama-cpp-python's), the second persona
+        is told once: personas share it."""
+        facts = self._facts
+        if facts is None or facts.kind != "llama-cpp-python":
+            return
+        caller = hashlib.sha256(system_text.encode("utf-8")).hexdigest()
+        with self._facts_lock:
+            self._slots_by_caller.setdefault(caller, 0)
+            if len(self._slots_by_caller) > 1:
+                self._tell_shared_slots(1)
+
+    def _tell_shared_slots(self, slots: int) -> None:
+        """Once per instance (caller holds ``_facts_lock``)."""
+        if self._shared_slots_told:
+            return
+        self._shared_slots_told = True
+        if self._facts is not None and self._facts.kind == "llama-cpp-python":
+            self.dialect_notes.append(
+                "personas share slots: llama-cpp-python's server keeps one prompt state, so "
+                "each persona's request evicts another's cached prompt"
+            )
+            return
+        self.dialect_notes.append(
+            f"personas share slots: the server has {slots} slot(s), too few for a slot per "
+            "persona beside one for the other requests, so a persona's cached prompt may be "
+            "evicted by another's (llama-server --parallel sets the number of slots)"
+        )
 
     def _use_reasoning_parameters(self) -> None:
         self.uses_max_completion_tokens = True
@@ -356,8 +473,17 @@ class OpenAICompatModel(SDKAdapter[OpenAICompatProvider, "AsyncOpenAI", "ChatCom
         }
         if cached and self._connection.official_openai:
             request["prompt_cache_key"] = prompt_cache_key(system_text)
-        if cached and self.is_llama_server:
-            request["extra_body"] = {"cache_prompt": True}
+        facts = self._facts
+        extra: dict[str, Any] = {}
+        if cached and (self.is_llama_server or (facts is not None and facts.is_llama_server)):
+            extra["cache_prompt"] = True
+        elif cached:
+            self._note_caller(system_text)
+        slot = self._slot_for(system_text if cached else None)
+        if slot is not None:
+            extra["id_slot"] = slot
+        if extra:
+            request["extra_body"] = extra
         if self.uses_max_completion_tokens:
             request["max_completion_tokens"] = max_tokens
         else:
