@@ -20,6 +20,9 @@ from argue.llm.base import ModelAuthError, ModelError
 from argue.records.history import DebateHistory
 
 FRAMING_CALL = "framing model call"
+# Where the guide goes first (``guide_first``), a persona's role follows its card.
+ROLE_BELOW = "(Your own role in this debate is given at the end of these instructions.)"
+ROLE_HEADING = "Your role in this debate: "
 
 
 class DebateFraming(RunnerState):
@@ -127,7 +130,12 @@ class DebateFraming(RunnerState):
             # they go with each round's material, fenced (PersonaSeat.beliefs).
             system = prompts.system_prompt(persona, self._card(persona), config, stance)
             guided = self._reads_schemas_from_prompt(letter)
-            if guided:
+            if guided and self._model_says(letter, "guide_first") is True:
+                # The guide, the same for every persona, first: a server that keeps one KV state
+                # for several personas reuses it from any persona's request to the next.
+                guide = prompts.phase_guide(ROLE_BELOW, phase_formats())
+                system = f"{guide}\n\n{system}\n\n{ROLE_HEADING}{hint}"
+            elif guided:
                 system += "\n\n" + prompts.phase_guide(hint, phase_formats())
             self._seat_on_model(letter, system)
             seats[letter] = PersonaSeat(

@@ -39,9 +39,13 @@ Self-hosted servers (issue #43): when the engine first asks a self-hosted model 
 (``context_window``), the adapter asks the server once (``_server_limits.discover_server``, as
 ``argue doctor`` does: vLLM's ``/models``, llama-server's ``/props`` and ``/slots``, Ollama's
 ``/api/show``, llama-cpp-python's refusal of an over-long prompt). A window of at least
-``GUIDED_MIN_WINDOW`` tokens gets the hosted APIs' stable-prefix layout (the phase guide in each
-persona's system text, a record sized from the window); a smaller or unknown one keeps the
-instructions in each request. On llama-server, ``cache_prompt: true`` goes with every request
+``GUIDED_MIN_WINDOW`` tokens on a server that keeps a state per persona (llama-server with
+enough slots, vLLM's prefix cache) gets the hosted APIs' stable-prefix layout: the phase guide
+(the same for every persona) at the start of each persona's system text, a record sized from
+the window; a smaller or unknown window keeps the instructions in each request. A server with
+one KV state for all (llama-cpp-python's, a one-slot llama-server) keeps them there too, since
+personas alternating on one state evaluate each other's prefix again at every switch; there
+one request at a time goes, the one sharing most with the last sent first (``OneStateGate``). On llama-server, ``cache_prompt: true`` goes with every request
 that has a cache point, and each persona (a system text with a cache point) gets a slot of its
 own in ``id_slot``, in the order they first ask: its KV cache then holds that persona's prefix
 from one request to the next instead of the other persona's. A server with fewer slots than
@@ -54,10 +58,11 @@ is sent to api.openai.com.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
@@ -156,6 +161,7 @@ class OpenAICompatModel(SDKAdapter[OpenAICompatProvider, "AsyncOpenAI", "ChatCom
         # Each persona's llama-server slot, by the sha256 of its system text (in seat order).
         self._slots_by_caller: dict[str, int] = {}
         self._shared_slots_told = False
+        self._gate: OneStateGate | None = None
         self._dialect_memory = dialects or DialectMemory(None)
         self.dialect_forced = dialect is not None
         self._dialect_setting = dialect_setting  # the setting that forced it, to name in errors
@@ -207,8 +213,21 @@ class OpenAICompatModel(SDKAdapter[OpenAICompatProvider, "AsyncOpenAI", "ChatCom
         cache keeps."""
         if self._connection.official_openai:
             return not self.dialect_forced
-        window = self.server_facts.window
-        return window is not None and window >= GUIDED_MIN_WINDOW
+        facts = self.server_facts
+        if facts.one_state:
+            # Personas alternate on one state: each switch evaluates the other's whole prefix
+            # again, and the guide only makes it longer (measured: bench/selfhosted_share.py).
+            return False
+        return facts.window is not None and facts.window >= GUIDED_MIN_WINDOW
+
+    @property
+    def guide_first(self) -> bool:
+        """Whether a persona's system text starts with the phase guide (the same for every
+        persona) rather than ending with it: for a self-hosted server, where several personas
+        may share one KV state (llama-cpp-python's server, a llama-server with fewer slots
+        than personas) and a request reuses only the prefix it shares with the state's last
+        prompt. A hosted API caches each persona's prefix apart and keeps today's order."""
+        return not self._connection.official_openai
 
     @property
     def context_window(self) -> int | None:
@@ -294,6 +313,18 @@ class OpenAICompatModel(SDKAdapter[OpenAICompatProvider, "AsyncOpenAI", "ChatCom
             "persona beside one for the other requests, so a persona's cached prompt may be "
             "evicted by another's (llama-server --parallel sets the number of slots)"
         )
+
+    def _one_state_gate(self) -> OneStateGate | None:
+        """For a server with one KV state for all (llama-cpp-python's; a llama-server with one
+        slot), the gate that sends one request at a time, choosing among those waiting the one
+        that shares the longest prefix with the last sent; None elsewhere, or before the
+        server was asked (``server_facts``)."""
+        facts = self._facts
+        if facts is None or not facts.one_state:
+            return None
+        if self._gate is None:
+            self._gate = OneStateGate()
+        return self._gate
 
     def _use_reasoning_parameters(self) -> None:
         self.uses_max_completion_tokens = True
@@ -510,7 +541,13 @@ class OpenAICompatModel(SDKAdapter[OpenAICompatProvider, "AsyncOpenAI", "ChatCom
         return request
 
     async def _send_request(self, request: dict[str, Any], max_tokens: int) -> RawReply:
-        response, latency_s, unanswered = await self._call(request)
+        gate = self._one_state_gate()
+        if gate is None:
+            response, latency_s, unanswered = await self._call(request)
+        else:
+            text = prompt_order_text(request)
+            async with gate.turn(text):
+                response, latency_s, unanswered = await self._call(request)
         if not self.is_llama_server and is_llama_server_reply(response):
             self.is_llama_server = True
         choice = response.choices[0]
@@ -596,6 +633,86 @@ def is_llama_server_reply(response: object) -> bool:
     extra = getattr(response, "model_extra", None) or {}
     timings = extra.get("timings") if isinstance(extra, dict) else None
     return isinstance(timings, dict) and "prompt_n" in timings and "predicted_n" in timings
+
+
+def prompt_order_text(request: dict[str, Any]) -> str:
+    """A request's messages as one text, in the order a chat template lays them out."""
+    return "".join(f"<|{m['role']}|>{m['content']}" for m in request.get("messages", []))
+
+
+def common_prefix_length(a: str, b: str) -> int:
+    """The length of the longest common prefix of ``a`` and ``b`` (bisection on slices)."""
+    low, high = 0, min(len(a), len(b))
+    while low < high:
+        middle = (low + high + 1) // 2
+        if a[:middle] == b[:middle]:
+            low = middle
+        else:
+            high = middle - 1
+    return low
+
+
+class OneStateGate:
+    """One request at a time to a server that keeps a single KV state, in the order that
+    reuses most of it: when the server is free, the waiting request sharing the longest prefix
+    with the last one sent goes next (ties: the first to arrive).
+
+    A debate's personas ask in waves (every argument, then every rebuttal, ...), so the next
+    wave's requests arrive together just after the last one of the previous wave: a request
+    finding the gate free waits ``SETTLE_S`` for the others of its wave before the choice is
+    made. Then a wave starts with the persona that ended the previous one, whose prefix (its
+    record, the round's material) the server still holds, instead of evicting it."""
+
+    SETTLE_S = 0.02
+
+    def __init__(self) -> None:
+        self._busy = False
+        self._last = ""
+        self._waiting: list[tuple[str, asyncio.Future[None]]] = []
+
+    @contextlib.asynccontextmanager
+    async def turn(self, text: str) -> AsyncIterator[None]:
+        await self._enter(text)
+        try:
+            yield
+        finally:
+            self._leave(text)
+
+    async def _enter(self, text: str) -> None:
+        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._waiting.append((text, future))
+        try:
+            if not self._busy:
+                await asyncio.sleep(self.SETTLE_S)
+                if not self._busy:
+                    self._busy = True
+                    self._grant_next()
+            await future
+        except BaseException:
+            if future.done() and not future.cancelled():
+                self._leave(None)  # granted, then cancelled: pass the turn on
+            else:
+                self._waiting = [w for w in self._waiting if w[1] is not future]
+                future.cancel()
+            raise
+
+    def _grant_next(self) -> None:
+        """Give the turn (``_busy`` already set) to the best waiting request, else free it."""
+        self._waiting = [w for w in self._waiting if not w[1].done()]
+        if not self._waiting:
+            self._busy = False
+            return
+        best = max(
+            range(len(self._waiting)),
+            key=lambda i: (common_prefix_length(self._waiting[i][0], self._last), -i),
+        )
+        _, future = self._waiting.pop(best)
+        future.set_result(None)
+
+    def _leave(self, text: str | None) -> None:
+        if text is not None:
+            self._last = text
+        self._grant_next()
 
 
 def merged_turns(messages: list[Message]) -> list[dict[str, str]]:

@@ -142,6 +142,13 @@ class ServerFacts:
     def is_llama_server(self) -> bool:
         return self.kind == "llama-server"
 
+    @property
+    def one_state(self) -> bool:
+        """Whether the server keeps one KV state for every request: llama-cpp-python's server
+        (it reuses only the prefix a request shares with the last one it evaluated), or a
+        llama-server with a single slot."""
+        return self.kind == "llama-cpp-python" or (self.is_llama_server and len(self.slots) == 1)
+
 
 NOT_TOLD = ServerFacts(said_by="the server does not say (asked /models, /props, /api/show)")
 

@@ -278,7 +278,7 @@ def run_selfhosted_debate(
     return asyncio.run(debate()), list(model.dialect_notes)
 
 
-PERSONA_MARK = re.compile(r"taking part in a structured debate")
+PERSONA_MARK = re.compile(r"You are ([^,\n]+), taking part in a structured debate")
 
 
 @dataclass
@@ -294,8 +294,9 @@ class Figures:
 def figures(server: SelfHostedServer) -> Figures:
     by_persona: dict[str, set[int | None]] = {}
     for account in server.accounts:
-        if PERSONA_MARK.search(account.system):
-            by_persona.setdefault(account.system[:200], set()).add(account.id_slot)
+        named = PERSONA_MARK.search(account.system)
+        if named:
+            by_persona.setdefault(named.group(1), set()).add(account.id_slot)
     return Figures(
         requests=len(server.accounts),
         share=server.share(),
