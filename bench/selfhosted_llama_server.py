@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import itertools
 import re
 import sys
 import tempfile
@@ -125,10 +126,10 @@ def run_debate(
         if store.paths.round_score(n).exists()
     ]
     bounds = [ends[0] if ends else started, *commits]
-    seconds = [b - a for a, b in zip(bounds, bounds[1:], strict=False)]
+    seconds = [b - a for a, b in itertools.pairwise(bounds)]
     tokens_per_round: list[int] = []
     if len(per_request) == len(ends):
-        for a, b in zip(bounds, bounds[1:], strict=False):
+        for a, b in itertools.pairwise(bounds):
             tokens_per_round.append(
                 sum(p for (p, _, _), end in zip(per_request, ends, strict=True) if a < end <= b)
             )

@@ -45,14 +45,16 @@ enough slots, vLLM's prefix cache) gets the hosted APIs' stable-prefix layout: t
 the window; a smaller or unknown window keeps the instructions in each request. A server with
 one KV state for all (llama-cpp-python's, a one-slot llama-server) keeps them there too, since
 personas alternating on one state evaluate each other's prefix again at every switch; there
-one request at a time goes, the one sharing most with the last sent first (``OneStateGate``). On llama-server, ``cache_prompt: true`` goes with every request
-that has a cache point, and each persona (a system text with a cache point) gets a slot of its
-own in ``id_slot``, in the order they first ask: its KV cache then holds that persona's prefix
-from one request to the next instead of the other persona's. A server with fewer slots than
-personas (or llama-cpp-python's, which has one prompt state) is said once, in
-``dialect_notes``: personas share slots. Nothing is asked of the server before the engine
-wants the window (adapter-only callers never see a discovery request), and nothing of the sort
-is sent to api.openai.com.
+one request at a time goes, the one sharing most with the last sent first (``OneStateGate``).
+On llama-server, ``cache_prompt: true`` goes with every request that has a cache point, and each
+persona gets a slot of its own in ``id_slot``, in seat order (``seat_persona``; a persona not
+seated, in the order it first asks): its KV cache then holds that persona's prefix from one
+request to the next instead of another persona's. With ``n`` slots, ``n - 1`` personas get one
+each and the rest share the last one with the requests that have no cache point (framing,
+judge, synthesis); a persona without a slot of its own (or llama-cpp-python's one prompt
+state) is said once, in ``dialect_notes``: personas share slots. Nothing is asked of the server
+before the engine wants the window (adapter-only callers never see a discovery request), and
+nothing of the sort is sent to api.openai.com.
 """
 
 from __future__ import annotations
