@@ -24,7 +24,7 @@ import urllib.error
 import urllib.request
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from typing import Any, Literal
+from typing import Any, Literal, TypeGuard
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -207,7 +207,7 @@ def _llama_server_facts(
     if isinstance(listed, list):
         ids = [s["id"] for s in listed if isinstance(s, dict) and _natural(s.get("id"))]
     if not ids and _positive_int(total):
-        ids = list(range(int(total)))  # type: ignore[call-overload]
+        ids = list(range(total))
     said = "n_ctx in /props" + (f"; {len(ids)} slot(s)" if ids else "")
     return ServerFacts(n_ctx, said, "llama-server", tuple(sorted(set(ids))))
 
@@ -277,11 +277,11 @@ def _read_json(request: urllib.request.Request, timeout_s: float, errors: bool =
         return None
 
 
-def _positive_int(value: object) -> bool:
+def _positive_int(value: object) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool) and value > 0
 
 
-def _natural(value: object) -> bool:
+def _natural(value: object) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool) and value >= 0
 
 
