@@ -193,7 +193,7 @@ def discover_server(
             return ServerFacts(num_ctx, "num_ctx in Ollama's /api/show", "ollama")
         return replace(NOT_TOLD, kind="ollama")
     if oversize_probe and any(e.get("owned_by") == "me" for e in mine):
-        return _llama_cpp_python_window(base, model, headers, timeout_s)
+        return llama_cpp_python_window(base, model, headers, timeout_s)
     return NOT_TOLD
 
 
@@ -212,9 +212,11 @@ def _llama_server_facts(
     return ServerFacts(n_ctx, said, "llama-server", tuple(sorted(set(ids))))
 
 
-def _llama_cpp_python_window(
+def llama_cpp_python_window(
     base: str, model: str, headers: dict[str, str], timeout_s: float
 ) -> ServerFacts:
+    """The window llama-cpp-python's server names when it refuses a prompt longer than any
+    window (it checks the length before evaluating anything); "not told" otherwise."""
     body = {
         "model": model,
         "messages": [{"role": "user", "content": " the" * OVERSIZE_WORDS}],

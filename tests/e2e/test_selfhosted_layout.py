@@ -69,6 +69,9 @@ def test_most_of_each_request_is_read_from_its_slot(slotted):
     persona = [a for a in server.accounts if "taking part in a structured debate" in a.system]
     assert len(persona) >= 2 * 3 * 3
     assert all(a.cache_prompt for a in persona)
+    # The guide first, the same for every persona; each one's role after its card.
+    assert all(a.system.startswith("How you answer each phase") for a in persona)
+    assert all("Your role in this debate: " in a.system for a in persona)
 
 
 def test_each_persona_keeps_its_own_slot(slotted):

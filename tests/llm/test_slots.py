@@ -300,3 +300,24 @@ async def test_a_cancelled_waiter_does_not_stall_the_gate():
 def test_facts_are_plain_data():
     facts = ServerFacts(8192, "n_ctx in /props", "llama-server", (0, 1))
     assert json.loads(json.dumps(facts.__dict__))["slots"] == [0, 1]
+
+
+async def test_doctor_finds_llama_cpp_python_s_window_the_same_way(loopback):
+    import httpx
+
+    from argue.llm.probe import _context_length
+
+    refusal = "This model's maximum context length is 8192 tokens. However, you requested 9"
+    listing = {"data": [{"id": MODEL, "owned_by": "me"}]}
+    loopback.handler = routes(
+        {
+            "GET /v1/models": Reply(json=listing),
+            "POST /v1/chat/completions": Reply(status=400, json={"error": {"message": refusal}}),
+        }
+    )
+    async with httpx.AsyncClient(timeout=5) as http:
+        check = await _context_length(http, _model(loopback.url, None), listing)
+    assert (check.status, check.detail) == (
+        "ok",
+        "8192 tokens (the server's refusal of an over-long prompt)",
+    )
