@@ -232,9 +232,16 @@ def llama_cpp_python_window(
     return ServerFacts(window, "the server's refusal of an over-long prompt", "llama-cpp-python")
 
 
+class _NoRedirects(urllib.request.HTTPRedirectHandler):
+    """A redirect is an answer, not a place to go: urllib would resend the key there."""
+
+    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
+        return None
+
+
 def _opener() -> urllib.request.OpenerDirector:
-    # A loopback or LAN server: never through a proxy from the environment.
-    return urllib.request.build_opener(urllib.request.ProxyHandler({}))
+    # A loopback or LAN server: never through a proxy from the environment, never elsewhere.
+    return urllib.request.build_opener(urllib.request.ProxyHandler({}), _NoRedirects())
 
 
 def _get_json(url: str, headers: dict[str, str], timeout_s: float) -> Any:

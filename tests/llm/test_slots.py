@@ -11,6 +11,7 @@ Teeth (each broken once by hand, the named test failed, then restored):
   ``test_no_oversize_probe_for_a_server_without_llama_cpp_python_s_mark``;
 - ``OneStateGate._grant_next`` taking the first waiter instead of the best:
   ``test_the_gate_sends_next_the_request_sharing_most_with_the_last``;
+- ``_opener`` without ``_NoRedirects``: ``test_a_redirect_is_not_followed_with_the_key``;
 - ``_slot_for`` giving every persona a slot of its own modulo the count (no last slot kept for
   the rest): ``test_with_too_few_slots_the_rest_share_the_last_and_it_is_said_once``.
 """
@@ -321,3 +322,16 @@ async def test_doctor_finds_llama_cpp_python_s_window_the_same_way(loopback):
         "ok",
         "8192 tokens (the server's refusal of an over-long prompt)",
     )
+
+
+def test_a_redirect_is_not_followed_with_the_key(loopback):
+    elsewhere = LoopbackServer().start()
+    try:
+        elsewhere.handler = lambda request: Reply(json={"n_ctx": 8192})
+        loopback.handler = lambda request: Reply(
+            status=302, headers={"Location": f"{elsewhere.url}/props"}
+        )
+        assert discover_server(f"{loopback.url}/v1", MODEL, "secret-key") == NOT_TOLD
+        assert elsewhere.requests == []
+    finally:
+        elsewhere.stop()
