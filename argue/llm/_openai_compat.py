@@ -324,8 +324,9 @@ class OpenAICompatModel(SDKAdapter[OpenAICompatProvider, "AsyncOpenAI", "ChatCom
         facts = self._facts
         if facts is None or not facts.one_state:
             return None
-        if self._gate is None:
-            self._gate = OneStateGate()
+        loop = asyncio.get_running_loop()
+        if self._gate is None or self._gate.loop is not loop:
+            self._gate = OneStateGate()  # one per event loop: its futures belong to one
         return self._gate
 
     def _use_reasoning_parameters(self) -> None:
@@ -668,6 +669,7 @@ class OneStateGate:
     SETTLE_S = 0.02
 
     def __init__(self) -> None:
+        self.loop = asyncio.get_running_loop()
         self._busy = False
         self._last = ""
         self._waiting: list[tuple[str, asyncio.Future[None]]] = []

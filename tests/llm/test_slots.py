@@ -11,6 +11,8 @@ Teeth (each broken once by hand, the named test failed, then restored):
   ``test_no_oversize_probe_for_a_server_without_llama_cpp_python_s_mark``;
 - ``OneStateGate._grant_next`` taking the first waiter instead of the best:
   ``test_the_gate_sends_next_the_request_sharing_most_with_the_last``;
+- ``_one_state_gate`` keeping one gate across event loops:
+  ``test_a_one_state_model_serves_one_event_loop_after_another`` (it timed out waiting);
 - ``_opener`` without ``_NoRedirects``: ``test_a_redirect_is_not_followed_with_the_key``;
 - ``_slot_for`` giving every persona a slot of its own modulo the count (no last slot kept for
   the rest): ``test_with_too_few_slots_the_rest_share_the_last_and_it_is_said_once``.
@@ -335,3 +337,21 @@ def test_a_redirect_is_not_followed_with_the_key(loopback):
         assert elsewhere.requests == []
     finally:
         elsewhere.stop()
+
+
+def test_a_one_state_model_serves_one_event_loop_after_another(loopback):
+    """The gate belongs to the loop it was made in: a second ``asyncio.run`` (resume, eval)
+    gets its own, never waits on a future of a loop that is gone."""
+    loopback.handler = lambda request: _reply()
+    model = _model(loopback.url, ServerFacts(8192, "", "llama-cpp-python"))
+
+    async def one() -> None:
+        try:
+            await model.complete(_persona("Ada"))
+        finally:
+            await model.aclose()
+
+    asyncio.run(one())
+    model._gate._busy = True  # type: ignore[union-attr]  # as a loop that died mid-call leaves it
+    asyncio.run(asyncio.wait_for(one(), 5))
+    assert len(loopback.requests) == 2
