@@ -131,8 +131,9 @@ class DebateFraming(RunnerState):
             system = prompts.system_prompt(persona, self._card(persona), config, stance)
             guided = self._reads_schemas_from_prompt(letter)
             if guided and self._model_says(letter, "guide_first") is True:
-                # The guide, the same for every persona, first: a server that keeps one KV state
-                # for several personas reuses it from any persona's request to the next.
+                # The guide, the same for every persona, first: a cache shared between personas
+                # (vLLM's prefix cache, a llama-server slot two personas share) reuses it from
+                # any persona's request to the next.
                 guide = prompts.phase_guide(ROLE_BELOW, phase_formats())
                 system = f"{guide}\n\n{system}\n\n{ROLE_HEADING}{hint}"
             elif guided:

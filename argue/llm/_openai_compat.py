@@ -225,10 +225,11 @@ class OpenAICompatModel(SDKAdapter[OpenAICompatProvider, "AsyncOpenAI", "ChatCom
     @property
     def guide_first(self) -> bool:
         """Whether a persona's system text starts with the phase guide (the same for every
-        persona) rather than ending with it: for a self-hosted server, where several personas
-        may share one KV state (llama-cpp-python's server, a llama-server with fewer slots
-        than personas) and a request reuses only the prefix it shares with the state's last
-        prompt. A hosted API caches each persona's prefix apart and keeps today's order."""
+        persona) rather than ending with it, when it has the guide: for a self-hosted server,
+        whose cache may be shared between personas (vLLM's prefix cache; a llama-server slot
+        that two personas share, where a request reuses only the prefix it shares with the
+        slot's last prompt). A hosted API caches each persona's prefix apart (OpenAI by its
+        ``prompt_cache_key``) and keeps today's order."""
         return not self._connection.official_openai
 
     @property
