@@ -130,6 +130,9 @@ CACHE_MIN_TOKENS = 1024
 CHARS_PER_TOKEN = 4
 # What a prompt_cache_key starts with; the rest is the start of the system text's sha256.
 PROMPT_CACHE_KEY_PREFIX = "argue-"
+# How the note that personas share a server's KV state starts (in ``dialect_notes``, told on the
+# terminal; never a dialect's reason in dialects.json).
+SHARED_SLOTS = "personas share slots"
 
 
 def is_reasoning_model(model: str) -> bool:
@@ -307,12 +310,12 @@ class OpenAICompatModel(SDKAdapter[OpenAICompatProvider, "AsyncOpenAI", "ChatCom
         self._shared_slots_told = True
         if self._facts is not None and self._facts.kind == "llama-cpp-python":
             self.dialect_notes.append(
-                "personas share slots: llama-cpp-python's server keeps one prompt state, so "
+                f"{SHARED_SLOTS}: llama-cpp-python's server keeps one prompt state, so "
                 "each persona's request evicts another's cached prompt"
             )
             return
         self.dialect_notes.append(
-            f"personas share slots: the server has {slots} slot(s), too few for a slot per "
+            f"{SHARED_SLOTS}: the server has {slots} slot(s), too few for a slot per "
             "persona beside one for the other requests, so a persona's cached prompt may be "
             "evicted by another's (llama-server --parallel sets the number of slots)"
         )
@@ -417,7 +420,8 @@ class OpenAICompatModel(SDKAdapter[OpenAICompatProvider, "AsyncOpenAI", "ChatCom
         """After an accepted structured call: the dialect for dialects.json. A step down after a
         dropped connection is not stored; one after an HTTP-status rejection is."""
         if self.dialect == self._lasting_dialect:
-            reason = self.dialect_notes[-1] if self.dialect_notes else "accepted"
+            said = [n for n in self.dialect_notes if not n.startswith(SHARED_SLOTS)]
+            reason = said[-1] if said else "accepted"
         elif self._lasting_dialect != self._starting_dialect:
             reason = self._lasting_reason
         else:

@@ -13,6 +13,8 @@ Teeth (each broken once by hand, the named test failed, then restored):
   ``test_the_gate_sends_next_the_request_sharing_most_with_the_last``;
 - ``_one_state_gate`` keeping one gate across event loops:
   ``test_a_one_state_model_serves_one_event_loop_after_another`` (it timed out waiting);
+- ``_remember_dialect`` taking the last note whatever it says:
+  ``test_the_shared_slots_note_is_never_a_dialect_s_reason``;
 - ``_opener`` without ``_NoRedirects``: ``test_a_redirect_is_not_followed_with_the_key``;
 - ``_slot_for`` giving every persona a slot of its own modulo the count (no last slot kept for
   the rest): ``test_with_too_few_slots_the_rest_share_the_last_and_it_is_said_once``.
@@ -355,3 +357,36 @@ def test_a_one_state_model_serves_one_event_loop_after_another(loopback):
     model._gate._busy = True  # type: ignore[union-attr]  # as a loop that died mid-call leaves it
     asyncio.run(asyncio.wait_for(one(), 5))
     assert len(loopback.requests) == 2
+
+
+async def test_the_shared_slots_note_is_never_a_dialect_s_reason(loopback, tmp_path):
+    """dialects.json keeps why a dialect was chosen; the slot note is about something else."""
+    from pydantic import BaseModel
+
+    from argue.llm._dialects import DialectMemory
+
+    class Answer(BaseModel):
+        answer: str
+
+    def handler(request: RecordedRequest) -> Reply:
+        reply = _reply()
+        reply.json["choices"][0]["message"]["content"] = '{"answer": "yes"}'
+        return reply
+
+    loopback.handler = handler
+    memory = DialectMemory(tmp_path / "dialects.json")
+    model = OpenAICompatModel(
+        MODEL,
+        provider=OpenAICompatProvider(name="openai", base_url=f"{loopback.url}/v1"),
+        server_facts=ServerFacts(8192, "", "llama-server", (0,)),
+        dialects=memory,
+    )
+    model.seat_persona("You are Ada.")  # one slot: the first persona already shares it
+    assert [n for n in model.dialect_notes if n.startswith("personas share slots")]
+    try:
+        await model.complete(_persona("Ada"), output=Answer)
+    finally:
+        await model.aclose()
+    stored = json.loads((tmp_path / "dialects.json").read_text())["servers"]
+    (entry,) = stored.values()
+    assert (entry["dialect"], entry["reason"]) == ("json_schema", "accepted")
