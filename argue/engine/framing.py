@@ -20,6 +20,9 @@ from argue.llm.base import ModelAuthError, ModelError
 from argue.records.history import DebateHistory
 
 FRAMING_CALL = "framing model call"
+# Where the guide goes first (``guide_first``), a persona's role follows its card.
+ROLE_BELOW = "(Your own role in this debate is given at the end of these instructions.)"
+ROLE_HEADING = "Your role in this debate: "
 
 
 class DebateFraming(RunnerState):
@@ -127,8 +130,15 @@ class DebateFraming(RunnerState):
             # they go with each round's material, fenced (PersonaSeat.beliefs).
             system = prompts.system_prompt(persona, self._card(persona), config, stance)
             guided = self._reads_schemas_from_prompt(letter)
-            if guided:
+            if guided and self._model_says(letter, "guide_first") is True:
+                # The guide, the same for every persona, first: a cache shared between personas
+                # (vLLM's prefix cache, a llama-server slot two personas share) reuses it from
+                # any persona's request to the next.
+                guide = prompts.phase_guide(ROLE_BELOW, phase_formats())
+                system = f"{guide}\n\n{system}\n\n{ROLE_HEADING}{hint}"
+            elif guided:
                 system += "\n\n" + prompts.phase_guide(hint, phase_formats())
+            self._seat_on_model(letter, system)
             seats[letter] = PersonaSeat(
                 letter=letter,
                 system=system,
@@ -152,6 +162,18 @@ class DebateFraming(RunnerState):
         cached prefix (Anthropic's and OpenAI's APIs): its system text then carries every
         phase's guide (:func:`prompts.phase_guide`)."""
         return self._model_says(letter, "reads_schemas_from_prompt") is True
+
+    def _seat_on_model(self, letter: str, system: str) -> None:
+        """Tell the persona's model, in seat order, that this system text is a persona's: a
+        llama-server adapter gives it a KV slot of its own (``OpenAICompatModel.seat_persona``);
+        models without slots have no such method."""
+        model: object = self.model_for(letter)
+        while model is not None:
+            seat = getattr(type(model), "seat_persona", None)
+            if callable(seat):
+                seat(model, system)
+                return
+            model = getattr(model, "inner", None)
 
     def _model_says(self, letter: str, attribute: str) -> object:
         """``attribute`` of the persona's model, or of the first model it wraps that has it."""

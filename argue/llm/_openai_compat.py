@@ -34,14 +34,37 @@ API-enforced decoding buys little that argue lacks, since it validates every ans
 once anyway. A forced dialect (``ARGUE_STRUCTURED_OUTPUT``) is kept as it is. A schema the
 system text already shows (``_structured.schema_shown``: the engine's phase guide) is not
 written into the prompt again.
+
+Self-hosted servers (issue #43): when the engine first asks a self-hosted model its window
+(``context_window``), the adapter asks the server once (``_server_limits.discover_server``, as
+``argue doctor`` does: vLLM's ``/models``, llama-server's ``/props`` and ``/slots``, Ollama's
+``/api/show``, llama-cpp-python's refusal of an over-long prompt). A window of at least
+``GUIDED_MIN_WINDOW`` tokens on a server that keeps a state per persona (llama-server with
+enough slots, vLLM's prefix cache) gets the hosted APIs' stable-prefix layout: the phase guide
+(the same for every persona) at the start of each persona's system text, a record sized from
+the window; a smaller or unknown window keeps the instructions in each request. A server with
+one KV state for all (llama-cpp-python's, a one-slot llama-server) keeps them there too, since
+personas alternating on one state evaluate each other's prefix again at every switch; there
+one request at a time goes, the one sharing most with the last sent first (``OneStateGate``).
+On llama-server, ``cache_prompt: true`` goes with every request that has a cache point, and each
+persona gets a slot of its own in ``id_slot``, in seat order (``seat_persona``; a persona not
+seated, in the order it first asks): its KV cache then holds that persona's prefix from one
+request to the next instead of another persona's. With ``n`` slots, ``n - 1`` personas get one
+each and the rest share the last one with the requests that have no cache point (framing,
+judge, synthesis); a persona without a slot of its own (or llama-cpp-python's one prompt
+state) is said once, in ``dialect_notes``: personas share slots. Nothing is asked of the server
+before the engine wants the window (adapter-only callers never see a discovery request), and
+nothing of the sort is sent to api.openai.com.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
@@ -69,6 +92,7 @@ from argue.llm._dialects import (
 from argue.llm._providers import OpenAICompatProvider
 from argue.llm._retry import RetryPolicy, Sleep
 from argue.llm._secrets import masked_error
+from argue.llm._server_limits import ServerFacts, discover_server
 from argue.llm._structured import (
     ContextCut,
     RawReply,
@@ -96,12 +120,19 @@ if TYPE_CHECKING:
 _REASONING_MODEL_PREFIXES = ("gpt-5", "o1", "o3", "o4")
 DEFAULT_REASONING_EFFORT = "low"
 SELF_HOSTED_WINDOW = 4096
+# The smallest window (tokens) a self-hosted server gets the stable-prefix layout in: a persona's
+# system text with every phase's guide (about 1,700 tokens), a record of a quarter of the window,
+# the round's material and claims, and room for the answer.
+GUIDED_MIN_WINDOW = 8192
 # The shortest prompt OpenAI caches (then in steps of 128 tokens).
 CACHE_MIN_TOKENS = 1024
 # How the prefix length is estimated from its text (no tokenizer call per request).
 CHARS_PER_TOKEN = 4
 # What a prompt_cache_key starts with; the rest is the start of the system text's sha256.
 PROMPT_CACHE_KEY_PREFIX = "argue-"
+# How the note that personas share a server's KV state starts (in ``dialect_notes``, told on the
+# terminal; never a dialect's reason in dialects.json).
+SHARED_SLOTS = "personas share slots"
 
 
 def is_reasoning_model(model: str) -> bool:
@@ -123,8 +154,19 @@ class OpenAICompatModel(SDKAdapter[OpenAICompatProvider, "AsyncOpenAI", "ChatCom
         dialects: DialectMemory | None = None,
         dialect: Dialect | None = None,
         dialect_setting: str = "",
+        server_facts: ServerFacts | None = None,
     ) -> None:
         super().__init__(model, provider, retry, max_concurrency, sleep, prices, clock)
+        # What a self-hosted server says of itself: given, or asked once when the engine first
+        # wants the window (``server_facts``); api.openai.com is never asked.
+        self._facts: ServerFacts | None = server_facts
+        if provider.official_openai:
+            self._facts = ServerFacts()
+        self._facts_lock = threading.Lock()
+        # Each persona's llama-server slot, by the sha256 of its system text (in seat order).
+        self._slots_by_caller: dict[str, int] = {}
+        self._shared_slots_told = False
+        self._gate: OneStateGate | None = None
         self._dialect_memory = dialects or DialectMemory(None)
         self.dialect_forced = dialect is not None
         self._dialect_setting = dialect_setting  # the setting that forced it, to name in errors
@@ -163,20 +205,133 @@ class OpenAICompatModel(SDKAdapter[OpenAICompatProvider, "AsyncOpenAI", "ChatCom
 
     @property
     def reads_schemas_from_prompt(self) -> bool:
-        """Whether requests with a long cached prefix take their schema from the prompt
-        (api.openai.com, dialect not forced): the engine then puts every phase's answer format
-        in a persona's system text (:func:`argue.engine.prompts.phase_guide`). Fixed for the
-        instance's life: after a rejected json_object (``schema_in_prompt_when_cached`` off)
-        the guide stays, harmless beside a schema on the wire, so a persona's system text, and
-        its prompt cache key, do not change mid-debate or on resume."""
-        return self._connection.official_openai and not self.dialect_forced
+        """Whether the engine puts every phase's instruction and answer format in a persona's
+        system text (:func:`argue.engine.prompts.phase_guide`), the stable-prefix layout.
+
+        At api.openai.com (dialect not forced) requests with a long cached prefix take their
+        schema from the prompt. Fixed for the instance's life: after a rejected json_object
+        (``schema_in_prompt_when_cached`` off) the guide stays, harmless beside a schema on
+        the wire, so a persona's system text, and its prompt cache key, do not change
+        mid-debate or on resume. A self-hosted server gets it when its window, as it says it
+        (``server_facts``), holds ``GUIDED_MIN_WINDOW`` tokens: the schema still goes on the
+        wire (a grammar there), and the guide moves the instructions into the prefix its KV
+        cache keeps."""
+        if self._connection.official_openai:
+            return not self.dialect_forced
+        facts = self.server_facts
+        if facts.one_state:
+            # Personas alternate on one state: each switch evaluates the other's whole prefix
+            # again, and the guide only makes it longer (measured: bench/selfhosted_share.py).
+            return False
+        return facts.window is not None and facts.window >= GUIDED_MIN_WINDOW
+
+    @property
+    def guide_first(self) -> bool:
+        """Whether a persona's system text starts with the phase guide (the same for every
+        persona) rather than ending with it, when it has the guide: for a self-hosted server,
+        whose cache may be shared between personas (vLLM's prefix cache; a llama-server slot
+        that two personas share, where a request reuses only the prefix it shares with the
+        slot's last prompt). A hosted API caches each persona's prefix apart (OpenAI by its
+        ``prompt_cache_key``) and keeps today's order."""
+        return not self._connection.official_openai
 
     @property
     def context_window(self) -> int | None:
         """Tokens a request may hold, for sizing each persona's record: unknown at OpenAI (its
-        models' windows dwarf argue's prompts); a self-hosted server's is not asked for, so a
-        small one is assumed (Ollama's default and many llama.cpp servers hold 4,096)."""
-        return None if self._connection.official_openai else SELF_HOSTED_WINDOW
+        models' windows dwarf argue's prompts); a self-hosted server's as it says it (a
+        llama-server slot's ``n_ctx``), else a small one is assumed (Ollama's default and many
+        llama.cpp servers hold 4,096)."""
+        if self._connection.official_openai:
+            return None
+        return self.server_facts.window or SELF_HOSTED_WINDOW
+
+    @property
+    def server_facts(self) -> ServerFacts:
+        """What the server said of itself, asked once (``discover_server``, bounded by a few
+        seconds; never raises). A blocking call, made when the engine first seats the
+        personas, before any persona request is in flight."""
+        with self._facts_lock:
+            if self._facts is None:
+                connection = self._connection
+                self._facts = discover_server(connection.base_url, self.model, connection.api_key)
+            return self._facts
+
+    def seat_persona(self, system_text: str) -> None:
+        """Give the persona whose system text this is a llama-server slot, in seat order (the
+        engine seats every persona before its first request, each round; a persona seated
+        before keeps its slot). With ``n`` slots the first ``n - 1`` personas get one each and
+        the rest share the last, with the requests that have no cache point (framing, judge,
+        synthesis), which go there too: those then evict one slot instead of any. A persona
+        without a slot of its own is said once (``dialect_notes``)."""
+        facts = self.server_facts
+        if not facts.slots:
+            self._note_caller(system_text)
+            return
+        self._slot_for(system_text)
+
+    def _slot_for(self, system_text: str | None) -> int | None:
+        """The llama-server slot for a request: its persona's (``seat_persona``; a persona not
+        seated gets the next one when it first asks), or, for a request without a cache point
+        (``system_text`` None), the last. None where the server listed no slots, or nothing
+        was asked of it yet."""
+        facts = self._facts
+        if facts is None or not facts.slots:
+            return None
+        if system_text is None:
+            return facts.slots[-1]
+        caller = hashlib.sha256(system_text.encode("utf-8")).hexdigest()
+        with self._facts_lock:
+            slot = self._slots_by_caller.get(caller)
+            if slot is None:
+                index = len(self._slots_by_caller)
+                own = index < len(facts.slots) - 1
+                slot = facts.slots[index] if own else facts.slots[-1]
+                self._slots_by_caller[caller] = slot
+                if not own:
+                    self._tell_shared_slots(len(facts.slots))
+            return slot
+
+    def _note_caller(self, system_text: str) -> None:
+        """On a server with one prompt state for all (llama-cpp-python's), the second persona
+        is told once: personas share it."""
+        facts = self._facts
+        if facts is None or facts.kind != "llama-cpp-python":
+            return
+        caller = hashlib.sha256(system_text.encode("utf-8")).hexdigest()
+        with self._facts_lock:
+            self._slots_by_caller.setdefault(caller, 0)
+            if len(self._slots_by_caller) > 1:
+                self._tell_shared_slots(1)
+
+    def _tell_shared_slots(self, slots: int) -> None:
+        """Once per instance (caller holds ``_facts_lock``)."""
+        if self._shared_slots_told:
+            return
+        self._shared_slots_told = True
+        if self._facts is not None and self._facts.kind == "llama-cpp-python":
+            self.dialect_notes.append(
+                f"{SHARED_SLOTS}: llama-cpp-python's server keeps one prompt state, so "
+                "each persona's request evicts another's cached prompt"
+            )
+            return
+        self.dialect_notes.append(
+            f"{SHARED_SLOTS}: the server has {slots} slot(s), too few for a slot per "
+            "persona beside one for the other requests, so a persona's cached prompt may be "
+            "evicted by another's (llama-server --parallel sets the number of slots)"
+        )
+
+    def _one_state_gate(self) -> OneStateGate | None:
+        """For a server with one KV state for all (llama-cpp-python's; a llama-server with one
+        slot), the gate that sends one request at a time, choosing among those waiting the one
+        that shares the longest prefix with the last sent; None elsewhere, or before the
+        server was asked (``server_facts``)."""
+        facts = self._facts
+        if facts is None or not facts.one_state:
+            return None
+        loop = asyncio.get_running_loop()
+        if self._gate is None or self._gate.loop is not loop:
+            self._gate = OneStateGate()  # one per event loop: its futures belong to one
+        return self._gate
 
     def _use_reasoning_parameters(self) -> None:
         self.uses_max_completion_tokens = True
@@ -265,7 +420,8 @@ class OpenAICompatModel(SDKAdapter[OpenAICompatProvider, "AsyncOpenAI", "ChatCom
         """After an accepted structured call: the dialect for dialects.json. A step down after a
         dropped connection is not stored; one after an HTTP-status rejection is."""
         if self.dialect == self._lasting_dialect:
-            reason = self.dialect_notes[-1] if self.dialect_notes else "accepted"
+            said = [n for n in self.dialect_notes if not n.startswith(SHARED_SLOTS)]
+            reason = said[-1] if said else "accepted"
         elif self._lasting_dialect != self._starting_dialect:
             reason = self._lasting_reason
         else:
@@ -356,8 +512,17 @@ class OpenAICompatModel(SDKAdapter[OpenAICompatProvider, "AsyncOpenAI", "ChatCom
         }
         if cached and self._connection.official_openai:
             request["prompt_cache_key"] = prompt_cache_key(system_text)
-        if cached and self.is_llama_server:
-            request["extra_body"] = {"cache_prompt": True}
+        facts = self._facts
+        extra: dict[str, Any] = {}
+        if cached and (self.is_llama_server or (facts is not None and facts.is_llama_server)):
+            extra["cache_prompt"] = True
+        elif cached:
+            self._note_caller(system_text)
+        slot = self._slot_for(system_text if cached else None)
+        if slot is not None:
+            extra["id_slot"] = slot
+        if extra:
+            request["extra_body"] = extra
         if self.uses_max_completion_tokens:
             request["max_completion_tokens"] = max_tokens
         else:
@@ -384,7 +549,13 @@ class OpenAICompatModel(SDKAdapter[OpenAICompatProvider, "AsyncOpenAI", "ChatCom
         return request
 
     async def _send_request(self, request: dict[str, Any], max_tokens: int) -> RawReply:
-        response, latency_s, unanswered = await self._call(request)
+        gate = self._one_state_gate()
+        if gate is None:
+            response, latency_s, unanswered = await self._call(request)
+        else:
+            text = prompt_order_text(request)
+            async with gate.turn(text):
+                response, latency_s, unanswered = await self._call(request)
         if not self.is_llama_server and is_llama_server_reply(response):
             self.is_llama_server = True
         choice = response.choices[0]
@@ -470,6 +641,87 @@ def is_llama_server_reply(response: object) -> bool:
     extra = getattr(response, "model_extra", None) or {}
     timings = extra.get("timings") if isinstance(extra, dict) else None
     return isinstance(timings, dict) and "prompt_n" in timings and "predicted_n" in timings
+
+
+def prompt_order_text(request: dict[str, Any]) -> str:
+    """A request's messages as one text, in the order a chat template lays them out."""
+    return "".join(f"<|{m['role']}|>{m['content']}" for m in request.get("messages", []))
+
+
+def common_prefix_length(a: str, b: str) -> int:
+    """The length of the longest common prefix of ``a`` and ``b`` (bisection on slices)."""
+    low, high = 0, min(len(a), len(b))
+    while low < high:
+        middle = (low + high + 1) // 2
+        if a[:middle] == b[:middle]:
+            low = middle
+        else:
+            high = middle - 1
+    return low
+
+
+class OneStateGate:
+    """One request at a time to a server that keeps a single KV state, in the order that
+    reuses most of it: when the server is free, the waiting request sharing the longest prefix
+    with the last one sent goes next (ties: the first to arrive).
+
+    A debate's personas ask in waves (every argument, then every rebuttal, ...), so the next
+    wave's requests arrive together just after the last one of the previous wave: a request
+    finding the gate free waits ``SETTLE_S`` for the others of its wave before the choice is
+    made. Then a wave starts with the persona that ended the previous one, whose prefix (its
+    record, the round's material) the server still holds, instead of evicting it."""
+
+    SETTLE_S = 0.02
+
+    def __init__(self) -> None:
+        self.loop = asyncio.get_running_loop()
+        self._busy = False
+        self._last = ""
+        self._waiting: list[tuple[str, asyncio.Future[None]]] = []
+
+    @contextlib.asynccontextmanager
+    async def turn(self, text: str) -> AsyncIterator[None]:
+        await self._enter(text)
+        try:
+            yield
+        finally:
+            self._leave(text)
+
+    async def _enter(self, text: str) -> None:
+        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._waiting.append((text, future))
+        try:
+            if not self._busy:
+                await asyncio.sleep(self.SETTLE_S)
+                if not self._busy:
+                    self._busy = True
+                    self._grant_next()
+            await future
+        except BaseException:
+            if future.done() and not future.cancelled():
+                self._leave(None)  # granted, then cancelled: pass the turn on
+            else:
+                self._waiting = [w for w in self._waiting if w[1] is not future]
+                future.cancel()
+            raise
+
+    def _grant_next(self) -> None:
+        """Give the turn (``_busy`` already set) to the best waiting request, else free it."""
+        self._waiting = [w for w in self._waiting if not w[1].done()]
+        if not self._waiting:
+            self._busy = False
+            return
+        best = max(
+            range(len(self._waiting)),
+            key=lambda i: (common_prefix_length(self._waiting[i][0], self._last), -i),
+        )
+        _, future = self._waiting.pop(best)
+        future.set_result(None)
+
+    def _leave(self, text: str | None) -> None:
+        if text is not None:
+            self._last = text
+        self._grant_next()
 
 
 def merged_turns(messages: list[Message]) -> list[dict[str, str]]:

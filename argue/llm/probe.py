@@ -33,6 +33,7 @@ from argue.llm._dialects import (
 from argue.llm._local import LocalLlamaModel
 from argue.llm._openai_compat import OpenAICompatModel, is_reasoning_model
 from argue.llm._retry import AUTH_STATUSES, RetryPolicy, error_detail, one_line
+from argue.llm._server_limits import llama_cpp_python_window
 from argue.llm.base import ChatModel, Message, ModelError
 
 if TYPE_CHECKING:
@@ -349,6 +350,14 @@ async def _context_length(http: httpx.AsyncClient, model: OpenAICompatModel, lis
                 "setting, which may be smaller"
             )
             return Check("context length", "ok", said)
+    if any(isinstance(e, dict) and e.get("owned_by") == "me" for e in mine or entries):
+        # llama-cpp-python's mark: its refusal of an over-long prompt names its window.
+        headers = {"Authorization": f"Bearer {connection.api_key}"}
+        facts = await asyncio.to_thread(
+            llama_cpp_python_window, connection.base_url, model.model, headers, 30.0
+        )
+        if facts.window:
+            return Check("context length", "ok", f"{facts.window} tokens ({facts.said_by})")
     said = "the server does not say (asked /models, /props, /api/show)"
     return Check("context length", "not_told", said)
 

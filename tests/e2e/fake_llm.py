@@ -196,6 +196,10 @@ class FakeLLM:
             if request.path.endswith(ANTHROPIC_PATH):
                 return _anthropic_error(f"fake LLM failed: {exc}")
             return Reply(status=400, json=_openai_error(f"fake LLM failed: {exc}"))
+        if request.method == "GET" or request.path == "/api/show":
+            # What argue asks a self-hosted server of its window and slots (issue #43): this
+            # fake says nothing of itself, as a server without those endpoints does.
+            return Reply(status=404, json=_openai_error(f"no route {request.path}"))
         self.errors.append(f"unexpected request {request.method} {request.path}")
         return Reply(status=404, json=_openai_error(f"no route {request.path}"))
 
