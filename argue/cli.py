@@ -99,16 +99,23 @@ def _is_store_error(exc: BaseException) -> bool:
 
 
 def _help_from_the_provider_table(group: TyperGroup) -> None:
-    """``argue QUESTION --help``'s ``--provider`` line from the provider table, registered
-    plugins included. Only when help is asked for: listing the plugins' entry points takes
-    about 0.1 s, which no other run of the CLI should pay."""
-    from argue.app import provider_help
-    from argue.commands.start import PROVIDER_HELP
+    """A command's help from the tables, registered plugins included: ``--provider`` from the
+    provider table, ``--mode`` from the mode table, ``--sources`` from the source table. Only
+    when a command's help is asked for: listing the plugins' entry points takes about 0.1 s,
+    which no other run of the CLI should pay."""
+    from argue.app import modes_help, provider_help, source_names
+    from argue.commands.start import MODE_HELP, PROVIDER_HELP, SOURCES_HELP
 
-    text = provider_help()
+    builtin_sources = SOURCES_HELP.format(sources="arxiv,github,brave,perplexity,youtube,library")
+    from_tables = {
+        PROVIDER_HELP: provider_help(),
+        MODE_HELP: f"{modes_help()}.",
+        builtin_sources: SOURCES_HELP.format(sources=",".join(source_names())),
+    }
     for command in group.commands.values():
         for param in command.params:
-            if getattr(param, "help", None) == PROVIDER_HELP:
+            text = from_tables.get(getattr(param, "help", None) or "")
+            if text is not None:
                 param.help = text  # type: ignore[attr-defined]
 
 

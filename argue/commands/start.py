@@ -35,6 +35,14 @@ __all__ = ["QUESTION_MAX_CHARS", "argue_command"]
 # The built-in rows, for help text read without the table; argue/cli.py puts the table's own
 # words in its place (registered plugins and their key variables included) when help is asked.
 PROVIDER_HELP = "anthropic | openai | ollama | local (default: auto-detect)."
+# Filled from the mode and source tables (plugins included) when help is shown (argue/cli.py);
+# these built-in words are what a run that shows no help carries.
+MODE_HELP = "adversarial (default) | panel | socratic | devils-advocate."
+SOURCES_HELP = (
+    "Research sources for dogpile (default: $ARGUE_RESEARCH_SOURCES or all): "
+    "{sources}; only those that can answer now are used (a key set, the library not empty); "
+    "none: memory and colleagues only."
+)
 
 
 def argue_command(
@@ -56,9 +64,7 @@ def argue_command(
     rounds: int | None = typer.Option(
         None, "--rounds", min=1, max=50, help="Maximum number of rounds (default 3)."
     ),
-    mode: str | None = typer.Option(
-        None, "--mode", help="adversarial (default) | panel | socratic | devils-advocate."
-    ),
+    mode: str | None = typer.Option(None, "--mode", help=MODE_HELP),
     questioner: str | None = typer.Option(None, "--questioner", help="Socratic mode: who asks."),
     defender: str | None = typer.Option(None, "--defender", help="Socratic mode: who defends."),
     advocate: str | None = typer.Option(
@@ -69,9 +75,7 @@ def argue_command(
     sources: str | None = typer.Option(
         None,
         "--sources",
-        help="Research sources for dogpile (default: $ARGUE_RESEARCH_SOURCES or all): "
-        "arxiv,github,brave,perplexity,youtube,library; only those that can answer now are "
-        "used (a key set, the library not empty); none: memory and colleagues only.",
+        help=SOURCES_HELP.format(sources="arxiv,github,brave,perplexity,youtube,library"),
     ),
     budget_usd: float | None = typer.Option(
         None, "--budget-usd", min=0.0, help="Stop (resumable) once this much has been spent."

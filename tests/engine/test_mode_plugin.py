@@ -98,3 +98,25 @@ def test_a_role_of_another_mode_is_refused_naming_the_modes_that_take_it(
             argue.StartRequest(question="Q?", mode="socratic", defender="embry", sources=["none"]),
             argue.Workspace(tmp_path / "debates"),
         )
+
+
+def test_a_commands_help_lists_a_registered_mode_and_source(duel_mode: modes.DebateMode) -> None:
+    """``argue QUESTION --help`` reads ``--mode`` and ``--sources`` from their tables."""
+    import typer.main
+
+    from argue.cli import _help_from_the_provider_table, app
+    from argue.skills.dogpile import registry as source_registry
+    from tests.skills.test_source_table import acme_module
+
+    group = typer.main.get_command(app)
+    start = group.commands["argue"]  # type: ignore[attr-defined]
+    before = {param.name: getattr(param, "help", None) for param in start.params}
+    try:
+        with source_registry.source_registered(acme_module()):
+            _help_from_the_provider_table(group)  # type: ignore[arg-type]
+            helps = {param.name: getattr(param, "help", "") for param in start.params}
+    finally:
+        for param in start.params:
+            param.help = before[param.name]  # type: ignore[attr-defined]
+    assert helps["mode"].endswith("| duel."), helps["mode"]
+    assert ",acme;" in helps["sources"], helps["sources"]
