@@ -40,6 +40,9 @@ M = TypeVar("M", bound=BaseModel)
 DEBATE_ID_PATTERN = re.compile(r"argue_[0-9]{8}_[0-9]{6}(?:_[0-9]{1,6})?")
 
 
+MISSING = object()  # what ``DebateStore._read_json`` returns for a file that does not exist
+
+
 def new_debate_id(debates_dir: Path, now: datetime | None = None) -> str:
     stamp = (now or datetime.now()).strftime("argue_%Y%m%d_%H%M%S")
     candidate, n = stamp, 1
@@ -108,11 +111,15 @@ class DebateStore:
     # -- typed records
 
     def _read_json(self, path: Path) -> object:
-        """The parsed record, None when missing; over the depth bound is a StoreError naming
-        the file (``argue.store._bounded``: checked before the parser runs)."""
+        """The parsed record, ``MISSING`` when there is no file; over the depth bound is a
+        StoreError naming the file (``argue.store._bounded``: checked before the parser runs).
+
+        Missing is told by this one read, never by asking again: a record that appears between
+        a read that found nothing and a second look (a round's commit point, written by the
+        sync thread while ``argue status`` reads) would otherwise be validated as ``null``."""
         text = read_text(self.paths.root, path)
         if text is None:
-            return None
+            return MISSING
         try:
             return loads_json(text, path)
         except BoundedReadError as exc:
@@ -121,7 +128,7 @@ class DebateStore:
     def load(self, path: Path, model: type[M]) -> M | None:
         try:
             data = self._read_json(path)
-            if data is None and not self.has(path):
+            if data is MISSING:
                 return None
             return model.model_validate(data)
         except (ValueError, ValidationError, TypeError, OSError, RecursionError) as exc:
@@ -137,7 +144,7 @@ class DebateStore:
     def load_list(self, path: Path, model: type[M]) -> list[M]:
         try:
             data = self._read_json(path)
-            if data is None and not self.has(path):
+            if data is MISSING:
                 return []
             if not isinstance(data, list):
                 raise TypeError("not a list")
@@ -440,7 +447,7 @@ class DebateStore:
             notes = self._read_json(path)
         except (ValueError, OSError, RecursionError) as exc:
             raise StoreError(f"{path}: unreadable record ({type(exc).__name__})") from exc
-        if notes is None:
+        if notes is MISSING or notes is None:
             return []
         if not isinstance(notes, list) or not all(
             isinstance(n, dict) and "text" in n for n in notes
