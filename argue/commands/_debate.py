@@ -147,7 +147,7 @@ def slots_option() -> Any:
         "--slots",
         min=1,
         max=256,
-        help="Model requests in flight at once (default 6; 1 for a one-slot server; "
+        help="Model requests in flight at once (default 8; 1 for a one-slot server; "
         "$ARGUE_MAX_CONCURRENCY).",
     )
 

@@ -22,9 +22,11 @@ if TYPE_CHECKING:
     from argue.llm.pricing import PriceTable
     from argue.llm.probe import ProbeReport
 
-DEFAULT_MAX_CONCURRENCY = 6
-"""A pair's third wave is five requests (two reflections, the judge, two support checks): six
-in flight keep it one wave (issue 36); a one-slot server sets ``slots = 1``."""
+DEFAULT_MAX_CONCURRENCY = 8
+"""A pair's third wave is seven requests over HTTP (two reflections, two support checks, the
+judge, two colleague consults): eight in flight keep it one wave (``bench/overhead.py``, 4
+rounds: 3.75 waves a round with 6, 3.25 with 8; a panel 4.50 → 3.50); a one-slot server sets
+``slots = 1``, and a self-hosted server's own slot count is asked of it."""
 
 
 @dataclass(frozen=True)

@@ -241,7 +241,7 @@ def test_max_concurrency_from_argument_and_env():
     env = {"ANTHROPIC_API_KEY": "a" * 12, "ARGUE_MAX_CONCURRENCY": "7"}
     assert resolve_model(env=env).max_concurrency == 7
     assert resolve_model(env=env, max_concurrency=2).max_concurrency == 2
-    assert resolve_model(env={"ANTHROPIC_API_KEY": "a" * 12}).max_concurrency == 6
+    assert resolve_model(env={"ANTHROPIC_API_KEY": "a" * 12}).max_concurrency == 8
     with pytest.raises(ProviderNotConfigured, match="ARGUE_MAX_CONCURRENCY must be a positive"):
         resolve_model(env={**env, "ARGUE_MAX_CONCURRENCY": "zero"})
 
