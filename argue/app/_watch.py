@@ -279,10 +279,10 @@ class _Tracker:
     def _score_line(self, round_no: int) -> str | None:
         from argue.domain import RoundScore
 
-        self.scored.add(round_no)
         score = self.store.load_if_readable(self.store.paths.round_score(round_no), RoundScore)
         if score is None:
-            return None
+            return None  # not written yet, or being replaced: the next look reads it
+        self.scored.add(round_no)
         parts = [
             f"{self.names.get(letter, letter)} {score_words(s.total, s.max_total, self.lang)}"
             for letter, s in score.personas.items()

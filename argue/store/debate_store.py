@@ -232,8 +232,22 @@ class DebateStore:
         )
 
     def save_state(self, state: DebateState) -> None:
+        """Write state.json. A state that ends the rounds (synthesis, or any status but
+        running) waits for the pending commit points first: a reader that sees it (``argue
+        watch``, ``status``) then finds every round's score on disk, as it did before commit
+        points were written in the background."""
+        failed: StoreWriteError | None = None
+        if state.status != "running" or state.phase == "synthesis":
+            try:
+                self.settle()
+            except StoreWriteError as exc:
+                if state.status == "running":
+                    raise
+                failed = exc  # how the run ended is still written, then the failure raised
         state.updated_at = utc_now()
         self.save(self.paths.state, state)
+        if failed is not None:
+            raise failed
 
     def update_state(self, **changes: object) -> DebateState:
         state = self.state().model_copy(update=changes)
