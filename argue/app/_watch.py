@@ -196,7 +196,7 @@ class _Tracker:
         records of that phase, a round's score after its records)."""
         keyed: list[tuple[tuple[int, int, int], str]] = []
         key = (state.round, state.phase)
-        if key != self.phase and state.status == "running":
+        if key != self.phase and state.status == "running" and self._previous_round_told(state):
             self.phase = key
             words = phase_words(state.phase, self.lang)
             if state.phase == "synthesis":
@@ -235,6 +235,14 @@ class _Tracker:
                         ((round_no, _STEP["scoring"], 1), f"{score_line} · {self._spending()}")
                     )
         return [line for _, line in sorted(keyed, key=lambda item: item[0])]
+
+    def _previous_round_told(self, state: DebateState) -> bool:
+        """A round's score is written in the background while the next round starts: its phase
+        line waits for the look that finds the score, so the lines keep the debate's order."""
+        previous = state.round - 1 if state.phase != "synthesis" else state.round
+        if previous < 1 or previous in self.scored:
+            return True
+        return self.store.has(self.store.paths.round_score(previous))
 
     def _round_paths(self, round_no: int) -> list[Path]:
         paths = self.store.paths

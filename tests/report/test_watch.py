@@ -178,3 +178,26 @@ def test_watch_and_status_follow_on_ended_debates_exit_with_their_code(run_debat
 
     result = runner.invoke(app, ["status", "--follow", "--debates-dir", debates])
     assert result.exit_code == 2 and "--follow takes one debate ID" in result.stderr
+
+
+def test_the_next_rounds_line_waits_for_the_score_written_in_the_background(new_store):
+    """A round's score (its commit point) lands after the next round started: the watcher
+    tells the score before the next round's phase line, never after it.
+
+    Teeth: drop ``_previous_round_told`` from ``changes`` and "Round 2/2" comes first."""
+    from argue.app._watch import _Tracker
+    from argue.domain import JudgeVerdictRecord, RoundScore
+
+    store = new_store("debates", rounds=2)
+    tracker = _Tracker(store)
+    state = store.update_state(status="running", round=2, phase="research")
+    assert not any("Round 2/2" in line for line in tracker.changes(state))
+    score = RoundScore(
+        round=1, personas={}, judge=JudgeVerdictRecord(), novel_claims=0, new_verified_evidence=0
+    )
+    store.save(store.paths.round_score(1), score)
+    lines = tracker.changes(state)
+    assert [line.split(":")[0].split(" ·")[0] for line in lines] == [
+        "Round 1 scored",
+        "Round 2/2",
+    ]
