@@ -25,8 +25,9 @@ Three kinds of guarantee, each a section below:
   process, or a resume after kill -9, reads it whole), and on the device once the sync ran.
 
 Every refusal is one line naming the file. This module imports only the standard library
-(pydantic, tempfile and the thread pool on first use), so the settings can read config.toml
-at start-up without loading a model.
+(tempfile and the thread pool on first use) and nothing else of argue: the settings read
+config.toml without loading pydantic (:func:`to_jsonable` dumps models only when pydantic is
+already loaded, as it is wherever one exists).
 """
 
 from __future__ import annotations
