@@ -142,7 +142,7 @@ class Settings(BaseModel):
 
 
 def load_settings(path: Path | None = None) -> Settings:
-    from argue.store._bounded import BoundedReadError, loads_toml, read_text
+    from argue.files import BoundedReadError, loads_toml, read_text
 
     path = path or config_file_path()
     try:

@@ -11,8 +11,6 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field, model_validator
 
-from argue.records.reasons import component_reason, failure_sentence
-
 Bridge = Literal["precision", "resilience", "fragility", "corruption", "loyalty", "stealth"]
 BRIDGES: tuple[Bridge, ...] = (
     "precision",
@@ -271,7 +269,9 @@ refusal in prose in place of the JSON asked for; the reason quotes its first wor
 
 
 class Failure(BaseModel):
-    """A skill or model call that did not deliver, in the fixed vocabulary."""
+    """A skill or model call that did not deliver, in the fixed vocabulary. The record stays
+    English; ``argue.records.reasons.failure_sentence`` says it in a debate's language (this
+    floor imports no words)."""
 
     round: RoundNo
     persona: str | None = Field(default=None, description="persona letter, None for the debate")
@@ -285,12 +285,6 @@ class Failure(BaseModel):
         description="for a failed model call, what went wrong in plain words; None where the "
         "effect is really unknown (a call that may have run)",
     )
-
-    def sentence(self, lang: str = "en") -> str:
-        """ "<step>: <what happened> (<reason>)." in ``lang``: the record stays English; in
-        French the step and code's parts of the reason are translated, the rest quoted
-        (``argue.records.reasons``)."""
-        return failure_sentence(self, lang)
 
 
 Provenance = Literal["document", "testimony", "recall", "label"]
@@ -711,9 +705,6 @@ class ScoreComponent(BaseModel):
         description="the same reason as label keys and fields, so documents can say it in the "
         "debate's language; None in records written before it existed",
     )
-
-    def reason_words(self, lang: str = "en") -> str:
-        return component_reason(self.reason, self.parts, lang)
 
 
 class PersonaRoundScore(BaseModel):

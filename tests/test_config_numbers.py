@@ -5,7 +5,7 @@ doctor and a debate; ``budget_usd = inf`` was accepted by ``config show`` and be
 traceback at start. Each is now one line naming the file and the key.
 
 Teeth (checked once each: the tests failed, then the code was restored):
-- ``loads_toml`` in argue/store/_bounded.py without ``_check_numbers``: the digit tests fail
+- ``loads_toml`` in argue/files.py without ``_check_numbers``: the digit tests fail
   (the ``ValueError`` fallback still makes them one line, but without the key or the limit).
 - ``loads_toml`` and ``load_settings`` both without their ``except ValueError`` fallback: the
   fallback test fails (the parser's ``ValueError`` escapes: a traceback); either one alone
@@ -74,7 +74,7 @@ def test_long_digits_in_strings_and_comments_are_left_alone() -> None:
 
 
 def test_the_parser_s_own_value_error_is_one_line_naming_the_file(monkeypatch) -> None:
-    import argue.store._bounded as bounded
+    import argue.files as bounded
 
     monkeypatch.setattr(bounded, "_check_numbers", lambda text, where: None)
     path = _write_config(f"[defaults]\nrounds = {HUGE}\n")

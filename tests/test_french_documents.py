@@ -405,14 +405,14 @@ def test_an_english_debate_keeps_the_recorded_english_reasons(
         for persona in score.personas.values():
             for component in persona.components:
                 # the sentence recorded is the sentence shown, and its parts say it again
-                assert component.reason_words("en") == component.reason
+                assert words.component_reason(component, "en") == component.reason
                 assert words.reasons.score_reason_words(component.parts or [], "en") == (
                     component.reason
                 )
                 # (the transcript marks ids the debate does not know: compare up to the first one)
                 assert re.split(r"[A-Z]\d", component.reason)[0] in documents["transcript.md"]
     for failure in history.failures:
-        sentence = failure.sentence("en")  # as before: the record's own words
+        sentence = words.failure_sentence(failure, "en")  # as before: the record's own words
         assert sentence.startswith(f"{failure.what}: ") and sentence.endswith(
             f"({failure.reason})."
         )
@@ -424,7 +424,7 @@ def test_an_old_score_record_without_parts_shows_its_sentence() -> None:
     from argue.domain import ScoreComponent
 
     old = ScoreComponent(name="novelty", weight=1.5, value=0.5, reason="1/2 claims below 0.6")
-    assert old.reason_words("fr") == "1/2 claims below 0.6"
+    assert words.component_reason(old, "fr") == "1/2 claims below 0.6"
     assert "parts" not in old.model_dump()
     assert words.research_note(
         "asked only for wikipedia (not a research source): ran on every allowed source "

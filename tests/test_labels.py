@@ -6,6 +6,7 @@ import pytest
 
 from argue.domain import Failure
 from argue.records.labels import _LABELS, Labels, detect_language, label
+from argue.records.reasons import failure_sentence
 
 
 @pytest.mark.parametrize(
@@ -34,10 +35,10 @@ def test_every_label_exists_in_both_languages() -> None:
 
 def test_failure_sentences_speak_the_debate_language() -> None:
     failure = Failure(round=1, phase="research", kind="refused", what="brave", reason="no key")
-    assert failure.sentence() == "brave: refused — nothing happened (no key)."
+    assert failure_sentence(failure) == "brave: refused — nothing happened (no key)."
     # French: a step and a reason code does not know are quoted (they may be a service's words)
     assert (
-        failure.sentence("fr")
+        failure_sentence(failure, "fr")
         == "«\u00a0brave\u00a0»\u00a0: refusé — rien ne s'est passé («\u00a0no key\u00a0»)."
     )
     assert label("partial_missing", "fr", name="Embry", rounds="2") == (

@@ -409,9 +409,9 @@ async def asynthesize(
     import asyncio
 
     from argue.engine import resynthesize
+    from argue.files import read_text_inside
     from argue.llm import ModelError
     from argue.store import DebateLocked
-    from argue.store._safe import read_text
 
     workspace = _workspace(workspace)
     store = workspace.open(debate_id)
@@ -431,7 +431,7 @@ async def asynthesize(
                 )
             await asyncio.sleep(0.2)
     if not rewrite:
-        text = read_text(store.paths.root, store.paths.synthesis)
+        text = read_text_inside(store.paths.root, store.paths.synthesis)
         if text is not None:
             return SynthesisResult(
                 id=debate_id,

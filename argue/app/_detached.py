@@ -123,7 +123,7 @@ class RunningCap:
 
 def synthesis_written(debate_id: str, workspace: Workspace) -> tuple[bool, str]:
     """Whether the debate's synthesis.md exists as a regular file, and the debate's folder."""
-    from argue.store._safe import is_regular
+    from argue.files import is_regular
 
     store = workspace.open(debate_id)
     return is_regular(store.paths.root, store.paths.synthesis), str(store.paths.root)

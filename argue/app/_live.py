@@ -176,6 +176,7 @@ def live_debate(
 
     ``command``: how the user runs argue, for the resume hint of the termination line."""
     from argue.engine import load_history
+    from argue.records.reasons import failure_sentence
     from argue.store import StoreError
 
     store = (workspace or Workspace()).open(debate_id)
@@ -194,7 +195,7 @@ def live_debate(
         running=running,
         personas=_personas(history),
         scores=_scores(history),
-        failures=[failure.sentence(lang) for failure in history.failures],
+        failures=[failure_sentence(failure, lang) for failure in history.failures],
         notes=[str(note.get("text", "")) for note in history.moderator_notes],
         termination=None if running else _termination(history.config, state, store, command),
         ending=None if running else _ending(history, store, command),

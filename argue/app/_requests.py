@@ -1,5 +1,5 @@
 """A request body from outside (``argue serve``'s POSTs): parsed with the same bounds as every
-JSON file argue reads (``argue.store._bounded``: nesting at most 64 deep, by a linear scan
+JSON file argue reads (``argue.files``: nesting at most 64 deep, by a linear scan
 before the parser sees it), UTF-8, one JSON object. Each refusal is a ``UsageError``, one line
 (the server answers it with a 400)."""
 
@@ -12,7 +12,7 @@ from argue.app._errors import UsageError
 
 def json_object_body(body: bytes, *, max_bytes: int) -> dict[str, Any]:
     """``body`` as a JSON object (an empty body: ``{}``)."""
-    from argue.store._bounded import MAX_DEPTH, BoundedReadError, loads_json
+    from argue.files import MAX_DEPTH, BoundedReadError, loads_json
 
     if len(body) > max_bytes:
         raise UsageError(f"the request is over {max_bytes:,} bytes")

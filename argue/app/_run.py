@@ -308,8 +308,8 @@ def detach(
         "--debates-dir",
         str(root.parent),
     ]
+    from argue.files import open_append
     from argue.store import StoreError
-    from argue.store._safe import open_append
 
     try:
         # Inside the folder, no link, and never through a hard link to a file outside.

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from argue.app._live import phase_words, termination_words
 from argue.records.labels import label
+from argue.records.reasons import failure_sentence
 from argue.records.terminal import plural, rebuttal_line, score_words, word
 
 if TYPE_CHECKING:
@@ -319,7 +320,7 @@ class _Tracker:
                 key = (self.config.max_rounds + 1, 0, 2)
             else:
                 key = (failure.round, step, 2)
-            lines.append((key, f"  {who}{failure.sentence(self.config.language)}"))
+            lines.append((key, f"  {who}{failure_sentence(failure, self.config.language)}"))
         self.failures_seen = max(self.failures_seen, len(failures))
         return lines
 

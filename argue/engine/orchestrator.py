@@ -32,7 +32,7 @@ from argue.engine.waves import _WAVES, RoundWaves
 from argue.llm.base import ChatModel, ModelAuthError
 from argue.records.history import DebateHistory
 from argue.records.labels import _LABELS, label
-from argue.records.reasons import note_words
+from argue.records.reasons import failure_sentence, note_words
 from argue.records.terminal import score_words
 from argue.store import DebateStore, StoreWriteError
 from argue.store.history import load_history
@@ -445,7 +445,7 @@ class DebateRunner(DebateFraming, RoundWaves):
                     if failure.persona is None
                     else f"[{self.history.persona_name(failure.persona)}] "
                 )
-                + failure.sentence(self.lang)
+                + failure_sentence(failure, self.lang)
             )
         self.store.save(self.paths.failures, self.history.failures)
 

@@ -10,6 +10,7 @@ from argue.engine.digest import clip
 from argue.grounding.quotable import is_filler
 from argue.llm.base import Message
 from argue.records.history import DebateHistory
+from argue.records.reasons import failure_sentence
 
 RULES = (
     "Debate rules: you refer to evidence only by the ids in the tables you are shown "
@@ -93,7 +94,7 @@ def research_report(history: DebateHistory, letter: str, round_no: int) -> str:
         if f.round == round_no and f.persona == letter and f.phase == "research plan"
     ]
     lines = [
-        f"- {clip(f.sentence(), 300)} No search ran: you have no evidence from this round's "
+        f"- {clip(failure_sentence(f), 300)} No search ran: you have no evidence from this round's "
         "research"
         for f in plan_failures[-1:]
         if research is None or plan_failed(research)

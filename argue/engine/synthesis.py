@@ -11,6 +11,7 @@ from argue.engine.digest import clip
 from argue.engine.schemas import AnswerSynthesisDraft, SynthesisDraft
 from argue.llm.base import ChatModel, ModelAuthError, ModelError
 from argue.records.history import DebateHistory
+from argue.records.reasons import failure_sentence
 from argue.store import DebateStore
 
 MAX_MATERIAL_CLAIMS = 30
@@ -119,7 +120,7 @@ async def synthesis_prose(
             )
             history.failures.append(failure)
             store.save(store.paths.failures, history.failures)
-            report("  " + failure.sentence(history.config.language))
+            report("  " + failure_sentence(failure, history.config.language))
     if prose is not None:
         _record_refusing_sections(store, history, prose, report)
     if prose is None and model is None and prose_failure is None:
@@ -155,7 +156,7 @@ def _record_refusing_sections(
     )
     history.failures.append(failure)
     store.save(store.paths.failures, history.failures)
-    report("  " + failure.sentence(history.config.language))
+    report("  " + failure_sentence(failure, history.config.language))
 
 
 def score_summary(history: DebateHistory, usage: list[Usage]) -> dict[str, Any]:
@@ -237,6 +238,6 @@ async def archive_debate(
         history.failures.append(failure)
         store.save(store.paths.failures, history.failures)
         # on the terminal too, not only in failures.json
-        report("  " + failure.sentence(history.config.language))
+        report("  " + failure_sentence(failure, history.config.language))
         return
     store.save(marker, {"archived": True, "memory_id": memory_id})

@@ -114,7 +114,7 @@ def load_jsonl(
     Read line by line with the cap applied while reading: a line over ``max_line_chars`` is
     refused once that many bytes (4 per character at most) have been read, never read whole.
     A FIFO or device is refused before it is opened."""
-    from argue.store._bounded import BoundedReadError, regular_file_or_none
+    from argue.files import BoundedReadError, regular_file_or_none
 
     try:
         if regular_file_or_none(path) is None:

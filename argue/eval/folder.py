@@ -6,7 +6,7 @@ eval created, written the moment it exists, then its end: so that a killed run t
 re-attaches to the same batches instead of submitting them again). Re-running the same command
 finds it and resumes.
 
-It is a boundary with the debate folder's rules (``argue.store._safe.guard``): no symbolic
+It is a boundary with the debate folder's rules (``argue.files.guard``): no symbolic
 link is followed (the folder itself, ``debates/`` or any file in it), only regular files are
 read, reads are capped. One eval runs per folder: :meth:`EvalFolder.running` takes an flock on
 ``.lock`` and a second run says so at once (:class:`EvalFolderLocked`). Each record is
@@ -30,16 +30,17 @@ from pydantic import BaseModel, Field, ValidationError
 
 from argue.domain import Usage
 from argue.eval.arms import ItemResult
-from argue.store._atomic import write_json_atomic
-from argue.store._bounded import MAX_SETTINGS_BYTES, loads_json
-from argue.store._safe import (
+from argue.files import (
     MAX_LOG_BYTES,
-    StoreError,
+    MAX_SETTINGS_BYTES,
     guard,
+    loads_json,
     open_append,
-    read_text,
+    read_text_inside,
     refuse_hard_links,
+    write_json_atomic,
 )
+from argue.files import FolderError as StoreError
 
 MANIFEST = "eval.json"
 RESULTS = "items.jsonl"
@@ -204,7 +205,11 @@ class EvalFolder:
         """eval.json; a damaged one counts as missing (the run writes it again)."""
         path = self.root / MANIFEST
         try:
-            text = read_text(self.root, path, cap=MAX_SETTINGS_BYTES) if self._guard(path) else None
+            text = (
+                read_text_inside(self.root, path, cap=MAX_SETTINGS_BYTES)
+                if self._guard(path)
+                else None
+            )
         except StoreError as exc:
             raise EvalFolderError(str(exc)) from None
         if text is None:

@@ -151,7 +151,7 @@ class DialectMemory:
             return self._cache
         entries: dict[str, RememberedDialect] = {}
         if self.path is not None:
-            from argue.store._bounded import read_json
+            from argue.files import read_json
 
             # Bounded (a FIFO is refused unopened, size and depth checked before parsing); a
             # refused file is a damaged one: ignored, replaced on the next write.

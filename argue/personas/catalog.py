@@ -124,7 +124,7 @@ def _error_problem(message: str) -> str:
 
 def parse_persona(text: str, file: str, expected_name: str | None = None) -> Persona:
     """Parse one persona TOML document; ``file`` is how errors name it."""
-    from argue.store._bounded import BoundedReadError, loads_toml
+    from argue.files import BoundedReadError, loads_toml
 
     try:
         data: dict[str, Any] = loads_toml(text, file)
@@ -151,7 +151,7 @@ def parse_persona(text: str, file: str, expected_name: str | None = None) -> Per
 
 
 def load_persona_file(path: Path) -> Persona:
-    from argue.store._bounded import BoundedReadError, read_text
+    from argue.files import BoundedReadError, read_text
 
     try:
         # A FIFO or device is refused unopened; the size is capped before reading.

@@ -241,8 +241,9 @@ def note_words(note: str, lang: str) -> str:
     return f"{head}{known if known is not None else quoted(note, lang)}{tail}"
 
 
-def failure_sentence(failure: Failure, lang: str) -> str:
-    """ "<step>: <what happened> (<reason>)." in the debate's language (``Failure.sentence``)."""
+def failure_sentence(failure: Failure, lang: str = "en") -> str:
+    """ "<step>: <what happened> (<reason>)." in ``lang``: the record stays English; in French
+    the step and code's parts of the reason are translated, the rest quoted."""
     if failure.kind == "refused":
         words = label("refused_sentence", lang)
     elif failure.phase == "debate":

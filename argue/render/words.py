@@ -231,9 +231,9 @@ def target_note_words(note: str, lang: str) -> str:
 
 
 def failure_sentence(failure: Failure, lang: str) -> str:
-    """``Failure.sentence`` for documents: in French, the step in words, code's parts of the
-    reason translated and the rest quoted, so no English runs into the French sentence."""
-    return failure.sentence(lang)
+    """A failure said in documents: in French, the step in words, code's parts of the reason
+    translated and the rest quoted, so no English runs into the French sentence."""
+    return reasons.failure_sentence(failure, lang)
 
 
 def research_note(note: str, lang: str) -> str:
@@ -251,7 +251,7 @@ def source_unused(name: str, reason: str, lang: str) -> str:
 def component_reason(component: ScoreComponent, lang: str) -> str:
     """A score component's reason in the debate's language (its stored sentence for a record
     written before reasons had a machine form)."""
-    return component.reason_words(lang)
+    return reasons.component_reason(component.reason, component.parts, lang)
 
 
 def component_words(name: str, lang: str) -> str:

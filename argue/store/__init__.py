@@ -1,6 +1,8 @@
-"""Persistence for debates: the debates/<id>/ layout, atomic writes, lock, stop flag, inbox."""
+"""Persistence for debates: the debates/<id>/ layout, lock, stop flag, inbox; its atomic writes
+and boundary checks are :mod:`argue.files` (re-exported here: ``write_text_atomic``,
+``write_json_atomic``)."""
 
-from argue.store._atomic import read_json, write_json_atomic, write_text_atomic
+from argue.files import write_json_atomic, write_text_atomic
 from argue.store.debate_store import (
     DEBATE_ID_PATTERN,
     ArgueWarning,
@@ -26,7 +28,6 @@ __all__ = [
     "iter_debates",
     "new_debate_id",
     "persona_letter",
-    "read_json",
     "set_notice_handler",
     "stderr_notice",
     "write_json_atomic",

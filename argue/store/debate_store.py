@@ -18,22 +18,45 @@ from typing import TypeVar
 from pydantic import BaseModel, ValidationError
 
 from argue.domain import DebateConfig, DebateState, Persona, Usage, utc_now
-from argue.store._atomic import BackgroundSync, to_jsonable, write_text_atomic
-from argue.store._bounded import BoundedReadError, loads_json
-from argue.store._safe import (
+from argue.files import (
     MAX_LOG_BYTES,
-    DebateLocked,
-    StoreError,
-    StoreWriteError,
+    BackgroundSync,
+    BoundedReadError,
+    FolderError,
     guard,
     is_regular,
+    loads_json,
     open_append,
-    read_text,
+    read_text_inside,
     refuse_hard_links,
+    to_jsonable,
+    write_text_atomic,
 )
 from argue.store.layout import DebatePaths
 
 M = TypeVar("M", bound=BaseModel)
+
+StoreError = FolderError
+"""A debate folder is missing, unreadable, unsafe or owned by another runner: the store's name
+for :class:`argue.files.FolderError`, so that every refusal at the folder's boundary (a link,
+a special file, a cap) is a store error to its callers."""
+
+
+class DebateLocked(StoreError):
+    """Another process runs this debate (it holds the folder's lock)."""
+
+
+class StoreWriteError(StoreError):
+    """A record could not be written (disk full, read-only folder…): nothing else is written
+    after it, and what was committed before stays intact and resumable."""
+
+    def __init__(self, path: Path, error: OSError) -> None:
+        cause = error.strerror or str(error) or type(error).__name__
+        super().__init__(
+            f"cannot write {path}: {cause}; committed rounds are intact (resume "
+            "once the problem is fixed)"
+        )
+        self.path = path
 
 
 # The ids :func:`new_debate_id` gives: argue_YYYYMMDD_HHMMSS, then _2, _3… on a collision.
@@ -112,12 +135,12 @@ class DebateStore:
 
     def _read_json(self, path: Path) -> object:
         """The parsed record, ``MISSING`` when there is no file; over the depth bound is a
-        StoreError naming the file (``argue.store._bounded``: checked before the parser runs).
+        StoreError naming the file (``argue.files``: checked before the parser runs).
 
         Missing is told by this one read, never by asking again: a record that appears between
         a read that found nothing and a second look (a round's commit point, written by the
         sync thread while ``argue status`` reads) would otherwise be validated as ``null``."""
-        text = read_text(self.paths.root, path)
+        text = read_text_inside(self.paths.root, path)
         if text is None:
             return MISSING
         try:
@@ -492,7 +515,7 @@ class DebateStore:
         for path in new:
             note: dict[str, object] = {
                 "from_round": first,
-                "text": (read_text(self.paths.root, path) or "").strip(),
+                "text": (read_text_inside(self.paths.root, path) or "").strip(),
             }
             if started:
                 note["read_by"] = (

@@ -24,7 +24,8 @@ import time
 
 import pytest
 
-from argue.store import StoreWriteError, _atomic, debate_store
+from argue import files
+from argue.store import StoreWriteError, debate_store
 from tests.engine.script import DebateScript
 
 NAMES = {"Embry": "A", "Horus": "B"}
@@ -33,14 +34,14 @@ NAMES = {"Embry": "A", "Horus": "B"}
 def _record_syncs(monkeypatch) -> list[tuple[str, str]]:  # type: ignore[no-untyped-def]
     """(path, thread name) of every background sync, each slowed a little so order shows."""
     seen: list[tuple[str, str]] = []
-    real = _atomic._fsync_path
+    real = files._fsync_path
 
     def slow(path, folder):  # type: ignore[no-untyped-def]
         time.sleep(0.01)
         real(path, folder)
         seen.append((str(path), threading.current_thread().name))
 
-    monkeypatch.setattr(_atomic, "_fsync_path", slow)
+    monkeypatch.setattr(files, "_fsync_path", slow)
     return seen
 
 
@@ -48,13 +49,13 @@ def test_a_save_is_in_place_at_once_and_synced_on_the_sync_thread(new_store, mon
     store = new_store("sync")
     seen = _record_syncs(monkeypatch)
     callers: list[str] = []
-    real_fsync = _atomic.os.fsync
+    real_fsync = files.os.fsync
 
     def fsync(fd: int) -> None:
         callers.append(threading.current_thread().name)
         real_fsync(fd)
 
-    monkeypatch.setattr(_atomic.os, "fsync", fsync)
+    monkeypatch.setattr(files.os, "fsync", fsync)
     path = store.paths.root / "scoring" / "note.json"
     store.save(path, {"a": 1})
     assert json.loads(path.read_text(encoding="utf-8")) == {"a": 1}  # in place at once
@@ -91,7 +92,7 @@ def test_a_failed_sync_is_a_store_write_error_naming_its_file(new_store, monkeyp
     def broken(path, folder):  # type: ignore[no-untyped-def]
         raise OSError(errno.EIO, "Input/output error", str(path))
 
-    monkeypatch.setattr(_atomic, "_fsync_path", broken)
+    monkeypatch.setattr(files, "_fsync_path", broken)
     path = store.paths.root / "arguments" / "x.json"
     store.save(path, {"x": 1})
     with pytest.raises(StoreWriteError, match=r"cannot write .*x\.json: Input/output error"):

@@ -381,7 +381,7 @@ def test_the_next_round_plan_in_the_reflection_keeps_its_good_slots(run_debate):
 
 def test_a_debate_in_french_says_the_repairs_and_unused_sources_in_french():
     from argue.domain import Failure
-    from argue.records.reasons import source_unused_line
+    from argue.records.reasons import failure_sentence, source_unused_line
 
     failure = Failure(
         round=1,
@@ -392,7 +392,7 @@ def test_a_debate_in_french_says_the_repairs_and_unused_sources_in_french():
         reason="colleague 'zed' is not offered (offered: brandon); dropped",
         cause="invalid_output",
     )
-    sentence = failure.sentence("fr")
+    sentence = failure_sentence(failure, "fr")
     assert sentence.startswith("plan de recherche, question au collègue\u00a0: sortie invalide")
     assert (
         "le collègue «\u00a0'zed'\u00a0» n'est pas proposé (proposés\u00a0: brandon)"
@@ -406,7 +406,7 @@ def test_a_debate_in_french_says_the_repairs_and_unused_sources_in_french():
     )
     assert (
         "vide\u202f; remplacée par la requête d'argue «\u00a0collatz formal\u00a0»"
-        in replaced.sentence("fr")
+        in failure_sentence(replaced, "fr")
     )
     assert source_unused_line("youtube", "YOUTUBE_API_KEY not set", "fr") == (
         "youtube non utilisée\u00a0: YOUTUBE_API_KEY non définie"

@@ -36,6 +36,7 @@ from argue.engine.phases._common import model_failure
 from argue.llm import DialectMemory, Message, ModelUnavailableError, OpenAICompatModel
 from argue.llm._retry import CRASH_WORDS
 from argue.llm.base import ModelServerDiedError
+from argue.records.reasons import failure_sentence
 from tests.llm.test_server_dialects import DroppingServer, kind_of, model_for, server_accepting
 from tests.llm.wire import VALID_VERDICT, Verdict, openai_reply
 from tests.loopback import DyingServer, LoopbackServer, RecordedRequest, Reply
@@ -85,9 +86,11 @@ async def test_a_server_that_dies_answering_is_called_a_crash(
     # The failure record, as the engine writes it into failures.json and on the terminal.
     failure = model_failure(1, "A", "argument", error)
     assert failure.model_dump(mode="json")["cause"] == "crashed"
-    assert "crashed — the server process died (check its log or dmesg)" in failure.sentence()
-    assert DIED in failure.sentence()
-    assert "rejected" not in failure.sentence() and "unavailable" not in failure.sentence()
+    assert "crashed — the server process died (check its log or dmesg)" in failure_sentence(failure)
+    assert DIED in failure_sentence(failure)
+    assert "rejected" not in failure_sentence(failure) and "unavailable" not in failure_sentence(
+        failure
+    )
     # The dialect steps down for this run only.
     assert model.dialect == "json_object_schema"
     assert "not remembered" in model.dialect_notes[-1]

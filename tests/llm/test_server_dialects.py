@@ -38,6 +38,7 @@ from argue.llm import (
 )
 from argue.llm._dialects import compact_schema
 from argue.llm.base import ProviderNotConfigured
+from argue.records.reasons import failure_sentence
 from tests.llm.wire import (
     FAST_RETRY,
     VALID_VERDICT,
@@ -485,14 +486,16 @@ def test_a_damaged_dialect_file_means_negotiating_again(tmp_path: Path):
 
 def test_failure_words_say_the_kind_and_keep_effect_unknown_for_the_unknown():
     def sentence(cause: str | None) -> str:
-        return Failure(
-            round=1,
-            phase="argument",
-            kind="failed",
-            what="argument model call",
-            reason="r",
-            cause=cause,  # type: ignore[arg-type]
-        ).sentence()
+        return failure_sentence(
+            Failure(
+                round=1,
+                phase="argument",
+                kind="failed",
+                what="argument model call",
+                reason="r",
+                cause=cause,  # type: ignore[arg-type]
+            )
+        )
 
     assert "rejected — the server refused this request" in sentence("rejected")
     assert "unavailable — the server did not answer" in sentence("unavailable")

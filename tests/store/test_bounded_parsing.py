@@ -30,7 +30,7 @@ from typer.testing import CliRunner
 
 from argue.cli import app
 from argue.domain import DebateConfig, DebateState
-from argue.store._bounded import MAX_DEPTH, BoundedReadError, loads_json, loads_toml
+from argue.files import MAX_DEPTH, BoundedReadError, loads_json, loads_toml
 
 NESTED = "[" * 100_000 + "]" * 100_000
 

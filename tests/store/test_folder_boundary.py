@@ -3,7 +3,7 @@ truncated, filled with bytes that are not UTF-8, given the wrong JSON type, repl
 symbolic link to a file or folder outside, by a folder, or by a FIFO — nothing outside the
 folder is read, written or deleted, and every command answers with a result or one clear error.
 
-Teeth: make ``argue.store._safe.guard`` return ``os.path.lexists(path)`` without its checks and
+Teeth: make ``argue.files.guard`` return ``os.path.lexists(path)`` without its checks and
 the symlink examples fail (the outside canary is read into a record or the outside file is
 overwritten).
 """

@@ -25,9 +25,9 @@ from argue.app import EvalRequest, UsageError, Workspace, prepare_eval, run_eval
 from argue.domain import Usage
 from argue.eval.arms import ItemResult
 from argue.eval.folder import EvalFolder, EvalFolderError
+from argue.files import open_append
 from argue.llm import ScriptedModel
 from argue.store import StoreError
-from argue.store._safe import open_append
 from tests.engine.conftest import new_store, personas
 
 __all__ = ["new_store", "personas"]

@@ -36,7 +36,7 @@ def test_a_record_written_between_the_read_and_a_second_look_is_missing_not_unre
         store.save(path, score)  # the commit lands just after this read found nothing
         return None
 
-    monkeypatch.setattr(module, "read_text", read_then_the_writer_lands)
+    monkeypatch.setattr(module, "read_text_inside", read_then_the_writer_lands)
     assert store.load(path, RoundScore) is None  # missing at the read: missing
     assert store.load_list(path, RoundScore) == []
     monkeypatch.undo()

@@ -21,6 +21,7 @@ from typer.testing import CliRunner
 
 from argue.cli import app
 from argue.domain import ArgumentRecord, Citation, Claim, Failure, Usage
+from argue.records.reasons import failure_sentence
 from argue.store import DebateStore
 from tests.web.conftest import LiveServer
 
@@ -168,7 +169,7 @@ def test_the_debate_page_shows_claims_failures_and_the_termination_line(
     assert claims
     for claim in claims:
         assert claim.id in page and claim.text in page
-    assert failure.sentence() in page.replace("&#39;", "'").replace("&#34;", '"')
+    assert failure_sentence(failure) in page.replace("&#39;", "'").replace("&#34;", '"')
     # In words, not the recorded ids (issue 41 item 4); no file path: the report link instead.
     assert "Termination: completed (maximum rounds) — reached the limit of 2 rounds" in page
     assert "max_rounds" not in page and "synthesis.md" not in page

@@ -21,6 +21,7 @@ from argue.engine.schemas import (
 )
 from argue.llm.base import ChatModel, ChatResult, Message, ModelAuthError, ModelError
 from argue.records.history import DebateHistory
+from argue.records.reasons import failure_sentence
 
 RESEARCH_BUDGET = 3
 P = ParamSpec("P")
@@ -123,7 +124,7 @@ class PhaseFailed(Exception):
     """A persona's model call failed; the phase records it and that persona sits this one out."""
 
     def __init__(self, failure: Failure) -> None:
-        super().__init__(failure.sentence())
+        super().__init__(failure_sentence(failure))
         self.failure = failure
 
 
