@@ -196,6 +196,25 @@ class _Tracker:
         """New lines since the last look, in the debate's order (a phase line before the
         records of that phase, a round's score after its records)."""
         keyed: list[tuple[tuple[int, int, int], str]] = []
+        keyed += self._new_failures()
+        last = max(state.round, max(self.store.committed_rounds(), default=0))
+        for round_no in range(1, min(last, self.config.max_rounds) + 1):
+            for letter in self.config.personas:
+                keyed += self._new_records(letter, round_no)
+            if round_no not in self.scored and self.store.has(
+                self.store.paths.round_score(round_no)
+            ):
+                score_line = self._score_line(round_no)
+                if score_line:
+                    keyed.append(
+                        ((round_no, _STEP["scoring"], 1), f"{score_line} · {self._spending()}")
+                    )
+        # After the scores: the look that finds a late score also tells the next phase.
+        keyed += self._phase_line(state)
+        return [line for _, line in sorted(keyed, key=lambda item: item[0])]
+
+    def _phase_line(self, state: DebateState) -> list[tuple[tuple[int, int, int], str]]:
+        keyed: list[tuple[tuple[int, int, int], str]] = []
         key = (state.round, state.phase)
         if key != self.phase and state.status == "running" and self._previous_round_told(state):
             self.phase = key
@@ -222,26 +241,15 @@ class _Tracker:
                 keyed.append(((state.round, _STEP.get(state.phase, 0), 0), line))
             else:
                 keyed.append(((0, 0, 0), f"{words.capitalize()}…"))
-        keyed += self._new_failures()
-        last = max(state.round, max(self.store.committed_rounds(), default=0))
-        for round_no in range(1, min(last, self.config.max_rounds) + 1):
-            for letter in self.config.personas:
-                keyed += self._new_records(letter, round_no)
-            if round_no not in self.scored and self.store.has(
-                self.store.paths.round_score(round_no)
-            ):
-                score_line = self._score_line(round_no)
-                if score_line:
-                    keyed.append(
-                        ((round_no, _STEP["scoring"], 1), f"{score_line} · {self._spending()}")
-                    )
-        return [line for _, line in sorted(keyed, key=lambda item: item[0])]
+        return keyed
 
     def _previous_round_told(self, state: DebateState) -> bool:
         """A round's score is written in the background while the next round starts: its phase
-        line waits for the look that finds the score, so the lines keep the debate's order."""
-        previous = state.round - 1 if state.phase != "synthesis" else state.round
-        if previous < 1 or previous in self.scored:
+        line waits for the look that finds the score, so the lines keep the debate's order.
+        The synthesis state is written behind every commit point (``DebateStore.save_state``);
+        a score on disk that does not read (damaged) holds nothing back."""
+        previous = state.round - 1
+        if state.phase == "synthesis" or previous < 1 or previous in self.scored:
             return True
         return self.store.has(self.store.paths.round_score(previous))
 

@@ -30,12 +30,15 @@ def test_watch_follows_a_debate_running_in_another_thread_to_its_termination_lin
     store = new_store("debates", rounds=2)
     script = DebateScript(names=NAMES)
     round_one_seen = threading.Event()
+    gated_calls: list[str] = []
 
     async def gated(messages, output):
-        # Round 2 waits until the watcher has reported round 1's score: what the watcher
+        # Round 2 waits until the watcher has reported its start: what the watcher
         # prints next can only have been seen live, not read afterwards.
-        user = next(m.content for m in messages if m.role == "user")
+        # The request's own text is its last message (the record of earlier rounds before it).
+        user = [m.content for m in messages if m.role == "user"][-1]
         if re.search(r"Round 2\b", user):
+            gated_calls.append(user[:60])
             await asyncio.to_thread(round_one_seen.wait, 30)
         return script(messages, output)
 
@@ -46,8 +49,10 @@ def test_watch_follows_a_debate_running_in_another_thread_to_its_termination_lin
     lines: list[str] = []
 
     def emit(line: str) -> None:
+        # Round 1's score is written in the background and may land after round 2 started;
+        # the watcher tells round 2's first phase only once it has told that score.
         lines.append(line)
-        if line.startswith("Round 1 scored"):
+        if line.startswith("Round 2/2"):
             round_one_seen.set()
 
     thread.start()
@@ -61,6 +66,7 @@ def test_watch_follows_a_debate_running_in_another_thread_to_its_termination_lin
     text = "\n".join(lines)
     # Teeth: stop polling records (or stop at the first look) and the live steps are missing.
     assert round_one_seen.is_set()
+    assert gated_calls, "no request of round 2 was held: the gate matches nothing"
     assert lines[0].startswith(f"Following {store.debate_id}")
     for step in (
         "Round 1 scored: Embry",
