@@ -130,7 +130,8 @@ def test_the_live_page_follows_a_scripted_debate_from_round_one_to_its_synthesis
     round_one_seen = threading.Event()
 
     async def gated(messages, output):
-        user = next(m.content for m in messages if m.role == "user")
+        # The request's own text is its last message (the record of earlier rounds before it).
+        user = [m.content for m in messages if m.role == "user"][-1]
         if re.search(r"Round 2\b", user):
             await asyncio.to_thread(round_one_seen.wait, 60)
         return script(messages, output)
