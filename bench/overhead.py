@@ -25,6 +25,10 @@ both debates run all their rounds. The fake runs in this process, so the child's
   process (``debate_schedule.run``, the engine tests' script) for round N against round 2:
   the record of closed rounds must stay inside the window.
 
+The fake answers with TCP_NODELAY (``--nagle``: as before, when an answer's body waited for
+the client's ACK of its headers). It is a self-hosted server to argue (a loopback base URL), so
+the default is 8 requests in flight; ``--slots 16`` is what a hosted API gets.
+
 ``--profile DIR`` runs each child under cProfile (``DIR/pair.prof``, ``DIR/panel.prof``) and
 prints its top functions by own time; its figures are inflated by the profiler, so the
 overhead figures are only comparable between runs without it. ``--tree PATH`` runs another
@@ -106,6 +110,17 @@ def _timed(fake: FakeLLM, spans: Spans) -> None:
     fake.server.handler = timed
 
 
+def _no_nagle(fake: FakeLLM) -> None:
+    """Answer without Nagle's delay, as hosted APIs' front ends do: the loopback handler writes
+    an answer's headers and its body in two writes, and with Nagle on the body waited for the
+    client's delayed ACK of the headers (~40 ms on Linux), an idle gap that was the fake's,
+    not argue's (``--nagle`` keeps it, for figures comparable with earlier runs)."""
+    if os.environ.get("OVERHEAD_NAGLE"):
+        return
+    handler = fake.server._httpd.RequestHandlerClass
+    handler.disable_nagle_algorithm = True  # type: ignore[attr-defined]
+
+
 def _waves(spans: list[tuple[float, float, str, int]]) -> list[list[tuple[float, float]]]:
     waves: list[list[tuple[float, float]]] = []
     horizon = float("-inf")
@@ -128,6 +143,7 @@ def run(
 ) -> dict[str, float]:
     """One debate through the CLI of ``tree``; its figures (see the module docstring)."""
     fake = FakeLLM(NovelScript(names={}, confidence=_swinging), delay_s=latency).start()
+    _no_nagle(fake)
     spans = Spans()
     _timed(fake, spans)
     try:
@@ -225,10 +241,18 @@ def main() -> None:
         "--slots",
         type=int,
         default=None,
-        help="requests in flight (ARGUE_MAX_CONCURRENCY; default: argue's own, 6)",
+        help="requests in flight (ARGUE_MAX_CONCURRENCY; default: argue's own, 8 for the "
+        "loopback fake, a self-hosted server; 16 is a hosted API's default)",
     )
     parser.add_argument("--only", choices=("pair", "panel", "both", "none"), default="both")
+    parser.add_argument(
+        "--nagle",
+        action="store_true",
+        help="let the fake answer with Nagle's algorithm on (as this bench did before)",
+    )
     args = parser.parse_args()
+    if args.nagle:
+        os.environ["OVERHEAD_NAGLE"] = "1"
     if args.rounds < 2:
         parser.error("--rounds must be at least 2 (round 2's prompt is the reference)")
     if args.profile is not None:

@@ -22,7 +22,10 @@ published; never another persona's research.
 
 from __future__ import annotations
 
-from argue.domain import Claim, Evidence
+import weakref
+from collections.abc import Callable
+
+from argue.domain import Claim, Evidence, RoundScore
 from argue.engine.digest import build_digest, clip
 from argue.engine.prompts import data, evidence_table
 from argue.records.history import DebateHistory, RoundRecord
@@ -61,9 +64,8 @@ def record_parts(
     start, blocks = chapter(history, letter, closed, budget)
     parts = []
     if start > 1:
-        parts.append(
-            f"Rounds 1-{start - 1}, in brief:\n" + build_digest(history, letter, start, notes=False)
-        )
+        digest = _chapter_digest(history, letter, closed, start)
+        parts.append(f"Rounds 1-{start - 1}, in brief:\n" + digest)
     return parts + blocks
 
 
@@ -88,7 +90,7 @@ def chapter(
         block = round_block(history, letter, record)
         if blocks and (len(blocks) >= CHAPTER_ROUNDS or size + len(block) > budget):
             start, blocks = record.round, []
-            size = len(build_digest(history, letter, start, notes=False))
+            size = len(_chapter_digest(history, letter, closed, start))
         blocks.append(block)
         size += len(block) + 2
     return start, blocks
@@ -122,8 +124,51 @@ def citable_from_record(
     return [e for r in closed if r.round >= start for e in cited_in_round(history, letter, r)]
 
 
+_BLOCKS: dict[int, tuple[weakref.ref[RoundScore], dict[str, str]]] = {}
+"""Each committed round's blocks (and the digest of a chapter starting after it), by persona,
+under its score's identity: a committed round's records never change (a resumed debate scores
+it again into a new score object), and every request of every persona built its chapter's
+blocks and digest again (issue 43 item 4: CPU per call)."""
+
+
 def round_block(history: DebateHistory, letter: str, record: RoundRecord) -> str:
     """Round ``record.round`` as ``letter`` may know it, fixed once the round is committed."""
+    return _kept(record, letter, lambda: _round_block(history, letter, record))
+
+
+def _chapter_digest(
+    history: DebateHistory, letter: str, closed: list[RoundRecord], start: int
+) -> str:
+    """The digest a chapter starting at ``start`` opens with: of committed rounds only, so it is
+    kept with the last of them (the one before ``start``)."""
+    before = next((r for r in reversed(closed) if r.round < start), None)
+    make = lambda: build_digest(history, letter, start, notes=False)  # noqa: E731
+    return make() if before is None else _kept(before, f"\0digest {letter} {start}", make)
+
+
+def _kept(record: RoundRecord, key: str, make: Callable[[], str]) -> str:
+    """``make()`` once per committed ``record`` and ``key``, then the same text."""
+    score = record.score
+    if score is None:
+        return make()
+    number = id(score)
+    held = _BLOCKS.get(number)
+    if held is None or held[0]() is not score:
+        held = (weakref.ref(score, lambda ref: _forget(number, ref)), {})
+        _BLOCKS[number] = held
+    text = held[1].get(key)
+    if text is None:
+        text = held[1][key] = make()
+    return text
+
+
+def _forget(key: int, ref: weakref.ref[RoundScore]) -> None:
+    """A score is gone: its blocks go (unless its id already holds a newer score's)."""
+    if _BLOCKS.get(key, (None,))[0] is ref:
+        del _BLOCKS[key]
+
+
+def _round_block(history: DebateHistory, letter: str, record: RoundRecord) -> str:
     names = {k: history.persona_name(k) for k in history.letters}
     scores: dict[str, float] = {}
     if record.score is not None:

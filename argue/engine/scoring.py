@@ -53,15 +53,35 @@ def _counts(text: str) -> TokenCounter[str]:
 def cosine(a: TokenCounter[str], b: TokenCounter[str]) -> float:
     if not a or not b:
         return 0.0
-    dot = sum(count * b[word] for word, count in a.items())
-    norm = math.sqrt(sum(v * v for v in a.values())) * math.sqrt(sum(v * v for v in b.values()))
-    return dot / norm if norm else 0.0
+    return _cosine(a, _norm(a), b, _norm(b))
+
+
+def _norm(counts: TokenCounter[str]) -> float:
+    return math.sqrt(sum(v * v for v in counts.values()))
+
+
+@lru_cache(maxsize=8192)
+def _counted(text: str) -> tuple[TokenCounter[str], float]:
+    """A text's content words and their norm, once: each claim of a round is compared with
+    every earlier claim of the debate (issue 43 item 4: the scoring sits between two waves)."""
+    counts = _counts(text)
+    return counts, _norm(counts)
+
+
+def _cosine(a: TokenCounter[str], norm_a: float, b: TokenCounter[str], norm_b: float) -> float:
+    if not norm_a or not norm_b:
+        return 0.0
+    if len(b) < len(a):
+        a, b = b, a
+    return sum(count * b[word] for word, count in a.items() if word in b) / (norm_a * norm_b)
 
 
 def novelty_of(claim: Claim, earlier: list[Claim]) -> float:
     """Highest similarity to any earlier claim (0 = entirely new)."""
-    mine = _counts(claim.text)
-    return max((cosine(mine, _counts(other.text)) for other in earlier), default=0.0)
+    mine, norm = _counted(claim.text)
+    if not norm:
+        return 0.0
+    return max((_cosine(mine, norm, *_counted(other.text)) for other in earlier), default=0.0)
 
 
 def score_round(history: DebateHistory, round_no: int, judge: JudgeVerdictRecord) -> RoundScore:
@@ -82,14 +102,15 @@ def score_round(history: DebateHistory, round_no: int, judge: JudgeVerdictRecord
         for c in record.claims()
     }
     # "New" evidence is a document not cited before, whatever id each round gave it.
-    previously_cited = {origin for c in earlier for origin in _origins(history, c)}
+    registries: dict[tuple[str, int], dict[str, Evidence]] = {}
+    previously_cited = {origin for c in earlier for origin in _origins(history, c, registries)}
     personas = {
         letter: _score_persona(history, record, letter, judge, similarity, base_strength)
         for letter in history.letters
     }
     refusals = {c.id for c in record.claims() if c.refusal}
     novel = sum(1 for cid, v in similarity.items() if v < NOVELTY_THRESHOLD and cid not in refusals)
-    new_evidence = {origin for c in record.claims() for origin in _origins(history, c)}
+    new_evidence = {origin for c in record.claims() for origin in _origins(history, c, registries)}
     new_evidence -= previously_cited
     return RoundScore(
         round=round_no,
@@ -100,8 +121,19 @@ def score_round(history: DebateHistory, round_no: int, judge: JudgeVerdictRecord
     )
 
 
-def _origins(history: DebateHistory, claim: Claim) -> list[str]:
-    registry = history.evidence_registry(claim.persona, claim.round)
+def _origins(
+    history: DebateHistory,
+    claim: Claim,
+    registries: dict[tuple[str, int], dict[str, Evidence]] | None = None,
+) -> list[str]:
+    """The documents a claim quotes; ``registries`` keeps each persona's registry as of a round
+    for the next claim of that persona and round (one registry walks every earlier round)."""
+    key = (claim.persona, claim.round)
+    registry = None if registries is None else registries.get(key)
+    if registry is None:
+        registry = history.evidence_registry(claim.persona, claim.round)
+        if registries is not None:
+            registries[key] = registry
     return [
         registry[eid].origin_id or registry[eid].url or eid
         for eid in claim.quoted_evidence_ids

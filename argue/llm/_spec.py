@@ -22,11 +22,19 @@ if TYPE_CHECKING:
     from argue.llm.pricing import PriceTable
     from argue.llm.probe import ProbeReport
 
-DEFAULT_MAX_CONCURRENCY = 8
-"""A pair's third wave is seven requests over HTTP (two reflections, two support checks, the
-judge, two colleague consults): eight in flight keep it one wave (``bench/overhead.py``, 4
-rounds: 3.75 waves a round with 6, 3.25 with 8; a panel 4.50 → 3.50); a one-slot server sets
-``slots = 1``, and a self-hosted server's own slot count is asked of it."""
+DEFAULT_MAX_CONCURRENCY = 16
+"""Requests in flight to a hosted API (api.openai.com, api.anthropic.com): a round's widest wave
+is its third, three requests a seat and the judge (reflections, support checks, colleague
+consults): 7 for a pair, 16 for a panel of five, which 8 in flight split in two sub-waves
+(``bench/overhead.py``: a panel 3.50 waves a round with 8). Sixteen stays within what hosted
+rate limits take in a burst (a 429 is waited out and retried like any other), and a wider
+panel still only queues its last requests in argue."""
+
+SELF_HOSTED_MAX_CONCURRENCY = 8
+"""Requests in flight to a self-hosted server (any other base URL): it computes every request
+on one machine, so what it cannot start waits in its own queue, on the clock of a request
+timeout that is not retried there; eight keep a pair's widest wave (seven) one wave, and a
+one-slot server sets ``slots = 1``."""
 
 
 @dataclass(frozen=True)
@@ -60,10 +68,11 @@ class BuildContext:
         return self.limits.over(self.configured_limits.get(provider))
 
     def policy(self, provider: str, self_hosted: bool) -> tuple[RetryPolicy, int]:
-        """The retry policy and the slots for ``provider``."""
+        """The retry policy and the slots (requests in flight) for ``provider``."""
         limits = self.limits_for(provider)
         retry = self.retry or limits.retry_policy(self_hosted)
-        return retry, self.max_concurrency or limits.slots or DEFAULT_MAX_CONCURRENCY
+        default = SELF_HOSTED_MAX_CONCURRENCY if self_hosted else DEFAULT_MAX_CONCURRENCY
+        return retry, self.max_concurrency or limits.slots or default
 
     def openai_compat(self, provider: OpenAICompatProvider, model: str) -> ChatModel:
         """An ``OpenAICompatModel`` for any OpenAI-style server (a row for vLLM, LM Studio…

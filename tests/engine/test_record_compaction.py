@@ -108,3 +108,29 @@ def test_a_small_budget_still_starts_chapters_before_they_are_full(run_debate, m
     for rnd in range(2, 5):
         blocks = [p for p in record_parts(history, "A", rnd, 1_500) if p.startswith("Round ")]
         assert len(blocks) == 1, (rnd, len(blocks))  # one block (~1,000 chars) fills 1,500
+
+
+def test_a_committed_rounds_block_is_kept_and_a_new_score_renders_it_again(run_debate):
+    """Each committed round's block is built once per persona (every request of a chapter
+    showed it again: CPU per call, issue 43 item 4): it reads as rendered afresh, and a round
+    scored again (resume scores it into a new score) shows the new score, never the old text.
+
+    Teeth: the blocks kept by round number instead of by the score's identity fail the last
+    assertion."""
+    run = run_debate(rounds=2, script=DebateScript(names=NAMES, confidence=_swinging))
+    history = load_history(run.store)
+    record = history.round(1)
+    for letter in NAMES.values():
+        kept = record_module.round_block(history, letter, record)
+        assert kept == record_module._round_block(history, letter, record)
+        assert record_module.round_block(history, letter, record) is kept
+    earlier = record.score  # still held (a snapshot, another history): its blocks stay
+    assert earlier is not None
+    rescored = earlier.model_copy(deep=True)
+    for persona_score in rescored.personas.values():
+        persona_score.total = 0.25
+    record.score = rescored
+    block = record_module.round_block(history, "A", record)
+    assert block == record_module._round_block(history, "A", record)
+    assert "you 0.25/" in block, block
+    assert earlier.personas  # held to here

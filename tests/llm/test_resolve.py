@@ -241,9 +241,22 @@ def test_max_concurrency_from_argument_and_env():
     env = {"ANTHROPIC_API_KEY": "a" * 12, "ARGUE_MAX_CONCURRENCY": "7"}
     assert resolve_model(env=env).max_concurrency == 7
     assert resolve_model(env=env, max_concurrency=2).max_concurrency == 2
-    assert resolve_model(env={"ANTHROPIC_API_KEY": "a" * 12}).max_concurrency == 8
     with pytest.raises(ProviderNotConfigured, match="ARGUE_MAX_CONCURRENCY must be a positive"):
         resolve_model(env={**env, "ARGUE_MAX_CONCURRENCY": "zero"})
+
+
+def test_in_flight_default_hosted_against_self_hosted():
+    """A hosted API keeps a five-seat panel's widest wave (16 requests) in flight at once; a
+    self-hosted server, which queues what it cannot start on a timeout not retried there,
+    gets 8 (a pair's widest wave, 7, stays one)."""
+    key = "a" * 12
+    assert resolve_model(env={"ANTHROPIC_API_KEY": key}).max_concurrency == 16
+    assert resolve_model(env={"OPENAI_API_KEY": key}).max_concurrency == 16
+    local = {"OPENAI_API_KEY": key, "OPENAI_BASE_URL": f"http://{NOBODY}/v1"}
+    assert resolve_model(env=local).max_concurrency == 8
+    anthropic_proxy = {"ANTHROPIC_API_KEY": key, "ANTHROPIC_BASE_URL": f"http://{NOBODY}"}
+    assert resolve_model(env=anthropic_proxy).max_concurrency == 8
+    assert resolve_model(env={**local, "ARGUE_MAX_CONCURRENCY": "16"}).max_concurrency == 16
 
 
 @pytest.mark.parametrize(
