@@ -65,7 +65,7 @@ def effective_settings(
 ) -> dict[str, SettingEntry]:
     """Every setting argue reads, in the order a user reads them (a bad config.toml: a
     ``UsageError`` naming the file and field)."""
-    from argue.llm import DEFAULT_MAX_CONCURRENCY
+    from argue.llm import DEFAULT_MAX_CONCURRENCY, SELF_HOSTED_MAX_CONCURRENCY
     from argue.paths import argue_home, config_file_path
 
     workspace = Workspace()
@@ -111,7 +111,12 @@ def effective_settings(
     out["max_concurrency"] = (
         SettingEntry(env["ARGUE_MAX_CONCURRENCY"], "env", "ARGUE_MAX_CONCURRENCY")
         if env.get("ARGUE_MAX_CONCURRENCY")
-        else SettingEntry(DEFAULT_MAX_CONCURRENCY, "default", "concurrent calls per provider")
+        else SettingEntry(
+            DEFAULT_MAX_CONCURRENCY,
+            "default",
+            f"concurrent calls to a hosted API; {SELF_HOSTED_MAX_CONCURRENCY} to a self-hosted "
+            "server (a base URL, Ollama)",
+        )
     )
     out["prices"] = _prices_entry(env, settings, file_note)
     out["local_model"] = (

@@ -26,6 +26,7 @@ from argue.llm._resolve import (
     DEFAULT_MAX_CONCURRENCY,
     DEFAULT_MODELS,
     PROVIDER_NAMES,
+    SELF_HOSTED_MAX_CONCURRENCY,
     resolve_model,
 )
 from argue.llm._retry import RetryPolicy
@@ -59,6 +60,7 @@ __all__ = [
     "DIALECTS",
     "PROVIDER_NAMES",
     "SECRET_ENV_VARS",
+    "SELF_HOSTED_MAX_CONCURRENCY",
     "AnthropicModel",
     "AnthropicProvider",
     "BuildContext",

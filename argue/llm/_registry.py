@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 
 from argue.llm._spec import (
     DEFAULT_MAX_CONCURRENCY,
+    SELF_HOSTED_MAX_CONCURRENCY,
     BuildContext,
     ProbeOptions,
     ProviderSpec,
@@ -40,6 +41,7 @@ __all__ = [
     "DEFAULT_MODELS",
     "ENTRY_POINT_GROUP",
     "PROVIDER_NAMES",
+    "SELF_HOSTED_MAX_CONCURRENCY",
     "BuildContext",
     "ProbeOptions",
     "ProviderSpec",

@@ -26,6 +26,7 @@ from argue.llm.pricing import PriceTable, load_price_table
 PROVIDER_NAMES = _registry.PROVIDER_NAMES
 DEFAULT_MODELS = _registry.DEFAULT_MODELS
 DEFAULT_MAX_CONCURRENCY = _registry.DEFAULT_MAX_CONCURRENCY
+SELF_HOSTED_MAX_CONCURRENCY = _registry.SELF_HOSTED_MAX_CONCURRENCY
 
 
 def resolve_model(
