@@ -148,6 +148,23 @@ def label_of(
     return _say(family, value, entry, lang, fields)
 
 
+def all_words(lang: str, *, spaced: bool = True) -> dict[str, str]:
+    """Every label's words in ``lang``, fields unfilled, by name: ``key``, ``family.value``,
+    and ``key[one]`` / ``key[other]`` for plural forms. ``spaced``: French as :func:`label`
+    says it (French typography); otherwise as the catalog writes it (plain spaces)."""
+    words = catalog(lang)
+    entries: list[tuple[str, Entry]] = [(k, v) for k, v in words.items() if k != "family"]
+    for family, table in words["family"].items():
+        entries += [(f"{family}.{value}", entry) for value, entry in table.items()]
+    out: dict[str, str] = {}
+    for name, entry in entries:
+        forms = entry.items() if isinstance(entry, dict) else [("", entry)]
+        for form, text in forms:
+            shown = french_spacing(text) if spaced and lang == "fr" else text
+            out[f"{name}[{form}]" if form else name] = shown
+    return out
+
+
 class Labels:
     """Attribute access for templates: ``{{ L.agreements }}``; an unknown key is an error."""
 
