@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 from dataclasses import dataclass, field
 
 from argue.domain import Termination
@@ -32,7 +33,7 @@ class TerminationDecision:
         )
 
 
-def _said(value: object, lang: str) -> object:
+def _said(value: object, lang: str) -> Any:  # a format field: label_of's **fields
     return value.shown(lang) if isinstance(value, _Words) else value
 
 
