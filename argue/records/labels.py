@@ -24,9 +24,7 @@ present, every key and family value in every language with the same ``{fields}``
 from __future__ import annotations
 
 import re
-import tomllib
 from collections.abc import Mapping
-from importlib.resources import files
 from typing import Any, TypeAlias
 
 from argue.text.language import LANGUAGES, Language
@@ -46,8 +44,6 @@ __all__ = [
 Entry: TypeAlias = str | dict[str, str]
 """A label's words: a string, or its plural forms (``one``, ``other``)."""
 
-PLURAL_FORMS = frozenset({"one", "other"})
-
 _CATALOGS: dict[str, dict[str, Any]] = {}
 _FRENCH: dict[tuple[str, str, str], str] = {}
 
@@ -58,6 +54,9 @@ def catalog(lang: str) -> Mapping[str, Any]:
     lang = lang if lang in LANGUAGES else "en"
     loaded = _CATALOGS.get(lang)
     if loaded is None:
+        import tomllib  # here, not at the top: importing the labels reads and parses nothing
+        from importlib.resources import files
+
         text = files(__package__).joinpath("catalog", f"{lang}.toml").read_text(encoding="utf-8")
         loaded = _CATALOGS[lang] = tomllib.loads(text)
     return loaded
