@@ -1,7 +1,7 @@
 """A French debate's documents are French (issue 21, Deliver 1, the documents half).
 
-Teeth: put one English label back (e.g. ``"termination": ("Termination", "Termination")`` in
-argue/records/labels.py, or ``{{ state.termination }}`` in synthesis.md.j2) and
+Teeth: put one English label back (e.g. ``termination = "Termination"`` in
+argue/records/catalog/fr.toml, or ``{{ state.termination }}`` in synthesis.md.j2) and
 ``test_a_whole_french_debate_has_no_english_word_from_code`` fails naming the word and the
 document; drop Embry's ``[fr]`` table and the participants-line test fails. Render the stored
 English score reason again (``{{ comp.reason | model }}`` in transcript_round.md.j2) or put
@@ -28,7 +28,7 @@ from argue.engine import ResearchRequest, create_debate
 from argue.engine.modes import MODES
 from argue.llm.base import ModelError
 from argue.personas import load_catalog
-from argue.records.labels import _LABELS
+from argue.records.labels import all_words
 from argue.render import words
 from argue.skills.base import SkillResult, SourceStatus
 from tests.engine.conftest import personas, run_debate  # noqa: F401  (fixtures)
@@ -87,7 +87,9 @@ def _english_words() -> set[str]:
     plus the recorded ids and the personas' English roles and lenses."""
     english: set[str] = set()
     french: set[str] = set()
-    for en, fr in _LABELS.values():
+    french_words = all_words("fr", spaced=False)
+    for name, en in all_words("en").items():
+        fr = french_words[name]
         english |= _tokens(re.sub(r"\{[^}]*\}", " ", en))
         if fr != en:  # a label left English must not teach the check that its words are French
             french |= _tokens(re.sub(r"\{[^}]*\}", " ", fr))

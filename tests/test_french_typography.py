@@ -7,8 +7,8 @@ people (scores, confidences, costs); one word for a round, the spec's "Round"; a
 word of code.
 
 Teeth (each checked once by breaking it, then restored):
-- ``label`` in argue/records/labels.py returns the table's French unspaced (``_french`` →
-  ``_LABELS[key][1]``): the label-table test, the documents' plain-space test and the terminal
+- ``label`` in argue/records/labels.py returns the catalog's French unspaced (``_say`` without
+  ``french_spacing``): the label-table test, the documents' plain-space test and the terminal
   tests fail;
 - the ``format`` filter left as Jinja's (drop ``env.filters.update(jinja_filters())`` in
   argue/render/markdown.py): the documents' decimal-comma test fails on ``score 2.00``;
@@ -35,7 +35,7 @@ from hypothesis import strategies as st
 from argue.app import write_report
 from argue.console import SafeConsole
 from argue.engine import create_debate
-from argue.records.labels import _LABELS, label
+from argue.records.labels import all_words, label
 from argue.records.terminal import score_words
 from argue.text.typography import (
     NBSP,
@@ -105,8 +105,9 @@ def test_numbers_shown_to_people_take_a_decimal_comma_in_french() -> None:
 
 
 def test_every_french_label_is_spaced_the_french_way() -> None:
-    for key, (_, french) in _LABELS.items():
-        shown = label(key, "fr")
+    written = all_words("fr", spaced=False)
+    for key, shown in all_words("fr").items():
+        french = written[key]
         assert not PLAIN_SPACE_BEFORE_SIGN.search(shown), (key, shown)
         # a sign glued to a word (``Question:``) would be English typography
         assert not re.search(r"\w[:;?!](?:\s|$)", re.sub(r"`[^`]*`", "", shown)), (key, shown)
@@ -117,7 +118,7 @@ def test_every_french_label_is_spaced_the_french_way() -> None:
 
 def test_french_has_one_word_for_a_round_the_spec_s() -> None:
     spec_word = "round"  # the spec (seeds/004): "Round 1/5", "3 rounds", "[Embry, Round 3]"
-    for key, (_, french) in _LABELS.items():
+    for key, french in all_words("fr", spaced=False).items():
         assert not ROUND_WORDS.search(french), (key, french)
     for key in ("round", "t_round", "live_round", "live_round_heading", "w_scored"):
         assert spec_word in label(key, "fr", n=1, total=2, scores="", words="", spending="").lower()

@@ -113,7 +113,8 @@ def test_no_line_of_the_french_report_or_live_page_starts_with_a_sign(
     store = _french_debate(tmp_path, personas, run_debate)
     spaced = _render(store, tmp_path, "spaced")
     # The control: the same pages with the label table's plain spaces.
-    monkeypatch.setattr(labels, "_french", lambda key: labels._LABELS[key][1])
+    monkeypatch.setattr(labels, "french_spacing", lambda text: text)
+    monkeypatch.setattr(labels, "_FRENCH", {})
     plain = _render(store, tmp_path, "plain")
     monkeypatch.undo()
 

@@ -132,12 +132,9 @@ class LiveDebate(BaseModel):
 
 
 def phase_words(phase: str, lang: str) -> str:
-    from argue.records.labels import label
+    from argue.records.labels import label_of
 
-    try:
-        return label(f"w_phase_{phase}", lang)
-    except KeyError:
-        return phase
+    return label_of("w_phase", phase, lang, default=phase)
 
 
 def _row(store: DebateStore) -> LiveRow:

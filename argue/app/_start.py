@@ -268,7 +268,7 @@ def prepare(request: StartRequest, workspace: Workspace | None = None) -> Debate
     """Check and resolve a request: seating, models (each configured, priced under a
     budget), sources; and whether the model server answers. Writes nothing."""
     from argue.app._reach import first_unreachable
-    from argue.records.labels import detect_language
+    from argue.text.language import detect_language
 
     workspace = workspace or Workspace()
     question = check_question(request.question)

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from argue.app._live import phase_words, termination_words
-from argue.records.labels import label
+from argue.records.labels import label, label_of
 from argue.records.reasons import failure_sentence
 from argue.records.terminal import plural, rebuttal_line, score_words, word
 
@@ -352,7 +352,7 @@ def _describe_research(record: object, lang: str = "en") -> str:
     )
     if statuses:
         line += " · " + ", ".join(
-            f"{n} {status if lang == 'en' else label(f'call_{status}', lang)}"
+            f"{n} {status if lang == 'en' else label_of('call', status, lang)}"
             for status, n in sorted(statuses.items())
         )
     return line

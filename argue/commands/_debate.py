@@ -224,7 +224,7 @@ def finish(
     """The run's answer (its conclusion and the strongest argument of each side, unless
     ``quiet`` or ``json_output``), its last line (where the synthesis is, or how to resume),
     its ``--json`` document, and its exit code."""
-    from argue.records.labels import label
+    from argue.records.labels import label, label_of
 
     lang = store.config().language
     if not (quiet or json_output) and result.status == "completed":
@@ -237,7 +237,7 @@ def finish(
     else:
         tail = label("t_no_report", lang, why=result.report_error or "?")
     if result.status in ("stopped", "budget_exhausted", "interrupted"):
-        status = result.status if lang == "en" else label(f"status_{result.status}", lang)
+        status = result.status if lang == "en" else label_of("status", result.status, lang)
         command = f"{command_name()} resume {store.debate_id}"
         line = label("t_paused", lang, id=store.debate_id, status=status, command=command)
     elif result.status == "failed":

@@ -150,15 +150,15 @@ def status_table(
     (English keeps the ids a script greps for)."""
     from rich.cells import cell_len, set_cell_size
 
-    from argue.records.labels import label
+    from argue.records.labels import label_of
     from argue.records.terminal import word
 
     def shown(kind: str, value: str | None) -> str:
         return (value or "—") if lang == "en" else word(kind, value, lang)
 
     names = ["id", "status", "round", "termination", "mode", "personas", "question"]
-    headers = [label(f"status_h_{name}", lang) for name in names[:-1]]
-    question_header = label("status_h_question", lang)
+    headers = [label_of("status_h", name, lang) for name in names[:-1]]
+    question_header = label_of("status_h", "question", lang)
     cells = [
         [
             _cell(value)

@@ -57,7 +57,7 @@ def dry_run_plan(plan: DebatePlan, *, json_output: bool, warnings: Sequence[str]
     """Print the plan and exit 0; nothing is written and no model is called. ``warnings``:
     what a real run would stop on (a server nothing answers at), said and not failed."""
     from argue.app import budget_note, dry_run_document, shared_model_warning
-    from argue.records.labels import label
+    from argue.records.labels import label, label_of
     from argue.records.terminal import persona_label, persona_lens
 
     if json_output:
@@ -78,7 +78,7 @@ def dry_run_plan(plan: DebatePlan, *, json_output: bool, warnings: Sequence[str]
     note = budget_note(estimate, plan.budget_usd, plan.max_tokens, lang)
     for warning in shown:
         _report(warning)
-    mode_shown = plan.mode if lang == "en" else say(f"mode_{plan.mode}")
+    mode_shown = plan.mode if lang == "en" else label_of("mode", plan.mode, lang)
     lines = [
         say("dr_title"),
         say("t_question", question=plan.question),
@@ -95,7 +95,7 @@ def dry_run_plan(plan: DebatePlan, *, json_output: bool, warnings: Sequence[str]
     rounds = plan.rounds
     if note:
         lines.append(say("dr_budget", note=note))
-    heads = [say(k) for k in ("dr_calls", "dr_tokens", "dr_cost")]
+    heads = [say("dr_calls"), say("dr_tokens"), say("dr_cost")]
     column_calls = "calls" if lang == "en" else heads[0]
     step_width = max([20, *(len(_step_word(s.step, lang)) for s in estimate.steps if s.calls_max)])
     width = max(len(h) for h in heads) + 2
@@ -127,16 +127,15 @@ def _span(low: int, high: int) -> str:
 
 
 def _price_source(source: str, lang: str) -> str:
-    from argue.records.labels import _LABELS, label
+    from argue.records.labels import label_of
 
-    key = f"price_source_{source}"
-    return label(key, lang) if key in _LABELS else source
+    return label_of("price_source", source, lang, default=source)
 
 
 def _step_word(step: str, lang: str) -> str:
-    from argue.records.labels import _LABELS, label
+    from argue.records.labels import label_of
 
-    return label(f"step_{step}", lang) if f"step_{step}" in _LABELS else step
+    return label_of("step", step, lang, default=step)
 
 
 def _describe_cost(estimate: Any, lang: str) -> str:
@@ -193,10 +192,10 @@ def _assumptions(lang: str) -> str:
 
 def _seat_source(source: str, lang: str) -> str:
     """Where a seat's model comes from ("debate model", …), French when the debate is."""
-    from argue.records.labels import _LABELS, label
+    from argue.records.labels import label_of
 
-    key = "seat_source_" + source.replace(" ", "_").replace("-", "_")
-    return label(key, lang) if key in _LABELS else source
+    value = source.replace(" ", "_").replace("-", "_")
+    return label_of("seat_source", value, lang, default=source)
 
 
 # ------------------------------------------------------------------ --detach

@@ -192,7 +192,7 @@ def _split(names: str) -> list[str]:
 
 def _announce(store: DebateStore, plan: DebatePlan, json_output: bool) -> None:
     """The id on stdout (stderr under --json), then the question, seating and models."""
-    from argue.records.labels import label
+    from argue.records.labels import label, label_of
     from argue.records.terminal import persona_label
 
     language = plan.language
@@ -207,7 +207,7 @@ def _announce(store: DebateStore, plan: DebatePlan, json_output: bool) -> None:
             "t_personas",
             language,
             personas=label("t_vs", language).join(persona_label(p, language) for p in plan.lineup),
-            mode=label(f"mode_{plan.mode}", language),
+            mode=label_of("mode", plan.mode, language),
             model=f"{plan.chat_model.provider}/{plan.chat_model.model}",
         )
     )

@@ -13,8 +13,8 @@ from argue.engine.synthesis import write_synthesis
 from argue.engine.toolkit import ResearchRequest, ResearchToolkit, SkillToolkit
 from argue.llm.base import ChatModel
 from argue.records.history import DebateHistory, RoundRecord
-from argue.records.labels import Language, detect_language
 from argue.store import DebateStore, new_debate_id, persona_letter
+from argue.text.language import Language, detect_language
 
 __all__ = [
     "WEIGHTS",

@@ -28,10 +28,10 @@ from argue.engine.metering import MeteredModel
 from argue.engine.runner_state import DebateFailed, Reporter, StopKind
 from argue.engine.termination import TerminationDecision, check_termination, max_rounds_decision
 from argue.engine.toolkit import ResearchToolkit
-from argue.engine.waves import _WAVES, RoundWaves
+from argue.engine.waves import RoundWaves
 from argue.llm.base import ChatModel, ModelAuthError
 from argue.records.history import DebateHistory
-from argue.records.labels import _LABELS, label
+from argue.records.labels import label_of
 from argue.records.reasons import failure_sentence, note_words
 from argue.records.terminal import score_words
 from argue.store import DebateStore, StoreWriteError
@@ -221,12 +221,12 @@ class DebateRunner(DebateFraming, RoundWaves):
             if halted:
                 return halted
             self.store.update_state(round=round_no, phase=phase)
-            self.say("t_wave", wave=self.words(_WAVES[phase]), n=len(self.history.letters))
+            self.say("t_wave", wave=label_of("wave", phase, self.lang), n=len(self.history.letters))
             await wave(round_no)
             if phase == "research" and self._stop_flag():
                 arguments = self.history.round(round_no).arguments
                 if len(arguments) < len(self.history.letters):
-                    return self._stopped_state(round_no, "where_after_research")
+                    return self._stopped_state(round_no, "after_research")
         score = await self._score(round_no)
         decision = check_termination(self.history, round_no, self._stop_flag())
         self.say(
@@ -247,7 +247,7 @@ class DebateRunner(DebateFraming, RoundWaves):
                     self.say("t_note_queued", n=round_no + 1)
             return halted
         if decision.reason == "stopped":
-            return self._stopped_state(round_no, "where_after_scoring")
+            return self._stopped_state(round_no, "after_scoring")
         # Notes posted while this round ran: the debate ends here, so no round will read them.
         known = len(self.history.moderator_notes)
         self.history.moderator_notes = self.store.drain_inbox(round_no, debate_ends=True)
@@ -297,11 +297,12 @@ class DebateRunner(DebateFraming, RoundWaves):
 
     def _halt_if_requested(self, round_no: int, phase: str) -> DebateState | None:
         if self._stop == "interrupt":
-            where = self.words("t_where_before", phase=self.words(f"phase_{phase}"))
+            phase_words = label_of("phase", phase, self.lang)
+            where = label_of("where", "before", self.lang, phase=phase_words)
             self.say("t_interrupted", where=where, n=round_no)
             return self._halt(status="interrupted")
         if self._stop_flag():
-            return self._stopped_state(round_no, "t_where_before", phase=phase)
+            return self._stopped_state(round_no, "before", phase=phase)
         return self._budget_halt(round_no)
 
     def _budget_halt(self, round_no: int) -> DebateState | None:
@@ -314,23 +315,24 @@ class DebateRunner(DebateFraming, RoundWaves):
         if config.budget_usd is not None and total.cost_usd >= config.budget_usd:
             budget, spent = f"{config.budget_usd:g}", f"{total.cost_usd:.4f}"
             self.say("t_budget_reached", budget=budget, spent=spent)
-            detail = label(
-                "detail_budget_usd", "en", spent=f"${spent}", budget=f"${budget}", n=round_no
+            detail = label_of(
+                "detail", "budget_usd", "en", spent=f"${spent}", budget=f"${budget}", n=round_no
             )
         elif config.budget_tokens is not None and total_tokens(total) >= config.budget_tokens:
             limit, used = config.budget_tokens, total_tokens(total)
             self.say("t_token_budget_reached", limit=limit, used=used)
-            detail = label("detail_budget_tokens", "en", used=used, limit=limit, n=round_no)
+            detail = label_of("detail", "budget_tokens", "en", used=used, limit=limit, n=round_no)
         else:
             return None
         return self._halt(status="budget_exhausted", termination_detail=detail)
 
-    def _stopped_state(self, round_no: int, where_key: str, phase: str = "") -> DebateState:
-        """``where_key``: the label saying where in the round (``t_where_before`` a ``phase``)."""
+    def _stopped_state(self, round_no: int, at: str, phase: str = "") -> DebateState:
+        """``at``: where in the round, a value of the catalog's ``where`` family (``before`` a
+        ``phase``)."""
 
         def where(lang: str) -> str:
-            named = {"phase": label(f"phase_{phase}", lang)} if phase else {}
-            return label(where_key, lang, **named)
+            named = {"phase": label_of("phase", phase, lang)} if phase else {}
+            return label_of("where", at, lang, **named)
 
         if self._stop == "interrupt":
             # Ctrl-C is an interruption wherever it lands (exit 130), never a `stop` (exit 3).
@@ -341,7 +343,9 @@ class DebateRunner(DebateFraming, RoundWaves):
         return self._halt(
             status="stopped",
             termination="stopped",
-            termination_detail=label("detail_stop_where", "en", where=where("en"), n=round_no),
+            termination_detail=label_of(
+                "detail", "stop_where", "en", where=where("en"), n=round_no
+            ),
         )
 
     async def _synthesize_stopped(self, state: DebateState) -> DebateState:
@@ -380,8 +384,7 @@ class DebateRunner(DebateFraming, RoundWaves):
         """A termination reason as the word the debate's language uses for it."""
         if reason is None:
             return "—"
-        key = f"termination_{reason}"
-        return self.words(key) if key in _LABELS else reason
+        return label_of("termination", reason, self.lang, default=reason)
 
     async def _conclude(self, decision: TerminationDecision) -> DebateState:
         """Write the ending (synthesis, archive), then mark the debate completed.

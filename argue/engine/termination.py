@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from argue.domain import Termination
 from argue.engine.modes import MODES
 from argue.records.history import DebateHistory
-from argue.records.labels import label
+from argue.records.labels import label, label_of
 
 CONVERGENCE_DELTA = 0.1
 
@@ -15,7 +17,8 @@ CONVERGENCE_DELTA = 0.1
 @dataclass(frozen=True)
 class TerminationDecision:
     """``detail`` is the English words recorded in state.json; ``shown(lang)`` says them in the
-    debate's language (``key``/``fields``: the label the detail is made of)."""
+    debate's language (``key``/``fields``: the value of the catalog's ``detail`` family the
+    detail is made of, and its fields)."""
 
     reason: Termination
     detail: str
@@ -25,40 +28,42 @@ class TerminationDecision:
     def shown(self, lang: str = "en") -> str:
         if not self.key:
             return self.detail
-        return label(self.key, lang, **{k: _said(v, lang) for k, v in self.fields.items()})
+        return label_of(
+            "detail", self.key, lang, **{k: _said(v, lang) for k, v in self.fields.items()}
+        )
 
 
-def _said(value: object, lang: str) -> object:
+def _said(value: object, lang: str) -> Any:  # a format field: label_of's **fields
     return value.shown(lang) if isinstance(value, _Words) else value
 
 
 @dataclass(frozen=True)
 class _Words:
-    """A part of a detail that is itself a label (a persona's deltas in a convergence)."""
+    """A part of a detail that is itself said in words (a persona's deltas in a convergence):
+    ``text(lang)``."""
 
-    parts: tuple[tuple[str, dict[str, object]], ...]
-    joiner: str = ", "
+    text: Callable[[str], str]
 
     def shown(self, lang: str) -> str:
-        return self.joiner.join(label(key, lang, **fields) for key, fields in self.parts)
+        return self.text(lang)
 
 
 def decision(ending: Termination, key: str, /, **fields: object) -> TerminationDecision:
-    """A decision whose detail is the English side of label ``key``."""
-    english = label(key, "en", **{k: _said(v, "en") for k, v in fields.items()})
+    """A decision whose detail is the English side of ``key`` (a value of the catalog's
+    ``detail`` family)."""
+    english = label_of("detail", key, "en", **{k: _said(v, "en") for k, v in fields.items()})
     return TerminationDecision(ending, english, key, fields)
 
 
 def max_rounds_decision(rounds: int) -> TerminationDecision:
-    key = "detail_max_rounds_one" if rounds == 1 else "detail_max_rounds_many"
-    return decision("max_rounds", key, n=rounds)
+    return decision("max_rounds", "max_rounds", n=rounds)
 
 
 def check_termination(
     history: DebateHistory, round_no: int, stop_requested: bool
 ) -> TerminationDecision | None:
     if stop_requested:
-        return decision("stopped", "detail_stop_completed", n=round_no)
+        return decision("stopped", "stop_completed", n=round_no)
     converged = _convergence(history, round_no)
     if converged:
         return converged
@@ -71,14 +76,14 @@ def check_termination(
         if len(scores) == 2 and all(
             s.novel_claims == 0 and s.new_verified_evidence == 0 for s in scores
         ):
-            return decision("null_production", "detail_null_production", a=round_no - 1, b=round_no)
+            return decision("null_production", "null_production", a=round_no - 1, b=round_no)
         current = history.rounds.get(round_no)
         if current and current.score and current.score.judge.synthesis_ready:
             why = current.score.judge.ready_reason
             return decision(
                 "synthesis_ready",
-                "detail_judge",
-                reason=why or _Words((("t_judge_ready", {}),)),
+                "judge",
+                reason=why or _Words(lambda lang: label("t_judge_ready", lang)),
             )
     if round_no >= history.config.max_rounds:
         return max_rounds_decision(round_no)
@@ -101,21 +106,19 @@ def _convergence(history: DebateHistory, round_no: int) -> TerminationDecision |
             return None
         deltas[letter] = (d1, d2)
         finals[letter] = by_round[round_no]
+    each = [
+        {
+            "name": history.persona_name(k),
+            "d1": f"{d[0]:.2f}",
+            "d2": f"{d[1]:.2f}",
+            "now": f"{finals[k]:.2f}",
+        }
+        for k, d in deltas.items()
+    ]
     summary = _Words(
-        tuple(
-            (
-                "t_persona_delta",
-                {
-                    "name": history.persona_name(k),
-                    "d1": f"{d[0]:.2f}",
-                    "d2": f"{d[1]:.2f}",
-                    "now": f"{finals[k]:.2f}",
-                },
-            )
-            for k, d in deltas.items()
-        )
+        lambda lang: ", ".join(label("t_persona_delta", lang, **fields) for fields in each)
     )
     mode = MODES.get(history.config.mode)
     if mode is not None and mode.opposed and all(v >= 0.5 for v in finals.values()):
-        return decision("convergence", "detail_stable_disagreement", summary=summary)
-    return decision("convergence", "detail_confidence_settled", summary=summary)
+        return decision("convergence", "stable_disagreement", summary=summary)
+    return decision("convergence", "confidence_settled", summary=summary)

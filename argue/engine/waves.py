@@ -28,7 +28,7 @@ from argue.engine.phases import PhaseOutcome
 from argue.engine.runner_state import DebateFailed, RunnerState
 from argue.engine.schemas import ResearchPlanDraft
 from argue.engine.scoring import score_round
-from argue.records.labels import label
+from argue.records.labels import label, label_of
 from argue.records.support import SupportRecord, apply_support
 
 
@@ -89,10 +89,10 @@ class RoundWaves(RunnerState):
             self.say(
                 "t_asked_again",
                 name=self.history.persona_name(letter),
-                phase=self.words(f"phase_{phase}"),
+                phase=label_of("phase", phase, self.lang),
             )
         started = time.monotonic()
-        name, words = self.history.persona_name(letter), self.words(f"phase_{phase}")
+        name, words = self.history.persona_name(letter), label_of("phase", phase, self.lang)
 
         def beat(seconds: float) -> None:
             self.say("t_still_working", name=name, phase=words, seconds=f"{seconds:.0f}")
@@ -108,7 +108,7 @@ class RoundWaves(RunnerState):
             self.say(
                 "t_phase_done",
                 name=self.history.persona_name(letter),
-                phase=self.words(f"phase_{phase}"),
+                phase=label_of("phase", phase, self.lang),
                 summary=_summary(outcome.record, self.lang),
                 seconds=f"{time.monotonic() - started:.0f}",
             )
@@ -461,11 +461,6 @@ def _summary(record: object, lang: str = "en") -> str:
     return label("sum_done", lang)
 
 
-_WAVES = {  # the label of each wave's progress line
-    "research": "wave_research",
-    "rebuttal": "wave_rebuttal",
-    "reflection": "wave_reflection",
-}
 _BUCKET = {
     "research": "research",
     "argument": "arguments",

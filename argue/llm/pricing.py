@@ -321,10 +321,9 @@ def describe_cost(usage: Usage, lang: str = "en") -> str:
         return f"${usage.cost_usd:.4f}"
     notes = []
     if unpriced > 0:
-        notes.append(label(f"cost_unpriced_{'one' if unpriced == 1 else 'many'}", lang, n=unpriced))
+        notes.append(label("cost_unpriced", lang, n=unpriced))
     if possibly_billed > 0:
-        key = f"cost_possibly_billed_{'one' if possibly_billed == 1 else 'many'}"
-        notes.append(label(key, lang, n=possibly_billed))
+        notes.append(label("cost_possibly_billed", lang, n=possibly_billed))
     why = ", ".join(notes)
     if unpriced + possibly_billed >= usage.calls and usage.cost_usd == 0:
         return f"{label('cost_unknown', lang)} ({why})"

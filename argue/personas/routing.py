@@ -160,8 +160,9 @@ def _colleague_reasons(via_colleagues: list[tuple[Persona, str]], lang: str = "e
         groups.setdefault(via, []).append(persona.name)
     return [
         label(
-            "route_colleague_many" if len(names) > 1 else "route_colleague_one",
+            "route_colleague",
             lang,
+            n=len(names),
             names=", ".join(names),
             via=via,
         )

@@ -21,7 +21,7 @@ from argue.domain import (
 )
 from argue.grounding.debate import reference_index
 from argue.grounding.index import ReferenceIndex
-from argue.records.labels import label
+from argue.records.labels import label, label_of
 from argue.records.prose import REFUSED_PROSE
 from argue.records.support import SupportRecord
 
@@ -141,8 +141,8 @@ class DebateHistory:
         lang = self.config.language
         reasons = []
         if state.status != "completed":
-            status = f"status_{state.status}"
-            reasons.append(label("partial_status", lang, status=label(status, lang)))
+            status = label_of("status", state.status, lang)
+            reasons.append(label("partial_status", lang, status=status))
         if state.termination == "stopped":
             reasons.append(label("partial_stopped", lang))
         for letter in self.letters:
@@ -160,7 +160,7 @@ class DebateHistory:
             reasons.append(label("partial_prose", lang))
         for failure in self.failures:
             if failure.phase == "synthesis" and failure.what == REFUSED_PROSE:
-                sections = [label(f"section_{name}", lang) for name in failure.reason.split(", ")]
+                sections = [label_of("section", name, lang) for name in failure.reason.split(", ")]
                 reasons.append(label("partial_prose_refused", lang, sections=", ".join(sections)))
         return reasons
 

@@ -16,7 +16,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from argue.records.labels import _LABELS, label
+from argue.records.labels import has_label, label, label_of
 
 if TYPE_CHECKING:
     from argue.domain import Failure, ReasonPart
@@ -29,9 +29,8 @@ def quoted(text: str, lang: str) -> str:
     return label("quoted_text", lang, text=text) if lang == "fr" else text
 
 
-def _word(prefix: str, value: str, lang: str) -> str:
-    key = f"{prefix}_{value}"
-    return label(key, lang) if key in _LABELS else value
+def _word(family: str, value: str, lang: str) -> str:
+    return label_of(family, value, lang, default=value)
 
 
 def _translated(text: str, shapes: Iterable[Shape]) -> str | None:
@@ -49,16 +48,16 @@ def what_words(what: str, lang: str) -> str:
     """A failed step (``Failure.what``) in words; English as recorded."""
     if lang != "fr":
         return what
-    exact = {
-        "framing model call": "what_framing_call",
-        "judge model call": "what_judge_call",
-        "synthesis model call": "what_synthesis_call",
-        "rebuttal": "what_rebuttal",
-        "debate": "what_debate",
-        "episodic archive (shared memory) write": "what_archive",
+    exact: dict[str, Callable[[], str]] = {
+        "framing model call": lambda: label("what_framing_call", lang),
+        "judge model call": lambda: label("what_judge_call", lang),
+        "synthesis model call": lambda: label("what_synthesis_call", lang),
+        "rebuttal": lambda: label("what_rebuttal", lang),
+        "debate": lambda: label("what_debate", lang),
+        "episodic archive (shared memory) write": lambda: label("what_archive", lang),
     }
     if what in exact:
-        return label(exact[what], lang)
+        return exact[what]()
     shapes: list[Shape] = [
         (
             r"(.+) model call",
@@ -72,7 +71,7 @@ def what_words(what: str, lang: str) -> str:
         (
             r"research plan (ask|dogpile query|memory query|dogpile sources|why)",
             lambda m: label(
-                "what_plan_slot", lang, slot=label("slot_" + m[1].replace(" ", "_"), lang)
+                "what_plan_slot", lang, slot=label_of("slot", m[1].replace(" ", "_"), lang)
             ),
         ),
         (
@@ -103,21 +102,29 @@ OFFLINE_HINT = (
 )
 """What a research failure adds when a source's host name could not be looked up."""
 
-_PREFIXES = {
-    "nothing sent; ": "reason_nothing_sent",
-    "no results; ": "reason_no_results",
-    "dropped by the engine: ": "reason_dropped",
+_PREFIXES: dict[str, Callable[[str], str]] = {
+    "nothing sent; ": lambda lang: label("reason_nothing_sent", lang),
+    "no results; ": lambda lang: label("reason_no_results", lang),
+    "dropped by the engine: ": lambda lang: label("reason_dropped", lang),
 }
-_SUFFIXES = {
-    "; the question itself is used as the proposition": "reason_question_as_proposition",
-    "; coherence not measured this round": "reason_coherence_not_measured",
-    OFFLINE_HINT: "reason_offline_hint",
+_SUFFIXES: dict[str, Callable[[str], str]] = {
+    "; the question itself is used as the proposition": (
+        lambda lang: label("reason_question_as_proposition", lang)
+    ),
+    "; coherence not measured this round": lambda lang: label(
+        "reason_coherence_not_measured", lang
+    ),
+    OFFLINE_HINT: lambda lang: label("reason_offline_hint", lang),
 }
 _DECLINED = re.compile(r"the model declined (instead of answering|to judge) \(“(.*)”\)", re.S)
-_EXACT = {
-    "no opponent published a claim this round: nothing to rebut": "reason_no_opponent_claim",
-    "no reason given": "reason_none_given",
-    "no research source can answer in this debate": "reason_no_source_in_debate",
+_EXACT: dict[str, Callable[[str], str]] = {
+    "no opponent published a claim this round: nothing to rebut": (
+        lambda lang: label("reason_no_opponent_claim", lang)
+    ),
+    "no reason given": lambda lang: label("reason_none_given", lang),
+    "no research source can answer in this debate": (
+        lambda lang: label("reason_no_source_in_debate", lang)
+    ),
 }
 
 
@@ -164,8 +171,8 @@ def _source_outcome(part: str, lang: str) -> str | None:
     shapes: list[Shape] = [
         (r"(\d+) result\(s\)", lambda m: label("note_results", lang, n=m[1])),
         (r"no results", lambda m: label("reason_no_results", lang)),
-        (r"(\S+) ok \((\d+)\)", lambda m: f"{m[1]} {label('call_ok', lang)} ({m[2]})"),
-        (r"(\S+) empty", lambda m: f"{m[1]} {label('call_empty', lang)}"),
+        (r"(\S+) ok \((\d+)\)", lambda m: f"{m[1]} {label_of('call', 'ok', lang)} ({m[2]})"),
+        (r"(\S+) empty", lambda m: f"{m[1]} {label_of('call', 'empty', lang)}"),
         (
             r"(\S+) (refused|failed): (.*)",
             lambda m: (
@@ -204,16 +211,16 @@ def note_words(note: str, lang: str) -> str:
     if lang != "fr" or not note:
         return note
     if note in _EXACT:
-        return label(_EXACT[note], lang)
+        return _EXACT[note](lang)
     head, tail = "", ""
-    for prefix, key in _PREFIXES.items():
+    for prefix, words in _PREFIXES.items():
         if note.startswith(prefix):
-            head = label(key, lang) + label("semicolon", lang) + " "
+            head = words(lang) + label("semicolon", lang) + " "
             note = note.removeprefix(prefix)
             break
-    for suffix, key in _SUFFIXES.items():
+    for suffix, words in _SUFFIXES.items():
         if note.endswith(suffix):
-            tail = label("semicolon", lang) + " " + label(key, lang)
+            tail = label("semicolon", lang) + " " + words(lang)
             note = note.removesuffix(suffix)
             break
     repair = _repair_words(note, lang)
@@ -249,7 +256,7 @@ def failure_sentence(failure: Failure, lang: str = "en") -> str:
     elif failure.phase == "debate":
         words = label("debate_failed_sentence", lang)
     elif failure.cause is not None:
-        words = label(f"cause_{failure.cause}", lang)
+        words = label_of("cause", failure.cause, lang)
     else:
         words = label("failed_sentence", lang)
     what = what_words(failure.what, lang)
@@ -335,10 +342,13 @@ def _list(value: object) -> list[str]:
 
 
 def part_words(key: str, fields: Mapping[str, object], lang: str) -> str:
-    """One part of a score reason: a label and its fields (lists joined with ", ")."""
+    """One part of a score reason: its key (a value of the catalog's ``reason_part`` family,
+    as recorded) and its fields (lists joined with ", ")."""
     if key == "score_conceded":
-        return label(key, lang, notes=_concession_notes(fields, lang))
-    return label(key, lang, **{name: _field(value) for name, value in fields.items()})
+        return label_of("reason_part", key, lang, notes=_concession_notes(fields, lang))
+    return label_of(
+        "reason_part", key, lang, **{name: _field(value) for name, value in fields.items()}
+    )
 
 
 def score_reason_words(parts: Sequence[ReasonPart], lang: str) -> str:
@@ -350,7 +360,7 @@ def score_reason_words(parts: Sequence[ReasonPart], lang: str) -> str:
 def component_reason(reason: str, parts: Sequence[ReasonPart] | None, lang: str) -> str:
     """What a reader sees: the reason rebuilt from its parts, or, for a record written before
     parts existed (or with a key this version does not know), the stored sentence."""
-    if lang == "en" or not parts or any(p.key not in _LABELS for p in parts):
+    if lang == "en" or not parts or any(not has_label("reason_part", p.key) for p in parts):
         return reason
     try:
         return score_reason_words(parts, lang)

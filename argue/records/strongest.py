@@ -22,7 +22,7 @@ from typing import Any
 
 from argue.domain import Citation, Claim, ClaimBlocker, DebateConfig
 from argue.grounding.index import ReferenceIndex
-from argue.records.labels import label
+from argue.records.labels import has_label, label, label_of
 
 PER_SIDE = 3
 """The most claims shown per side (or per panelist), and the most listed as not ranked."""
@@ -38,12 +38,6 @@ _STANCE_SIDES: tuple[tuple[str, str], ...] = (
 _SEAT_SIDES: dict[str, tuple[str, ...]] = {
     "adversarial": ("for", "against"),
     "socratic": ("questioner", "defender"),
-}
-_SIDE_LABELS = {
-    "for": "side_for",
-    "against": "side_against",
-    "questioner": "side_questioner",
-    "defender": "side_defender",
 }
 
 
@@ -66,9 +60,9 @@ def side_of(config: DebateConfig, letter: str) -> tuple[str, bool]:
 
 def side_words(key: str, advocate: bool, lang: str) -> str:
     """A side in words ("For the proposition"); "" for a persona that is its own side."""
-    if key not in _SIDE_LABELS:
+    if not has_label("side", key):
         return ""
-    words = label(_SIDE_LABELS[key], lang)
+    words = label_of("side", key, lang)
     if advocate:
         words += f" ({label('side_devils_advocate', lang)})"
     return words[:1].upper() + words[1:]
@@ -330,12 +324,7 @@ def reason_words(
     sentence (marked, in Markdown and HTML), ``reference`` an unverified reference (followed by
     the document's **unverified** marker; default ``text``); the default is plain text (JSON)."""
     detail = reason_detail(item, lang, text, sentence, reference)
-    return label(reason_key(item), lang, detail=detail)
-
-
-def reason_key(item: NotRanked) -> str:
-    """The label of ``item``'s reason; its ``{detail}`` field takes :func:`reason_detail`."""
-    return f"nr_{item.reason}"
+    return label_of("nr", item.reason, lang, detail=detail)
 
 
 def reason_detail(

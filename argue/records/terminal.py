@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from argue.records.labels import _LABELS, label
+from argue.records.labels import label, label_of
 from argue.text.typography import format_number, format_percent, localise_amounts
 
 if TYPE_CHECKING:
@@ -15,8 +15,7 @@ if TYPE_CHECKING:
 def persona_label(persona: Persona, lang: str = "en") -> str:
     """``Embry (Precision=0.85)``; French: ``Embry (Précision=0,85)``."""
     bridge, weight = persona.dominant_bridge()
-    key = f"bridge_{bridge}"
-    word = label(key, lang) if key in _LABELS else bridge.capitalize()
+    word = label_of("bridge", bridge, lang, default=bridge.capitalize())
     return f"{persona.display_name} ({word}={format_number(weight, lang)})"
 
 
@@ -31,41 +30,41 @@ def word(kind: str, value: str | None, lang: str = "en") -> str:
     with no label is shown as it is."""
     if value is None:
         return "—"
-    key = f"{kind}_{value}"
-    return label(key, lang) if key in _LABELS else value
+    return label_of(kind, value, lang, default=value)
 
 
 _WHERE = {
-    "before the research": ("t_where_before", "research"),
-    "before the rebuttal": ("t_where_before", "rebuttal"),
-    "before the reflection": ("t_where_before", "reflection"),
-    "after the research": ("where_after_research", ""),
-    "after scoring": ("where_after_scoring", ""),
+    "before the research": ("before", "research"),
+    "before the rebuttal": ("before", "rebuttal"),
+    "before the reflection": ("before", "reflection"),
+    "after the research": ("after_research", ""),
+    "after scoring": ("after_scoring", ""),
 }
+# A recorded detail's shape -> its value in the catalog's ``detail`` family.
 _DETAILS: list[tuple[str, str]] = [
-    (r"stop requested; round (?P<n>\d+) was completed", "detail_stop_completed"),
-    (r"stop requested; stopped (?P<where>.+) of round (?P<n>\d+)", "detail_stop_where"),
+    (r"stop requested; round (?P<n>\d+) was completed", "stop_completed"),
+    (r"stop requested; stopped (?P<where>.+) of round (?P<n>\d+)", "stop_where"),
     (
         r"no novel claim and no new verified evidence in rounds (?P<a>\d+) and (?P<b>\d+)",
-        "detail_null_production",
+        "null_production",
     ),
-    (r"reached the limit of (?P<n>1) round(?:\(s\))?", "detail_max_rounds_one"),
-    (r"reached the limit of (?P<n>\d+) rounds?(?:\(s\))?", "detail_max_rounds_many"),
+    (r"reached the limit of (?P<n>1) round(?:\(s\))?", "max_rounds"),
+    (r"reached the limit of (?P<n>\d+) rounds?(?:\(s\))?", "max_rounds"),
     (
         r"stable disagreement: confidence settled while both sides still hold opposite "
         r"positions \((?P<summary>.*)\)",
-        "detail_stable_disagreement",
+        "stable_disagreement",
     ),
-    (r"confidence settled for every persona \((?P<summary>.*)\)", "detail_confidence_settled"),
+    (r"confidence settled for every persona \((?P<summary>.*)\)", "confidence_settled"),
     (
         r"spent (?P<spent>\$[\d.]+) of a (?P<budget>\$[\d.]+) budget in round (?P<n>\d+)",
-        "detail_budget_usd",
+        "budget_usd",
     ),
     (
         r"used (?P<used>\d+) of a (?P<limit>\d+)-token budget in round (?P<n>\d+)",
-        "detail_budget_tokens",
+        "budget_tokens",
     ),
-    (r"judge: (?P<reason>.*)", "detail_judge"),
+    (r"judge: (?P<reason>.*)", "judge"),
 ]
 
 
@@ -84,11 +83,11 @@ def detail_words(detail: str, lang: str = "en") -> str:
             continue
         fields = dict(found.groupdict())
         if "where" in fields:
-            where_key, phase = _WHERE.get(fields["where"], ("", ""))
-            if not where_key:
+            where, phase = _WHERE.get(fields["where"], ("", ""))
+            if not where:
                 return detail
-            named = {"phase": label(f"phase_{phase}", lang)} if phase else {}
-            fields["where"] = label(where_key, lang, **named)
+            named = {"phase": label_of("phase", phase, lang)} if phase else {}
+            fields["where"] = label_of("where", where, lang, **named)
         if "summary" in fields:
             fields["summary"] = re.sub(
                 r"\(now ([\d.]+)\)",
@@ -103,9 +102,9 @@ def detail_words(detail: str, lang: str = "en") -> str:
         for name in ("summary", "spent", "budget"):
             if name in fields:
                 fields[name] = localise_amounts(fields[name], lang)
-        if key == "detail_judge" and fields["reason"] == "ready":
+        if key == "judge" and fields["reason"] == "ready":
             fields["reason"] = label("t_judge_ready", lang)
-        return label(key, lang, **fields)
+        return label_of("detail", key, lang, **fields)
     return detail
 
 
@@ -121,10 +120,9 @@ def score_words(total: float, max_total: float, lang: str = "en") -> str:
 
 
 def plural(n: int, noun: str, lang: str = "en") -> str:
-    """``1 call``, ``2 calls``; French ``2 appels`` (``noun``: model_call, call, item, claim,
-    counter, concession)."""
-    key = "model_calls" if noun == "call" else f"plural_{noun}"
-    return label(f"{key}_{'one' if n == 1 else 'many'}", lang, n=n)
+    """``1 call``, ``2 calls``; French ``0 appel``, ``2 appels`` (``noun``: a value of the
+    catalog's ``plural`` family: model_call, call, item, claim, counter, concession)."""
+    return label_of("plural", noun, lang, n=n)
 
 
 def rebuttal_line(record: RebuttalRecord, lang: str = "en") -> str:

@@ -14,17 +14,16 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
 from argue.records import reasons
-from argue.records.labels import _LABELS, label
+from argue.records.labels import label, label_of
 from argue.text.typography import format_number, localise_amounts
 
 if TYPE_CHECKING:
     from argue.domain import Citation, Failure, Persona, ScoreComponent, Usage
 
 
-def _word(prefix: str, value: str, lang: str) -> str:
-    """The label ``<prefix>_<value>``, or the value itself when there is none."""
-    key = f"{prefix}_{value}"
-    return label(key, lang) if key in _LABELS else value
+def _word(family: str, value: str, lang: str) -> str:
+    """The words the catalog's ``family`` has for ``value``, or the value itself when none."""
+    return label_of(family, value, lang, default=value)
 
 
 def termination_words(termination: str | None, lang: str) -> str:
@@ -56,15 +55,13 @@ def call_words(status: str, lang: str) -> str:
 
 def kind_words(kind: str, lang: str) -> str:
     """A counter's or a concession's kind: refutes / undercuts / questions, full / partial."""
-    if f"kind_{kind}" in _LABELS:
-        return label(f"kind_{kind}", lang)
-    return _word("edge", kind, lang)
+    return label_of("kind", kind, lang, default=_word("edge", kind, lang))
 
 
 def support_words(citation: Citation, lang: str) -> str:
     """What the support check found for a located quote: "supports the claim", "contradicts
     the claim", "does not address the claim", "support not checked"."""
-    return label(f"support_{citation.support}", lang)
+    return label_of("support", citation.support, lang)
 
 
 def capitalised(text: str) -> str:
@@ -88,10 +85,10 @@ def dominant_bridge_words(persona: Persona, lang: str) -> str:
 
 
 _SIDES: tuple[tuple[str, str], ...] = (
-    ("FOR the proposition", "side_for"),
-    ("AGAINST the proposition", "side_against"),
-    ("QUESTIONER:", "side_questioner"),
-    ("DEFENDER:", "side_defender"),
+    ("FOR the proposition", "for"),
+    ("AGAINST the proposition", "against"),
+    ("QUESTIONER:", "questioner"),
+    ("DEFENDER:", "defender"),
 )
 _OWN_LENS = "PANELIST: argue from your own lens"
 
@@ -108,9 +105,9 @@ def stance_words(stance: str, lang: str) -> tuple[str, bool]:
         return "", False
     if stance.startswith("PANELIST:"):
         return stance.removeprefix("PANELIST:").strip(), True
-    for prefix, key in _SIDES:
+    for prefix, side in _SIDES:
         if stance.startswith(prefix):
-            words = label(key, lang)
+            words = label_of("side", side, lang)
             if "devil's advocate" in stance:
                 words += f" ({label('side_devils_advocate', lang)})"
             return words, False
@@ -128,8 +125,7 @@ def _translated(
 
 
 def _where(where: str, lang: str) -> str:
-    key = f"where_{where}"
-    return label(key, lang) if key in _LABELS else where
+    return label_of("where", where, lang, default=where)
 
 
 def _summary_words(summary: str, lang: str) -> str:
@@ -162,35 +158,38 @@ def detail_words(detail: str, lang: str) -> tuple[str, bool]:
     shapes: list[tuple[str, Callable[[re.Match[str]], str]]] = [
         (
             r"stop requested; round (\d+) was completed",
-            lambda m: label("detail_stop_completed", lang, n=m[1]),
+            lambda m: label_of("detail", "stop_completed", lang, n=m[1]),
         ),
         (
             r"stop requested; stopped (.+) of round (\d+)",
-            lambda m: label("detail_stop_where", lang, where=_where(m[1], lang), n=m[2]),
+            lambda m: label_of("detail", "stop_where", lang, where=_where(m[1], lang), n=m[2]),
         ),
         (
             r"no novel claim and no new verified evidence in rounds (\d+) and (\d+)",
-            lambda m: label("detail_null_production", lang, a=m[1], b=m[2]),
+            lambda m: label_of("detail", "null_production", lang, a=m[1], b=m[2]),
         ),
         (
             r"reached the limit of (\d+) rounds?",
-            lambda m: label(
-                "detail_max_rounds_one" if m[1] == "1" else "detail_max_rounds_many", lang, n=m[1]
-            ),
+            lambda m: label_of("detail", "max_rounds", lang, n=m[1]),
         ),
         (
             r"stable disagreement: confidence settled while both sides still hold opposite "
             r"positions \((.*)\)",
-            lambda m: label("detail_stable_disagreement", lang, summary=_summary_words(m[1], lang)),
+            lambda m: label_of(
+                "detail", "stable_disagreement", lang, summary=_summary_words(m[1], lang)
+            ),
         ),
         (
             r"confidence settled for every persona \((.*)\)",
-            lambda m: label("detail_confidence_settled", lang, summary=_summary_words(m[1], lang)),
+            lambda m: label_of(
+                "detail", "confidence_settled", lang, summary=_summary_words(m[1], lang)
+            ),
         ),
         (
             r"spent (\S+) of a (\S+) budget in round (\d+)",
-            lambda m: label(
-                "detail_budget_usd",
+            lambda m: label_of(
+                "detail",
+                "budget_usd",
                 lang,
                 spent=localise_amounts(m[1], lang),
                 budget=localise_amounts(m[2], lang),
@@ -199,7 +198,7 @@ def detail_words(detail: str, lang: str) -> tuple[str, bool]:
         ),
         (
             r"used (\d+) of a (\d+)-token budget in round (\d+)",
-            lambda m: label("detail_budget_tokens", lang, used=m[1], limit=m[2], n=m[3]),
+            lambda m: label_of("detail", "budget_tokens", lang, used=m[1], limit=m[2], n=m[3]),
         ),
     ]
     if detail.startswith("judge: "):
@@ -256,8 +255,7 @@ def component_reason(component: ScoreComponent, lang: str) -> str:
 
 def component_words(name: str, lang: str) -> str:
     """A score component's name in words ("qualité des preuves" for ``evidence_quality``)."""
-    key = f"component_{name}"
-    return label(key, lang) if key in _LABELS else name.replace("_", " ")
+    return label_of("component", name, lang, default=name.replace("_", " "))
 
 
 def provenance_words(provenance: str, lang: str) -> str:
@@ -273,6 +271,5 @@ def models_used_words(records: Iterable[Usage], lang: str) -> str:
     if not counts:
         return label("no_model", lang)
     return ", ".join(
-        f"{name} ({label('model_calls_one' if n == 1 else 'model_calls_many', lang, n=n)})"
-        for name, n in counts.items()
+        f"{name} ({label_of('plural', 'call', lang, n=n)})" for name, n in counts.items()
     )

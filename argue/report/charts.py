@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from markupsafe import Markup, escape
 
 from argue.domain import PersonaRoundScore
-from argue.records.labels import label
+from argue.records.labels import label, label_of
 from argue.render.inline import one_line
 from argue.report.svg import MARKERS, PERSONA_COLORS, el, marker_shape, num, svg, wrap
 from argue.report.svg import text as _svg_text
@@ -84,10 +84,7 @@ def component_class(name: str, components: list[str]) -> str:
 
 
 def component_words(name: str, lang: str) -> str:
-    try:
-        return label(f"component_{name}", lang)
-    except KeyError:
-        return name.replace("_", " ")
+    return label_of("component", name, lang, default=name.replace("_", " "))
 
 
 def _words(content: str) -> Markup:

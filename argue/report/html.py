@@ -21,9 +21,9 @@ from markupsafe import Markup, escape
 
 from argue.domain import DebateState, Usage
 from argue.records.history import DebateHistory
-from argue.records.labels import Labels, label
+from argue.records.labels import Labels, label, label_of
 from argue.records.prose import SynthesisDraft
-from argue.records.strongest import NotRanked, reason_detail, reason_key
+from argue.records.strongest import NotRanked, reason_detail
 from argue.render import synthesis_context
 from argue.report.argument_map import ArgumentMap, ClaimNode, render_map_svg
 from argue.report.argument_map.layout import _layout, map_model
@@ -165,7 +165,7 @@ def report_context(
             lambda citation: str(marked_sentence_html(citation)),
             lambda ref: str(Markup("<code>{}</code> {}").format(ref, unverified_marker(lang))),
         )
-        return Markup(escape(label(reason_key(item), lang))).format(detail=Markup(detail))
+        return Markup(escape(label_of("nr", item.reason, lang))).format(detail=Markup(detail))
 
     # Up to four personas, one figure with a column each; above, one figure per round (the
     # columns would be too wide to follow an arrow: argument_map.stack says why).
@@ -263,7 +263,7 @@ def report_context(
         "not_ranked_words": not_ranked_words,
         "claim_anchor": claim_anchor,
         "evidence_anchor": evidence_anchor,
-        "edge_words": lambda kind: label(f"edge_{kind}", lang),
+        "edge_words": lambda kind: label_of("edge", kind, lang),
         "L": Labels(lang),
     }
 

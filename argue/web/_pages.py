@@ -20,7 +20,7 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup
 
 from argue.app import LiveDebate, LiveRow, UsageSummary
-from argue.records.labels import Labels, label
+from argue.records.labels import Labels, label, label_of
 from argue.text.controls import strip_controls
 from argue.text.typography import format_usd, jinja_filters, localise_amounts
 
@@ -29,7 +29,7 @@ EVIDENCE_STATES = ("quoted", "quote_not_found", "unverified", "uncited")
 
 def evidence_words(lang: str = "en") -> dict[str, str]:
     """Each claim's evidence state as the page says it, in ``lang``."""
-    return {state: label(f"live_ev_{state}", lang) for state in EVIDENCE_STATES}
+    return {state: label_of("live_ev", state, lang) for state in EVIDENCE_STATES}
 
 
 @lru_cache(maxsize=1)
@@ -57,15 +57,6 @@ def _asset(name: str) -> str:
     return files("argue.web").joinpath("templates", name).read_text(encoding="utf-8")
 
 
-def word_for(prefix: str, value: str, lang: str = "en") -> str:
-    """``value`` (a status, a mode) as the label table says it in ``lang``; as is when the
-    table has no such word."""
-    try:
-        return label(f"{prefix}{value}", lang)
-    except KeyError:
-        return value
-
-
 def cost_words(usage: UsageSummary | None, lang: str = "en") -> str:
     """The cost so far as people should read it: a model without a price is "not priced",
     never "$0.0000"; a partly priced total is a lower bound, said so."""
@@ -83,7 +74,7 @@ def cost_words(usage: UsageSummary | None, lang: str = "en") -> str:
 def calls_words(usage: UsageSummary | None, lang: str = "en") -> str:
     if usage is None or usage.calls == 0:
         return ""
-    return label("live_call" if usage.calls == 1 else "live_calls", lang, n=usage.calls)
+    return label("live_calls", lang, n=usage.calls)
 
 
 @dataclass(frozen=True)
@@ -167,7 +158,7 @@ class Pages:
                 lang=lang,
                 L=Labels(lang),
                 label=label,
-                word=lambda prefix, value: word_for(prefix, value, lang),
+                label_of=label_of,
                 evidence_words=evidence_words(lang),
                 **context,
             )

@@ -2,7 +2,7 @@
 ``--dry-run``, ``status`` and ``watch`` carry no English word of argue's own (issue 21 item 1).
 
 Teeth: putting one English label back (``"t_wave"``'s French side set to
-``"  {wave}: {n} personas in parallel…"`` in argue/records/labels.py) makes
+``"  {wave}: {n} personas in parallel…"`` in argue/records/catalog/fr.toml) makes
 ``test_a_french_debate_prints_no_english_word_of_code`` fail on "personas in parallel".
 Putting ``"reason_key_not_set"``'s French side back to ``"{name} not set"`` makes
 ``test_a_refused_source_is_said_once_in_french_then_counted`` fail on "not set" (checked).

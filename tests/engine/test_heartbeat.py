@@ -18,7 +18,7 @@ import pytest
 
 from argue.engine import heartbeat
 from argue.engine.heartbeat import still_working
-from argue.records.labels import label
+from argue.records.labels import label, label_of
 
 pytestmark = pytest.mark.timeout(30)  # a ticker left running shows as a hang: fail it fast
 
@@ -305,18 +305,22 @@ def test_real_time_with_a_tiny_interval():
     ],
 )
 def test_the_still_working_line_in_both_languages(lang: str, line: str):
-    phase = label("phase_argument", lang)
+    phase = label_of("phase", "argument", lang)
     assert label("t_still_working", lang, name="Embry", phase=phase, seconds="40") == line
 
 
 def test_the_still_working_line_reads_like_the_phase_done_line():
     """Same prefix as the line that ends the call: a reader sees which call it is about."""
     for lang in ("en", "fr"):
-        phase = label("phase_rebuttal", lang)
+        phase = label_of("phase", "rebuttal", lang)
         working = label("t_still_working", lang, name="Horus", phase=phase, seconds="20")
         done = label("t_phase_done", lang, name="Horus", phase=phase, summary="x", seconds="61")
         assert working.split(phase)[0] == done.split(phase)[0]
         assert working.endswith("(20 s)")
     assert "toujours en cours" in label(
-        "t_still_working", "fr", name="Horus", phase=label("phase_rebuttal", "fr"), seconds="20"
+        "t_still_working",
+        "fr",
+        name="Horus",
+        phase=label_of("phase", "rebuttal", "fr"),
+        seconds="20",
     )

@@ -14,7 +14,7 @@ import pytest
 
 from argue.engine import DebateRunner, heartbeat
 from argue.llm import ScriptedModel
-from argue.records.labels import label
+from argue.records.labels import label, label_of
 from tests.engine.script import DebateScript, ScriptedToolkit
 
 NAMES = {"Embry": "A", "Horus": "B"}
@@ -41,7 +41,7 @@ def test_a_slow_argument_call_says_it_is_still_working(new_store, monkeypatch, l
     state = asyncio.run(runner.run())
     assert state.status == "completed", state.error
 
-    phase = label("phase_argument", lang)
+    phase = label_of("phase", "argument", lang)
     working = label("t_still_working", lang, name="Embry", phase=phase, seconds="SECONDS")
     pattern = re.compile(re.escape(working).replace("SECONDS", r"(\d+)"))
     done_prefix = label("t_phase_done", lang, name="Embry", phase=phase, summary="", seconds="")

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from markupsafe import Markup
 
-from argue.records.labels import label
+from argue.records.labels import label, label_of
 from argue.render.inline import fold_lookalikes
 from argue.report.argument_map.layout import (
     BADGE_H,
@@ -67,7 +67,7 @@ ARROW = 8.0  # arrowhead length and width, px
 
 
 def edge_words(kind: str, lang: str) -> str:
-    return label(f"edge_{kind}", lang)
+    return label_of("edge", kind, lang)
 
 
 def persona_anchor(index: int, round_no: int | None = None) -> str:
@@ -380,7 +380,7 @@ def _edge(m: ArgumentMap, edge: Edge, lang: str) -> Markup:
     tooltip = f"{name} ({label('round', lang)} {edge.source.round}) {edge_words(edge.kind, lang)} "
     tooltip += f"{target_id}{label('colon', lang)} {clip(fold_lookalikes(edge.text), 240)}"
     if not edge.counted:
-        tooltip += f" — {label('edge_not_counted', lang)}"
+        tooltip += f" — {label_of('edge', 'not_counted', lang)}"
         if edge.note:
             tooltip += f" ({clip(edge.note, 160)})"
     classes = [

@@ -22,7 +22,7 @@ from typing import Literal
 from argue.domain import Claim
 from argue.grounding.index import ReferenceIndex
 from argue.records.history import DebateHistory
-from argue.records.labels import label
+from argue.records.labels import label, label_of
 from argue.render.inline import fold_lookalikes
 from argue.render.words import target_note_words
 from argue.report.argument_map.metrics import (
@@ -400,7 +400,7 @@ LEGEND_LINE = 34.0  # an edge kind's sample line, then its word
 def _legend(lang: str, width: float) -> list[LegendItem]:
     """The legend's entries in rows that fit ``width``: each edge kind, then the two badges."""
     entries: list[tuple[str, str, float]] = [
-        (kind, label(f"edge_{kind}", lang), 0.0) for kind in (*EDGE_KINDS, "not_counted")
+        (kind, label_of("edge", kind, lang), 0.0) for kind in (*EDGE_KINDS, "not_counted")
     ]
     entries = [(k, w, LEGEND_LINE + 6 + text_width(w, LEGEND)) for k, w, _ in entries]
     for word, css in (
