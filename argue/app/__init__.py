@@ -13,6 +13,10 @@ prints, exits or knows about typer or flags; the faces (``argue.commands``, ``ar
     store = create(plan)
     outcome = run_debate(store, plan.chat_model, plan.workspace)
 
+An error of a layer below (a debate folder's ``StoreError``, an unusable ``ARGUE_HOME``) is
+the application's to name: ``app_error(exc)`` gives the ``ArgueError`` it is, so a face
+catches application errors alone (``at_the_boundary`` makes a function raise only those).
+
 The names below are written once: the type checker reads these imports, and at run time
 ``argue._lazy`` reads the same lines to load each name from its module on first use (the CLI
 imports this package for every command, ``--help`` included).
@@ -30,6 +34,9 @@ if TYPE_CHECKING:
     from argue.app._catalog import classify as classify
     from argue.app._catalog import persona_catalog as persona_catalog
     from argue.app._catalog import persona_view as persona_view
+    from argue.app._checks import BOUNDS as BOUNDS
+    from argue.app._checks import bounds_error as bounds_error
+    from argue.app._checks import check_bounds as check_bounds
     from argue.app._debates import DebateStatus as DebateStatus
     from argue.app._debates import InterjectResult as InterjectResult
     from argue.app._debates import StatusList as StatusList
@@ -64,6 +71,7 @@ if TYPE_CHECKING:
     from argue.app._errors import NotFoundError as NotFoundError
     from argue.app._errors import OperationError as OperationError
     from argue.app._errors import UsageError as UsageError
+    from argue.app._errors import app_error as app_error
     from argue.app._eval import EvalOutcome as EvalOutcome
     from argue.app._eval import EvalPlan as EvalPlan
     from argue.app._eval import EvalRequest as EvalRequest
@@ -99,6 +107,9 @@ if TYPE_CHECKING:
     from argue.app._research import ResearchOutcome as ResearchOutcome
     from argue.app._research import research as research
     from argue.app._research import source_names as source_names
+    from argue.app._roles import role_assignments as role_assignments
+    from argue.app._roles import roles_help as roles_help
+    from argue.app._roles import roles_listing as roles_listing
     from argue.app._run import EXIT_BY_STATUS as EXIT_BY_STATUS
     from argue.app._run import RUN_LOG as RUN_LOG
     from argue.app._run import DetachedRun as DetachedRun

@@ -38,6 +38,11 @@ PROVIDER_HELP = "anthropic | openai | ollama | local (default: auto-detect)."
 # Filled from the mode and source tables (plugins included) when help is shown (argue/cli.py);
 # these built-in words are what a run that shows no help carries.
 MODE_HELP = "adversarial (default) | panel | socratic | devils-advocate."
+# Filled from the mode table (a registered mode's roles included) when help is shown.
+ROLE_HELP = (
+    "ROLE=PERSONA: who takes a mode's role (repeatable): questioner, defender (socratic); "
+    "advocate (devils-advocate)."
+)
 SOURCES_HELP = (
     "Research sources for dogpile (default: $ARGUE_RESEARCH_SOURCES or all): "
     "{sources}; only those that can answer now are used (a key set, the library not empty); "
@@ -62,13 +67,21 @@ def argue_command(
         None, "--personas", help="Comma-separated personas, e.g. embry,horus,brandon (panel: 3+)."
     ),
     rounds: int | None = typer.Option(
-        None, "--rounds", min=1, max=50, help="Maximum number of rounds (default 3)."
+        None, "--rounds", help="Maximum number of rounds, 1 to 50 (default 3)."
     ),
     mode: str | None = typer.Option(None, "--mode", help=MODE_HELP),
-    questioner: str | None = typer.Option(None, "--questioner", help="Socratic mode: who asks."),
-    defender: str | None = typer.Option(None, "--defender", help="Socratic mode: who defends."),
+    role: list[str] | None = typer.Option(None, "--role", metavar="ROLE=PERSONA", help=ROLE_HELP),
+    questioner: str | None = typer.Option(
+        None, "--questioner", help="Socratic mode: who asks (the same as --role questioner=NAME)."
+    ),
+    defender: str | None = typer.Option(
+        None, "--defender", help="Socratic mode: who defends (the same as --role defender=NAME)."
+    ),
     advocate: str | None = typer.Option(
-        None, "--advocate", help="Devil's advocate mode: who argues against its own view."
+        None,
+        "--advocate",
+        help="Devil's advocate mode: who argues against its own view (the same as --role "
+        "advocate=NAME).",
     ),
     provider: str | None = typer.Option(None, "--provider", help=PROVIDER_HELP),
     model: str | None = typer.Option(None, "--model", help="Model name for the provider."),
@@ -78,12 +91,11 @@ def argue_command(
         help=SOURCES_HELP.format(sources="arxiv,github,brave,perplexity,youtube,library"),
     ),
     budget_usd: float | None = typer.Option(
-        None, "--budget-usd", min=0.0, help="Stop (resumable) once this much has been spent."
+        None, "--budget-usd", help="Stop (resumable) once this much has been spent."
     ),
     max_tokens: int | None = typer.Option(
         None,
         "--max-tokens",
-        min=1,
         help="Stop (resumable) once the calls have used this many tokens (input + output, "
         "any model).",
     ),
@@ -140,6 +152,7 @@ def argue_command(
             persona_a=persona_a,
             persona_b=persona_b,
             mode=mode,
+            roles=app.role_assignments(role or []),
             questioner=questioner,
             defender=defender,
             advocate=advocate,
