@@ -33,6 +33,8 @@ class Bound:
             return None
         if self.low is not None and self.high is not None:
             return f"must be between {self.low:g} and {self.high:g} (got {value:g})"
+        if self.low == 0 and self.low_open:
+            return f"must be positive (got {value:g})"
         if self.low is not None:
             word = "above" if self.low_open else "at least"
             return f"must be {word} {self.low:g} (got {value:g})"

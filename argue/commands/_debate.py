@@ -59,9 +59,11 @@ def cli_words(message: str, field: str | None = None) -> str:
     """The application layer's words as the CLI says them: a request field it names in
     backticks (`budget_usd`) is the flag that sets it (--budget-usd), a mode's role named so
     (`champion`) is ``--role champion``, and a message that opens with the ``field`` it
-    blames (``rounds: must be …``) opens with its flag."""
-    if field is not None and message.startswith(f"{field}:"):
-        message = flag_of(field) + message[len(field) :]
+    blames (``rounds: must be …``) opens with its flag (``--rounds must be …``)."""
+    if field is not None and message.startswith(f"{field}: "):
+        rest = message[len(field) + 2 :]
+        # "--rounds must be between 1 and 50", but "--rounds: Input should be …" (pydantic's)
+        message = f"{flag_of(field)}{' ' if rest.startswith('must ') else ': '}{rest}"
     if "`" not in message:
         return message
     from argue.app import BOUNDS, EvalRequest, StartRequest, role_fields
