@@ -66,6 +66,11 @@ if TYPE_CHECKING:
     from argue.app._doctor import diagnose as diagnose
     from argue.app._doctor import judge as judge
     from argue.app._doctor import probe_sources as probe_sources
+    from argue.app._documents import COMPACT_FIELDS as COMPACT_FIELDS
+    from argue.app._documents import MAX_RUNNING_ENV as MAX_RUNNING_ENV
+    from argue.app._documents import configured_running_cap as configured_running_cap
+    from argue.app._documents import listing_document as listing_document
+    from argue.app._documents import status_document as status_document
     from argue.app._errors import ArgueError as ArgueError
     from argue.app._errors import Interrupted as Interrupted
     from argue.app._errors import NotFoundError as NotFoundError
@@ -92,6 +97,8 @@ if TYPE_CHECKING:
     from argue.app._library import search_library as search_library
     from argue.app._limits import NOTE_MAX_CHARS as NOTE_MAX_CHARS
     from argue.app._limits import QUESTION_MAX_CHARS as QUESTION_MAX_CHARS
+    from argue.app._listen import is_loopback as is_loopback
+    from argue.app._listen import listen_error as listen_error
     from argue.app._live import LiveDebate as LiveDebate
     from argue.app._live import LiveRow as LiveRow
     from argue.app._live import debate_ids as debate_ids
@@ -102,6 +109,9 @@ if TYPE_CHECKING:
     from argue.app._memory import learn as learn
     from argue.app._memory import memories as memories
     from argue.app._memory import recall as recall
+    from argue.app._model import configured_model as configured_model
+    from argue.app._question import question_text as question_text
+    from argue.app._question import read_question as read_question
     from argue.app._report import write_report as write_report
     from argue.app._requests import json_object_body as json_object_body
     from argue.app._research import ResearchOutcome as ResearchOutcome

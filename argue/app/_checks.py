@@ -1,7 +1,7 @@
 """The one home of the numeric bounds a caller may ask for: rounds, budgets, limits, counts.
 
-``StartRequest`` reads its field constraints from :data:`BOUNDS`; the operations that take a
-number without a request record (``resume``'s new budget, ``research``'s limits, ``recall``'s
+``StartRequest`` reads its ``Field`` constraints from :data:`BOUNDS`; the operations that take
+a number without a request record (``resume``'s new budget, ``research``'s limits, ``recall``'s
 ``k``…) are checked with :func:`bounds_error`. A face maps the error to its own words (the
 CLI: the error's ``field`` is said as the flag that sets it) and to its exit code (2).
 """
@@ -39,15 +39,6 @@ class Bound:
             word = "above" if self.low_open else "at least"
             return f"must be {word} {self.low:g} (got {value:g})"
         return f"must be at most {self.high:g} (got {value:g})"
-
-    def field(self) -> dict[str, float]:
-        """The same bound as pydantic ``Field`` constraints."""
-        limits: dict[str, float] = {}
-        if self.low is not None:
-            limits["gt" if self.low_open else "ge"] = self.low
-        if self.high is not None:
-            limits["le"] = self.high
-        return limits
 
 
 BOUNDS: dict[str, Bound] = {

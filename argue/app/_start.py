@@ -100,13 +100,21 @@ class StartRequest(Request):
     persona_models: list[str] = Field(default_factory=list)
     verifier_model: str | None = None
     sources: list[str] | None = None
-    rounds: int | None = Field(default=None, **BOUNDS["rounds"].field())
-    budget_usd: float | None = Field(default=None, **BOUNDS["budget_usd"].field())
-    max_tokens: int | None = Field(default=None, **BOUNDS["max_tokens"].field())
+    rounds: int | None = Field(default=None, ge=BOUNDS["rounds"].low, le=BOUNDS["rounds"].high)
+    budget_usd: float | None = Field(
+        default=None, ge=BOUNDS["budget_usd"].low, le=BOUNDS["budget_usd"].high
+    )
+    max_tokens: int | None = Field(
+        default=None, ge=BOUNDS["max_tokens"].low, le=BOUNDS["max_tokens"].high
+    )
     lang: Literal["en", "fr"] | None = None
-    request_timeout_s: float | None = Field(default=None, **BOUNDS["request_timeout_s"].field())
-    max_attempts: int | None = Field(default=None, **BOUNDS["max_attempts"].field())
-    slots: int | None = Field(default=None, **BOUNDS["slots"].field())
+    request_timeout_s: float | None = Field(
+        default=None, ge=BOUNDS["request_timeout_s"].low, le=BOUNDS["request_timeout_s"].high
+    )
+    max_attempts: int | None = Field(
+        default=None, ge=BOUNDS["max_attempts"].low, le=BOUNDS["max_attempts"].high
+    )
+    slots: int | None = Field(default=None, ge=BOUNDS["slots"].low, le=BOUNDS["slots"].high)
     structured_output: str | None = None
     interactive: bool = False
     detach: bool = False

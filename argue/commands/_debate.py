@@ -16,12 +16,8 @@ from argue.console import die, stderr_console
 
 if TYPE_CHECKING:
     from argue.app import (
-        ChatModel,
         DebateStore,
-        PriceTable,
         RunOutcome,
-        ServerLimits,
-        Settings,
         Workspace,
     )
 
@@ -47,6 +43,8 @@ _FLAG_OF = {
     "request_timeout_s": "--request-timeout",
     "timeout_s": "--timeout",
 }
+# Names the application's operations take that no request record holds (said as flags too).
+_OTHER_FIELDS = ("out", "question_file", "host", "allow_remote")
 _FIELD = re.compile(r"`([a-z][a-z0-9_]*)`")
 
 
@@ -68,7 +66,7 @@ def cli_words(message: str, field: str | None = None) -> str:
         return message
     from argue.app import BOUNDS, EvalRequest, StartRequest, role_fields
 
-    fields = {*StartRequest.model_fields, *EvalRequest.model_fields, *BOUNDS, "out"}
+    fields = {*StartRequest.model_fields, *EvalRequest.model_fields, *BOUNDS, *_OTHER_FIELDS}
     roles = set(role_fields())
 
     def flag(match: re.Match[str]) -> str:
@@ -109,12 +107,6 @@ def workspace(debates_dir: Path | None = None) -> Workspace:
     return Workspace(debates_dir)
 
 
-def _settings() -> Settings:
-    with app_errors():
-        return workspace().settings
-    raise AssertionError("unreachable")  # pragma: no cover
-
-
 def _debates_dir(option: Path | None) -> Path:
     with app_errors():
         return workspace(option).root
@@ -124,21 +116,6 @@ def _debates_dir(option: Path | None) -> Path:
 def _open(debates_dir: Path, debate_id: str) -> DebateStore:
     with app_errors():
         return workspace(debates_dir).open(debate_id)
-    raise AssertionError("unreachable")  # pragma: no cover
-
-
-def _resolve(
-    provider: str | None, model: str | None, limits: ServerLimits | None = None
-) -> ChatModel:
-    with app_errors():
-        return workspace().resolve(provider, model, limits)
-    raise AssertionError("unreachable")  # pragma: no cover
-
-
-def _price_table() -> PriceTable:
-    """Built-in prices, then config.toml's [prices], then ARGUE_PRICES (a bad file: exit 2)."""
-    with app_errors():
-        return workspace().prices
     raise AssertionError("unreachable")  # pragma: no cover
 
 
