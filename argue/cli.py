@@ -56,7 +56,7 @@ class _OneLineErrors(TyperGroup):
     ) -> Any:
         if not standalone_mode:
             return super().main(args, prog_name, complete_var, False, windows_expand_args, **extra)
-        from argue.app import ArgueHomeError
+        from argue.app import app_error
         from argue.console import click_exceptions
 
         errors = click_exceptions()
@@ -73,12 +73,11 @@ class _OneLineErrors(TyperGroup):
             _fail(_one_line(exc.format_message()), exc.exit_code, argv, None)
         except typer.Abort:
             _fail("aborted", 1, argv, None)
-        except ArgueHomeError as exc:
-            _fail(str(exc), 2, argv, None)
         except Exception as exc:
-            if not _is_store_error(exc):
+            error = app_error(exc)  # the application's word for it, or None: a bug
+            if error is None:
                 raise
-            _fail(str(exc), 1, argv, None)
+            _fail(error.message, error.exit_code, argv, None)
         # Non-standalone typer returns the code of a typer.Exit, else the command's value.
         sys.exit(result if isinstance(result, int) and not isinstance(result, bool) else 0)
 
@@ -90,26 +89,20 @@ def _helps_a_command(argv: Sequence[str]) -> bool:
     return first is not None and not first.startswith("-")
 
 
-def _is_store_error(exc: BaseException) -> bool:
-    """A ``StoreError`` (one line, exit 1), told apart without importing the store: a run that
-    never loaded ``argue.store`` cannot have raised one, and ``--help`` or ``--version`` should
-    not pay for its pydantic models."""
-    store = sys.modules.get("argue.store")
-    return store is not None and isinstance(exc, store.StoreError)
-
-
 def _help_from_the_provider_table(group: TyperGroup) -> None:
     """A command's help from the tables, registered plugins included: ``--provider`` from the
-    provider table, ``--mode`` from the mode table, ``--sources`` from the source table. Only
+    provider table, ``--mode`` and ``--role`` from the mode table, ``--sources`` from the
+    source table. Only
     when a command's help is asked for: listing the plugins' entry points takes about 0.1 s,
     which no other run of the CLI should pay."""
-    from argue.app import modes_help, provider_help, source_names
-    from argue.commands.start import MODE_HELP, PROVIDER_HELP, SOURCES_HELP
+    from argue.app import modes_help, provider_help, roles_help, source_names
+    from argue.commands.start import MODE_HELP, PROVIDER_HELP, ROLE_HELP, SOURCES_HELP
 
     builtin_sources = SOURCES_HELP.format(sources="arxiv,github,brave,perplexity,youtube,library")
     from_tables = {
         PROVIDER_HELP: provider_help(),
         MODE_HELP: f"{modes_help()}.",
+        ROLE_HELP: roles_help(),
         builtin_sources: SOURCES_HELP.format(sources=",".join(source_names())),
     }
     for command in group.commands.values():

@@ -13,6 +13,10 @@ prints, exits or knows about typer or flags; the faces (``argue.commands``, ``ar
     store = create(plan)
     outcome = run_debate(store, plan.chat_model, plan.workspace)
 
+An error of a layer below (a debate folder's ``StoreError``, an unusable ``ARGUE_HOME``) is
+the application's to name: ``app_error(exc)`` gives the ``ArgueError`` it is, so a face
+catches application errors alone (``at_the_boundary`` makes a function raise only those).
+
 The names below are written once: the type checker reads these imports, and at run time
 ``argue._lazy`` reads the same lines to load each name from its module on first use (the CLI
 imports this package for every command, ``--help`` included).
@@ -30,6 +34,9 @@ if TYPE_CHECKING:
     from argue.app._catalog import classify as classify
     from argue.app._catalog import persona_catalog as persona_catalog
     from argue.app._catalog import persona_view as persona_view
+    from argue.app._checks import BOUNDS as BOUNDS
+    from argue.app._checks import bounds_error as bounds_error
+    from argue.app._checks import check_bounds as check_bounds
     from argue.app._debates import DebateStatus as DebateStatus
     from argue.app._debates import InterjectResult as InterjectResult
     from argue.app._debates import StatusList as StatusList
@@ -59,11 +66,17 @@ if TYPE_CHECKING:
     from argue.app._doctor import diagnose as diagnose
     from argue.app._doctor import judge as judge
     from argue.app._doctor import probe_sources as probe_sources
+    from argue.app._documents import COMPACT_FIELDS as COMPACT_FIELDS
+    from argue.app._documents import MAX_RUNNING_ENV as MAX_RUNNING_ENV
+    from argue.app._documents import configured_running_cap as configured_running_cap
+    from argue.app._documents import listing_document as listing_document
+    from argue.app._documents import status_document as status_document
     from argue.app._errors import ArgueError as ArgueError
     from argue.app._errors import Interrupted as Interrupted
     from argue.app._errors import NotFoundError as NotFoundError
     from argue.app._errors import OperationError as OperationError
     from argue.app._errors import UsageError as UsageError
+    from argue.app._errors import app_error as app_error
     from argue.app._eval import EvalOutcome as EvalOutcome
     from argue.app._eval import EvalPlan as EvalPlan
     from argue.app._eval import EvalRequest as EvalRequest
@@ -84,6 +97,8 @@ if TYPE_CHECKING:
     from argue.app._library import search_library as search_library
     from argue.app._limits import NOTE_MAX_CHARS as NOTE_MAX_CHARS
     from argue.app._limits import QUESTION_MAX_CHARS as QUESTION_MAX_CHARS
+    from argue.app._listen import is_loopback as is_loopback
+    from argue.app._listen import listen_error as listen_error
     from argue.app._live import LiveDebate as LiveDebate
     from argue.app._live import LiveRow as LiveRow
     from argue.app._live import debate_ids as debate_ids
@@ -94,11 +109,17 @@ if TYPE_CHECKING:
     from argue.app._memory import learn as learn
     from argue.app._memory import memories as memories
     from argue.app._memory import recall as recall
+    from argue.app._model import configured_model as configured_model
+    from argue.app._question import question_text as question_text
+    from argue.app._question import read_question as read_question
     from argue.app._report import write_report as write_report
     from argue.app._requests import json_object_body as json_object_body
     from argue.app._research import ResearchOutcome as ResearchOutcome
     from argue.app._research import research as research
     from argue.app._research import source_names as source_names
+    from argue.app._roles import role_assignments as role_assignments
+    from argue.app._roles import roles_help as roles_help
+    from argue.app._roles import roles_listing as roles_listing
     from argue.app._run import EXIT_BY_STATUS as EXIT_BY_STATUS
     from argue.app._run import RUN_LOG as RUN_LOG
     from argue.app._run import DetachedRun as DetachedRun

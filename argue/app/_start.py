@@ -6,12 +6,13 @@ from __future__ import annotations
 import itertools
 import math
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from argue.app._errors import UsageError
-from argue.app._limits import MAX_ROUNDS, NAME_MAX_CHARS, QUESTION_MAX_CHARS
+from argue.app._checks import BOUNDS, bounds_error
+from argue.app._errors import UsageError, at_the_boundary
+from argue.app._limits import NAME_MAX_CHARS, QUESTION_MAX_CHARS
 from argue.app._seats import (
     SeatChoice,
     choose_seat_models,
@@ -50,18 +51,34 @@ class Request(BaseModel):
     naming the field (not pydantic's multi-line ``ValidationError``)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
+    bounded: ClassVar[tuple[str, ...]] = ()
+    """Fields whose bounds are :data:`argue.app._checks.BOUNDS`' (checked first, in its
+    words; the ``Field`` constraints say the same numbers to a JSON schema)."""
 
     def __init__(self, **fields: Any) -> None:
+        numbers = {
+            name: value
+            for name, value in fields.items()
+            if name in self.bounded
+            and isinstance(value, int | float)
+            and not isinstance(value, bool)
+        }
+        error = bounds_error(**numbers)
+        if error is not None:
+            raise error
         try:
             super().__init__(**fields)
         except ValidationError as exc:
-            raise UsageError(_one_line(exc, type(self).__name__)) from None
+            message, field = _one_line(exc, type(self).__name__)
+            raise UsageError(message, field=field) from None
 
 
-def _one_line(exc: ValidationError, name: str) -> str:
+def _one_line(exc: ValidationError, name: str) -> tuple[str, str | None]:
+    """pydantic's first error in one line, and the top-level field it names (if any)."""
     first = exc.errors()[0]
     where = ".".join(str(part) for part in first["loc"]) or name
-    return f"{where}: {first['msg']}"
+    top = str(first["loc"][0]) if first["loc"] else None
+    return f"{where}: {first['msg']}", top
 
 
 class StartRequest(Request):
@@ -83,16 +100,32 @@ class StartRequest(Request):
     persona_models: list[str] = Field(default_factory=list)
     verifier_model: str | None = None
     sources: list[str] | None = None
-    rounds: int | None = Field(default=None, ge=1, le=MAX_ROUNDS)
-    budget_usd: float | None = Field(default=None, ge=0.0)
-    max_tokens: int | None = Field(default=None, ge=1)
+    rounds: int | None = Field(default=None, ge=BOUNDS["rounds"].low, le=BOUNDS["rounds"].high)
+    budget_usd: float | None = Field(
+        default=None, ge=BOUNDS["budget_usd"].low, le=BOUNDS["budget_usd"].high
+    )
+    max_tokens: int | None = Field(
+        default=None, ge=BOUNDS["max_tokens"].low, le=BOUNDS["max_tokens"].high
+    )
     lang: Literal["en", "fr"] | None = None
-    request_timeout_s: float | None = Field(default=None, ge=1.0)
-    max_attempts: int | None = Field(default=None, ge=1, le=20)
-    slots: int | None = Field(default=None, ge=1, le=256)
+    request_timeout_s: float | None = Field(
+        default=None, ge=BOUNDS["request_timeout_s"].low, le=BOUNDS["request_timeout_s"].high
+    )
+    max_attempts: int | None = Field(
+        default=None, ge=BOUNDS["max_attempts"].low, le=BOUNDS["max_attempts"].high
+    )
+    slots: int | None = Field(default=None, ge=BOUNDS["slots"].low, le=BOUNDS["slots"].high)
     structured_output: str | None = None
     interactive: bool = False
     detach: bool = False
+    bounded: ClassVar[tuple[str, ...]] = (
+        "rounds",
+        "budget_usd",
+        "max_tokens",
+        "request_timeout_s",
+        "max_attempts",
+        "slots",
+    )
 
     @field_validator("budget_usd", "request_timeout_s")
     @classmethod
@@ -109,14 +142,25 @@ class StartRequest(Request):
         return value
 
     def role_names(self) -> dict[str, str]:
-        """Every role field given (the built-in modes' and ``roles``), stripped."""
+        """Every role given, stripped: ``roles`` and the built-in modes' own fields
+        (``questioner``, ``defender``, ``advocate``: aliases of ``roles`` entries). A role
+        named both ways, to two personas, is a ``UsageError``."""
         named = {
-            **self.roles,
-            "questioner": self.questioner or "",
-            "defender": self.defender or "",
-            "advocate": self.advocate or "",
+            role.strip().lower(): name.strip()
+            for role, name in self.roles.items()
+            if name and name.strip()
         }
-        return {role: name.strip() for role, name in named.items() if name and name.strip()}
+        for role in ("questioner", "defender", "advocate"):
+            value = (getattr(self, role) or "").strip()
+            if not value:
+                continue
+            other = named.get(role)
+            if other is not None and other.lower() != value.lower():
+                raise UsageError(
+                    f"`{role}` is {value} but `roles` gives {role} to {other}: name it once"
+                )
+            named[role] = value
+        return named
 
     @field_validator("roles")
     @classmethod
@@ -238,10 +282,12 @@ def seat(
     """The persona fields turned into names in seat order (A, B, …); the engine seats them.
 
     Conflicting or ignored fields are usage errors rather than silent choices."""
+    from argue.app._roles import check_role
     from argue.engine.modes import MODES, modes_taking
 
     roles = request.role_names()
     for role, value in roles.items():
+        check_role(role)  # a role no mode seats: the roles there are
         if value and role not in MODES[mode].role_flags:
             takers = " or ".join(f"`mode` {name}" for name in modes_taking(role))
             raise UsageError(f"`{role}` only applies to {takers or 'no mode'}")
@@ -264,6 +310,7 @@ def seat(
     return lineup.personas, lineup.reason
 
 
+@at_the_boundary
 def prepare(request: StartRequest, workspace: Workspace | None = None) -> DebatePlan:
     """Check and resolve a request: seating, models (each configured, priced under a
     budget), sources; and whether the model server answers. Writes nothing."""
@@ -331,6 +378,7 @@ def prepare(request: StartRequest, workspace: Workspace | None = None) -> Debate
     )
 
 
+@at_the_boundary
 def create(plan: DebatePlan, *, command: str = "argue") -> DebateStore:
     """Write the debate's folder (config.json, state.json, persona snapshots); nothing runs.
 

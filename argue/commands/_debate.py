@@ -16,12 +16,8 @@ from argue.console import die, stderr_console
 
 if TYPE_CHECKING:
     from argue.app import (
-        ChatModel,
         DebateStore,
-        PriceTable,
         RunOutcome,
-        ServerLimits,
-        Settings,
         Workspace,
     )
 
@@ -40,32 +36,56 @@ def command_name() -> str:
 
 # A request field the application layer names (`budget_usd`) -> the flag that sets it, where
 # it is not --budget-usd; a field that no flag sets keeps its name.
-_FLAG_OF = {"persona_models": "--persona-model", "dataset_file": "DATASET"}
+_FLAG_OF = {
+    "persona_models": "--persona-model",
+    "dataset_file": "DATASET",
+    "roles": "--role",
+    "request_timeout_s": "--request-timeout",
+    "timeout_s": "--timeout",
+}
+# Names the application's operations take that no request record holds (said as flags too).
+_OTHER_FIELDS = ("out", "question_file", "host", "allow_remote")
 _FIELD = re.compile(r"`([a-z][a-z0-9_]*)`")
 
 
-def cli_words(message: str) -> str:
-    """The application layer's words as the CLI says them: a request field it names in
-    backticks (`budget_usd`) is the flag that sets it (--budget-usd)."""
-    from argue.app import EvalRequest, StartRequest
+def flag_of(field: str) -> str:
+    """The flag that sets a request field (``budget_usd`` -> ``--budget-usd``)."""
+    return _FLAG_OF.get(field, "--" + field.replace("_", "-"))
 
-    fields = {*StartRequest.model_fields, *EvalRequest.model_fields, "out"}
+
+def cli_words(message: str, field: str | None = None) -> str:
+    """The application layer's words as the CLI says them: a request field it names in
+    backticks (`budget_usd`) is the flag that sets it (--budget-usd), a mode's role named so
+    (`champion`) is ``--role champion``, and a message that opens with the ``field`` it
+    blames (``rounds: must be …``) opens with its flag (``--rounds must be …``)."""
+    if field is not None and message.startswith(f"{field}: "):
+        rest = message[len(field) + 2 :]
+        # "--rounds must be between 1 and 50", but "--rounds: Input should be …" (pydantic's)
+        message = f"{flag_of(field)}{' ' if rest.startswith('must ') else ': '}{rest}"
+    if "`" not in message:
+        return message
+    from argue.app import BOUNDS, EvalRequest, StartRequest, role_fields
+
+    fields = {*StartRequest.model_fields, *EvalRequest.model_fields, *BOUNDS, *_OTHER_FIELDS}
+    roles = set(role_fields())
 
     def flag(match: re.Match[str]) -> str:
         name = match.group(1)
-        if name not in fields:
-            return match.group(0)
-        return _FLAG_OF.get(name, "--" + name.replace("_", "-"))
+        if name in fields:
+            return flag_of(name)
+        if name in roles:
+            return f"--role {name}"
+        return match.group(0)
 
-    return _FIELD.sub(flag, message) if "`" in message else message
+    return _FIELD.sub(flag, message)
 
 
 @contextmanager
 def app_errors() -> Iterator[None]:
-    """An ``ArgueError`` from the application layer becomes the CLI's one-line error and exit
-    code, its fields said as flags; ``Interrupted`` (a second Ctrl-C) is said as a plain line,
-    exit 130."""
-    from argue.app import ArgueError, Interrupted
+    """An ``ArgueError`` from the application layer (or an error it names: ``app_error``)
+    becomes the CLI's one-line error and exit code, its fields said as flags; ``Interrupted``
+    (a second Ctrl-C) is said as a plain line, exit 130."""
+    from argue.app import ArgueError, Interrupted, app_error
 
     try:
         yield
@@ -73,19 +93,18 @@ def app_errors() -> Iterator[None]:
         _report(exc.message)
         raise typer.Exit(exc.exit_code) from None
     except ArgueError as exc:
-        die(cli_words(exc.message), exc.exit_code)
+        die(cli_words(exc.message, exc.field), exc.exit_code)
+    except Exception as exc:
+        error = app_error(exc)  # a lower layer's error the application names (a StoreError)
+        if error is None:
+            raise
+        die(cli_words(error.message, error.field), error.exit_code)
 
 
 def workspace(debates_dir: Path | None = None) -> Workspace:
     from argue.app import Workspace
 
     return Workspace(debates_dir)
-
-
-def _settings() -> Settings:
-    with app_errors():
-        return workspace().settings
-    raise AssertionError("unreachable")  # pragma: no cover
 
 
 def _debates_dir(option: Path | None) -> Path:
@@ -100,21 +119,6 @@ def _open(debates_dir: Path, debate_id: str) -> DebateStore:
     raise AssertionError("unreachable")  # pragma: no cover
 
 
-def _resolve(
-    provider: str | None, model: str | None, limits: ServerLimits | None = None
-) -> ChatModel:
-    with app_errors():
-        return workspace().resolve(provider, model, limits)
-    raise AssertionError("unreachable")  # pragma: no cover
-
-
-def _price_table() -> PriceTable:
-    """Built-in prices, then config.toml's [prices], then ARGUE_PRICES (a bad file: exit 2)."""
-    with app_errors():
-        return workspace().prices
-    raise AssertionError("unreachable")  # pragma: no cover
-
-
 def _report(message: str) -> None:
     stderr_console.print(cli_words(message), markup=False, highlight=False)
 
@@ -123,7 +127,6 @@ def request_timeout_option() -> Any:
     return typer.Option(
         None,
         "--request-timeout",
-        min=1.0,
         metavar="SECONDS",
         help="One model request's timeout (default 120 s hosted, 600 s self-hosted; "
         "$ARGUE_REQUEST_TIMEOUT_S).",
@@ -134,9 +137,7 @@ def max_attempts_option() -> Any:
     return typer.Option(
         None,
         "--max-attempts",
-        min=1,
-        max=20,
-        help="Attempts per model call on outages (default 4 hosted, 3 self-hosted; "
+        help="Attempts per model call on outages, 1 to 20 (default 4 hosted, 3 self-hosted; "
         "$ARGUE_MAX_ATTEMPTS). A rejection is never retried.",
     )
 
@@ -145,9 +146,7 @@ def slots_option() -> Any:
     return typer.Option(
         None,
         "--slots",
-        min=1,
-        max=256,
-        help="Model requests in flight at once (default 8; 1 for a one-slot server; "
+        help="Model requests in flight at once, 1 to 256 (default 8; 1 for a one-slot server; "
         "$ARGUE_MAX_CONCURRENCY).",
     )
 

@@ -31,17 +31,18 @@ config_app = typer.Typer(
 def show_command(
     provider: str | None = typer.Option(None, "--provider", help="As for `argue QUESTION`."),
     model: str | None = typer.Option(None, "--model", help="As for `argue QUESTION`."),
-    rounds: int | None = typer.Option(None, "--rounds", min=1, max=50),
+    rounds: int | None = typer.Option(None, "--rounds"),
     mode: str | None = typer.Option(None, "--mode"),
     sources: str | None = typer.Option(None, "--sources"),
-    budget_usd: float | None = typer.Option(None, "--budget-usd", min=0.0),
+    budget_usd: float | None = typer.Option(None, "--budget-usd"),
     debates_dir: Path | None = typer.Option(None, "--debates-dir", help=DEBATES_DIR_HELP),
     json_output: bool = typer.Option(False, "--json", help="Print one JSON object."),
 ) -> None:
     """Print each effective setting, its value and where it came from; keys are masked."""
-    from argue.app import effective_settings, mask_secrets
+    from argue.app import check_bounds, effective_settings, mask_secrets
 
     with app_errors():  # a bad config.toml: one line naming file and field, exit 2
+        check_bounds(rounds=rounds, budget_usd=budget_usd)
         entries = effective_settings(
             os.environ,
             flag_name=lambda key: f"--{key.replace('_', '-')}",

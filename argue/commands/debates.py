@@ -33,10 +33,10 @@ def resume_command(
     provider: str | None = typer.Option(None, "--provider", help="Override the provider."),
     model: str | None = typer.Option(None, "--model", help="Override the model."),
     budget_usd: float | None = typer.Option(
-        None, "--budget-usd", min=0.0, help="A new spending limit (e.g. after budget_exhausted)."
+        None, "--budget-usd", help="A new spending limit (e.g. after budget_exhausted)."
     ),
     max_tokens: int | None = typer.Option(
-        None, "--max-tokens", min=1, help="A new token limit (e.g. after budget_exhausted)."
+        None, "--max-tokens", help="A new token limit (e.g. after budget_exhausted)."
     ),
     debates_dir: Path | None = typer.Option(None, "--debates-dir", help=DEBATES_DIR_HELP),
     request_timeout: float | None = request_timeout_option(),
@@ -50,6 +50,13 @@ def resume_command(
     from argue import app
 
     with app_errors():
+        app.check_bounds(
+            budget_usd=budget_usd,
+            max_tokens=max_tokens,
+            request_timeout_s=request_timeout,
+            max_attempts=max_attempts,
+            slots=slots,
+        )
         where = workspace(debates_dir)
         result = app.resume(
             debate_id,

@@ -11,12 +11,11 @@ Everything a server or a source wrote is untrusted text: it reaches the terminal
 from __future__ import annotations
 
 import json
-import os
 from typing import TYPE_CHECKING
 
 import typer
 
-from argue.commands._debate import _resolve, _settings
+from argue.commands._debate import app_errors
 from argue.console import stdout_console, terminal_safe
 
 if TYPE_CHECKING:
@@ -63,12 +62,10 @@ def doctor_command(
 
     Exit codes: 0 a debate can run; 1 it cannot (the last line says what to fix); 2 usage error
     (a bad flag, no provider configured)."""
-    from argue.app import Knobs, diagnose
+    from argue.app import Knobs, configured_model, diagnose
 
-    settings = _settings()
-    chat_model = _resolve(
-        settings.provider(provider, os.environ), settings.model(model, os.environ)
-    )
+    with app_errors():
+        chat_model = configured_model(provider, model)
     knobs = Knobs(
         timeout="--timeout", model="--model", call_local="--call-local", ask_sources="--no-sources"
     )

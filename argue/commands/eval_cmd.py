@@ -71,7 +71,7 @@ def eval_command(
         "facts (default: "
         "refused, naming the line and field).",
     ),
-    n: int = typer.Option(20, "--n", min=1, max=100_000, help="Built-in dataset: items."),
+    n: int = typer.Option(20, "--n", help="Built-in dataset: items."),
     seed: int = typer.Option(0, "--seed", help="Built-in dataset: random seed."),
     arms: str = typer.Option(
         "debate,single,vote",
@@ -81,36 +81,26 @@ def eval_command(
         "for R rounds, then vote), du (Du et al.'s code to the letter: the paper's prompts, "
         "free text, its parser and majority; number items).",
     ),
-    rounds: int = typer.Option(2, "--rounds", min=1, max=10, help="Debate rounds."),
+    rounds: int = typer.Option(2, "--rounds", help="Debate rounds."),
     samples: int | None = typer.Option(
         None,
         "--samples",
-        min=1,
-        max=200,
         help="Vote samples per item (default: the debate arm's mean calls per item).",
     ),
-    society_agents: int = typer.Option(
-        3, "--society-agents", min=1, max=10, help="Society arm: agents (N)."
-    ),
+    society_agents: int = typer.Option(3, "--society-agents", help="Society arm: agents (N)."),
     society_rounds: int = typer.Option(
         2,
         "--society-rounds",
-        min=1,
-        max=10,
         help="Society arm: rounds (R); N × R calls per item.",
     ),
     du_agents: int | None = typer.Option(
         None,
         "--du-agents",
-        min=1,
-        max=10,
         help="du arm: agents (default the paper's: 2 on arithmetic, 3 on GSM-style items).",
     ),
     du_rounds: int | None = typer.Option(
         None,
         "--du-rounds",
-        min=1,
-        max=10,
         help="du arm: rounds (default the paper's: 3 on arithmetic, 2 on GSM-style items).",
     ),
     personas: str = typer.Option(
@@ -121,8 +111,6 @@ def eval_command(
     concurrency: int | None = typer.Option(
         None,
         "--concurrency",
-        min=1,
-        max=256,
         help="Items in flight (default $ARGUE_MAX_CONCURRENCY, else 4).",
     ),
     shard: str | None = typer.Option(
@@ -136,14 +124,12 @@ def eval_command(
     budget_usd: float | None = typer.Option(
         None,
         "--budget-usd",
-        min=0.0,
         help="For the whole eval (all items and arms, earlier runs included): no new item "
         "starts once this much has been spent; the ones in flight finish. Needs a priced model.",
     ),
     max_tokens: int | None = typer.Option(
         None,
         "--max-tokens",
-        min=1,
         help="For the whole eval: no new item starts once the calls have used this many tokens "
         "(input + output); the ones in flight finish.",
     ),

@@ -83,13 +83,11 @@ def search_command(
     json_output: bool = typer.Option(False, "--json", help="Print the SkillResult as JSON"),
 ) -> None:
     """Search the library (BM25); exit 1 if the library could not be read."""
-    from argue.app import search_library
+    from argue.app import check_bounds, search_library
     from argue.commands._debate import app_errors
-    from argue.console import die
 
-    if k < 1:
-        die("--k must be at least 1", 2)
     with app_errors():
+        check_bounds(k=k)
         result = search_library(query, k)
     show_skill_result(result, json_output, _print_hit)
 

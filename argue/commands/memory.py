@@ -33,14 +33,12 @@ def recall_command(
     json_output: bool = typer.Option(False, "--json", help="Print the SkillResult as JSON"),
 ) -> None:
     """Search memories; exit 1 if the memory database could not be read."""
-    from argue.app import recall
+    from argue.app import check_bounds, recall
     from argue.commands._debate import app_errors
     from argue.console import die
 
-    if k < 1:
-        die("--k must be at least 1", 2)
-    if not 0.0 <= min_score <= 1.0:
-        die("--min-score must be between 0 and 1", 2)
+    with app_errors():
+        check_bounds(k=k, min_score=min_score)
     if no_shared and not (persona and persona.strip()):
         die("--no-shared needs --persona (otherwise there is nothing to search)", 2)
     with app_errors():
@@ -81,13 +79,11 @@ def list_command(
     json_output: bool = typer.Option(False, "--json", help="Print one JSON document"),
 ) -> None:
     """Stored memories, newest first (all of them unless --persona)."""
-    from argue.app import memories
+    from argue.app import check_bounds, memories
     from argue.commands._debate import app_errors
-    from argue.console import die
 
-    if limit < 1:
-        die("--limit must be at least 1", 2)
     with app_errors():
+        check_bounds(limit=limit)
         records = memories(persona, limit)
     if json_output:
         echo_json({"memories": [record.model_dump() for record in records]})

@@ -27,18 +27,15 @@ def research_command(
     source failed) or no source could answer."""
     from rich.markup import escape
 
-    from argue.app import research, source_names
+    from argue.app import check_bounds, research, source_names
     from argue.commands._debate import app_errors
     from argue.console import die, echo, stderr_console
 
     chosen = None if sources is None else [n.strip() for n in sources.split(",") if n.strip()]
     if chosen == []:
         die(f"--sources is empty (choose from {', '.join(source_names())})", 2)
-    if limit < 1 or per_source < 1:
-        die("--limit and --per-source must be at least 1", 2)
-    if timeout <= 0:
-        die("--timeout must be positive", 2)
     with app_errors():
+        check_bounds(limit=limit, per_source=per_source, timeout_s=timeout)
         outcome = research(query, chosen, limit=limit, per_source=per_source, timeout_s=timeout)
     for name, reason in outcome.unused.items():
         warning = "warning: " if sources is not None else ""

@@ -7,14 +7,19 @@ here only when the command runs, so ``argue --help`` stays fast and works withou
 
 from __future__ import annotations
 
-import ipaddress
 import socket
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import typer
 
-from argue.commands._debate import DEBATES_DIR_HELP, _debates_dir, command_name, workspace
+from argue.commands._debate import (
+    DEBATES_DIR_HELP,
+    _debates_dir,
+    cli_words,
+    command_name,
+    workspace,
+)
 from argue.console import die, stderr_console, stdout_console
 
 if TYPE_CHECKING:
@@ -28,13 +33,10 @@ DEFAULT_PORT = 8765
 
 
 def is_loopback(host: str) -> bool:
-    """127.0.0.0/8, ::1 and the name localhost; anything else reaches other machines."""
-    if host.strip().lower() == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
+    """127.0.0.0/8, ::1 and the name localhost (``argue.app.is_loopback``)."""
+    from argue.app import is_loopback as loopback
+
+    return loopback(host)
 
 
 def _bind(host: str, port: int) -> socket.socket:
@@ -79,12 +81,11 @@ def serve_command(
     phase lands, with stop and interject. Prints its URL (with a fresh token) once."""
     import secrets
 
-    if not is_loopback(host) and not allow_remote:
-        die(
-            f"--host {host} is not a loopback address: other machines could reach the page; "
-            "pass --allow-remote to serve there anyway",
-            2,
-        )
+    from argue.app import listen_error
+
+    refused = listen_error(host, allow_remote=allow_remote)
+    if refused is not None:
+        die(cli_words(refused.message), refused.exit_code)
     try:
         import starlette  # noqa: F401
         import uvicorn  # noqa: F401

@@ -24,7 +24,7 @@ from argue.commands._debate import (
     workspace,
 )
 from argue.commands.plan import announce_models, dry_run_plan, show_detached
-from argue.console import die, stdout_console
+from argue.console import stdout_console
 
 if TYPE_CHECKING:
     from argue.app import DebatePlan, DebateStore
@@ -38,6 +38,11 @@ PROVIDER_HELP = "anthropic | openai | ollama | local (default: auto-detect)."
 # Filled from the mode and source tables (plugins included) when help is shown (argue/cli.py);
 # these built-in words are what a run that shows no help carries.
 MODE_HELP = "adversarial (default) | panel | socratic | devils-advocate."
+# Filled from the mode table (a registered mode's roles included) when help is shown.
+ROLE_HELP = (
+    "ROLE=PERSONA: who takes a mode's role (repeatable): questioner, defender (socratic); "
+    "advocate (devils-advocate)."
+)
 SOURCES_HELP = (
     "Research sources for dogpile (default: $ARGUE_RESEARCH_SOURCES or all): "
     "{sources}; only those that can answer now are used (a key set, the library not empty); "
@@ -62,13 +67,21 @@ def argue_command(
         None, "--personas", help="Comma-separated personas, e.g. embry,horus,brandon (panel: 3+)."
     ),
     rounds: int | None = typer.Option(
-        None, "--rounds", min=1, max=50, help="Maximum number of rounds (default 3)."
+        None, "--rounds", help="Maximum number of rounds, 1 to 50 (default 3)."
     ),
     mode: str | None = typer.Option(None, "--mode", help=MODE_HELP),
-    questioner: str | None = typer.Option(None, "--questioner", help="Socratic mode: who asks."),
-    defender: str | None = typer.Option(None, "--defender", help="Socratic mode: who defends."),
+    role: list[str] | None = typer.Option(None, "--role", metavar="ROLE=PERSONA", help=ROLE_HELP),
+    questioner: str | None = typer.Option(
+        None, "--questioner", help="Socratic mode: who asks (the same as --role questioner=NAME)."
+    ),
+    defender: str | None = typer.Option(
+        None, "--defender", help="Socratic mode: who defends (the same as --role defender=NAME)."
+    ),
     advocate: str | None = typer.Option(
-        None, "--advocate", help="Devil's advocate mode: who argues against its own view."
+        None,
+        "--advocate",
+        help="Devil's advocate mode: who argues against its own view (the same as --role "
+        "advocate=NAME).",
     ),
     provider: str | None = typer.Option(None, "--provider", help=PROVIDER_HELP),
     model: str | None = typer.Option(None, "--model", help="Model name for the provider."),
@@ -78,12 +91,11 @@ def argue_command(
         help=SOURCES_HELP.format(sources="arxiv,github,brave,perplexity,youtube,library"),
     ),
     budget_usd: float | None = typer.Option(
-        None, "--budget-usd", min=0.0, help="Stop (resumable) once this much has been spent."
+        None, "--budget-usd", help="Stop (resumable) once this much has been spent."
     ),
     max_tokens: int | None = typer.Option(
         None,
         "--max-tokens",
-        min=1,
         help="Stop (resumable) once the calls have used this many tokens (input + output, "
         "any model).",
     ),
@@ -135,11 +147,12 @@ def argue_command(
 
     with app_errors():
         request = app.StartRequest.build(
-            question=_question(question, question_file, interactive),
+            question=app.question_text(question, question_file, interactive=interactive),
             personas=None if personas is None else personas.split(","),
             persona_a=persona_a,
             persona_b=persona_b,
             mode=mode,
+            roles=app.role_assignments(role or []),
             questioner=questioner,
             defender=defender,
             advocate=advocate,
@@ -151,7 +164,7 @@ def argue_command(
             rounds=rounds,
             budget_usd=budget_usd,
             max_tokens=max_tokens,
-            lang=_language(lang),
+            lang=lang,
             request_timeout_s=request_timeout,
             max_attempts=max_attempts,
             slots=slots,
@@ -178,12 +191,6 @@ def argue_command(
             command=command_name(),
         )
     finish(store, result, json_output, quiet=quiet)
-
-
-def _language(lang: str | None) -> str | None:
-    if lang is not None and lang not in ("en", "fr"):
-        die(f"unknown language {lang!r}; choose en or fr", 2)
-    return lang
 
 
 def _split(names: str) -> list[str]:
@@ -218,36 +225,3 @@ def _announce(store: DebateStore, plan: DebatePlan, json_output: bool) -> None:
     announce_models(plan.seats, plan.chat_model, language)
     for line in plan.source_lines():  # the sources left out, named once (config.json keeps them)
         _report(line)
-
-
-def _question(argument: str | None, path: str | None, interactive: bool) -> str:
-    """The question argument, or the text of ``--question-file`` (``-``: stdin), read with a
-    bounded read: a huge file or an endless stream costs at most 4 x the cap in bytes."""
-    if path is None:
-        if argument is None:
-            die("give a question, or --question-file PATH ('-' reads stdin)", 2)
-        return argument
-    if argument is not None:
-        die("give either a question or --question-file, not both", 2)
-    if path == "-" and interactive:
-        die("--question-file - reads stdin, which --interactive needs for moderator notes", 2)
-    source = "stdin" if path == "-" else path
-    limit = 4 * QUESTION_MAX_CHARS  # a UTF-8 character is at most 4 bytes
-    try:
-        if path == "-":
-            data = sys.stdin.buffer.read(limit + 1)
-        else:
-            with open(path, "rb") as handle:
-                data = handle.read(limit + 1)
-    except OSError as exc:
-        die(f"cannot read the question from {source}: {exc.strerror or exc}", 2)
-    too_long = f"{source}: the question is over the limit of {QUESTION_MAX_CHARS:,} characters"
-    if len(data) > limit:
-        die(too_long, 2)
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        die(f"{source}: the question is not UTF-8 text", 2)
-    from argue.app import check_question
-
-    return check_question(text, source)

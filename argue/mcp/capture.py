@@ -14,7 +14,7 @@ from typing import Any
 
 from mcp.types import CallToolResult, TextContent
 
-from argue.app import ArgueError, redact
+from argue.app import ArgueError, app_error, redact
 from argue.console import terminal_safe
 
 ERROR_MAX_CHARS = 500
@@ -82,13 +82,17 @@ def _text_and_data(value: tuple[str, dict[str, Any]]) -> CallToolResult:
 
 
 def run_tool(work: Callable[[], Any], render: Callable[[Any], CallToolResult]) -> CallToolResult:
-    """``work()`` rendered by ``render``; an ``ArgueError`` becomes a tool error, and so does
+    """``work()`` rendered by ``render``; an ``ArgueError`` (or an error the application names,
+    ``app_error``: a debate folder that cannot be read) becomes a tool error, and so does
     anything else, as one ``internal error`` line (logged once, without a traceback)."""
     try:
         return render(work())
     except ArgueError as exc:
         return _error(error_line(exc))
-    except Exception as exc:  # a bug: one line for the agent and one on stderr
-        line = internal_error_line(exc)
+    except Exception as exc:
+        named = app_error(exc)  # a lower layer's error the application names (a StoreError)
+        if named is not None:
+            return _error(error_line(named))
+        line = internal_error_line(exc)  # a bug: one line for the agent and one on stderr
         logger.error("%s", line)
         return _error(line)

@@ -127,9 +127,7 @@ def build_server(debates_dir: Path | None = None, *, max_running: int = MAX_RUNN
     # in this module's globals when they are registered, below.
     _TABLE_WORDS["mode"] = f"{app.modes_help()}."
     _TABLE_WORDS["roles"] = (
-        "Seats by role for the modes that have roles, role -> persona: "
-        + "; ".join(f"{role} ({', '.join(app.modes_taking(role))})" for role in app.role_fields())
-        + "."
+        f"Seats by role for the modes that have roles, role -> persona: {app.roles_listing()}."
     )
     _TABLE_WORDS["sources"] = (
         f"Research sources among {', '.join(app.source_names())} (default: the server's "

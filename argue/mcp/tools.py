@@ -18,7 +18,7 @@ DATA_NOTE = (
 # How long get_synthesis waits for a stopped debate's run to finish writing its synthesis.
 FINISHING_WAIT_S = 60.0
 
-MAX_RUNNING_ENV = "ARGUE_MCP_MAX_RUNNING"
+MAX_RUNNING_ENV = app.MAX_RUNNING_ENV
 MAX_RUNNING = app.MAX_RUNNING
 
 
@@ -27,26 +27,12 @@ def check_id(debate_id: str) -> str:
 
 
 def max_running_from(value: str | int | None) -> int:
-    """The running cap from ``--max-running`` or the environment (None: the default)."""
-    return app.running_cap(value, named=f"--max-running / {MAX_RUNNING_ENV}")
+    """The running cap from ``--max-running``, else the environment, else the default."""
+    return app.configured_running_cap(value, os.environ, named=f"--max-running / {MAX_RUNNING_ENV}")
 
 
 def default_max_running() -> int:
-    return max_running_from(os.environ.get(MAX_RUNNING_ENV))
-
-
-_COMPACT = (
-    "id",
-    "status",
-    "round",
-    "max_rounds",
-    "termination",
-    "mode",
-    "personas",
-    "question",
-    "updated_at",
-    "partial",
-)
+    return max_running_from(None)
 
 
 class Debates:
@@ -102,18 +88,10 @@ class Debates:
     # -- read
 
     def status(self, debate_id: str) -> dict[str, Any]:
-        check_id(debate_id)
-        workspace = self.workspace()
-        row = app.status(debate_id, workspace=workspace).as_json()
-        row["synthesis_available"], row["folder"] = app.synthesis_written(debate_id, workspace)
-        return row
+        return app.status_document(debate_id, self.workspace())
 
     def all_statuses(self, *, compact: bool) -> dict[str, Any]:
-        listing = app.statuses(workspace=self.workspace())
-        rows = [row.as_json() for row in listing.debates]
-        if compact:
-            rows = [{key: row[key] for key in _COMPACT} for row in rows]
-        return {"debates_dir": listing.debates_dir, "debates": rows, "skipped": listing.skipped}
+        return app.listing_document(self.workspace(), compact=compact)
 
     def transcript(self, debate_id: str) -> str:
         return app.transcript(check_id(debate_id), workspace=self.workspace())
