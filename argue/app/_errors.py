@@ -71,8 +71,8 @@ def app_error(exc: BaseException) -> ArgueError | None:
     cannot have raised their errors (``argue --help`` pays for neither)."""
     if isinstance(exc, ArgueError):
         return exc
-    store = sys.modules.get("argue.store._safe")
-    if store is not None and isinstance(exc, store.StoreError):
+    files = sys.modules.get("argue.files")  # its FolderError is the store's StoreError
+    if files is not None and isinstance(exc, files.FolderError):
         return OperationError(str(exc))
     paths = sys.modules.get("argue.paths")
     if paths is not None and isinstance(exc, paths.ArgueHomeError):

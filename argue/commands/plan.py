@@ -78,7 +78,7 @@ def dry_run_plan(plan: DebatePlan, *, json_output: bool, warnings: Sequence[str]
     note = budget_note(estimate, plan.budget_usd, plan.max_tokens, lang)
     for warning in shown:
         _report(warning)
-    mode_shown = plan.mode if lang == "en" else label_of("mode", plan.mode, lang)
+    mode_shown = plan.mode if lang == "en" else label_of("mode", plan.mode, lang, default=plan.mode)
     lines = [
         say("dr_title"),
         say("t_question", question=plan.question),

@@ -214,7 +214,7 @@ def _announce(store: DebateStore, plan: DebatePlan, json_output: bool) -> None:
             "t_personas",
             language,
             personas=label("t_vs", language).join(persona_label(p, language) for p in plan.lineup),
-            mode=label_of("mode", plan.mode, language),
+            mode=label_of("mode", plan.mode, language, default=plan.mode),
             model=f"{plan.chat_model.provider}/{plan.chat_model.model}",
         )
     )

@@ -88,8 +88,9 @@ def test_a_registered_modes_role_takes_its_seat_through_the_cli(
 ) -> None:
     from argue.records import labels
 
-    # The README's "Add a mode": a mode_<name> label gives it a word in each language.
-    monkeypatch.setitem(labels._LABELS, "mode_duel", ("Duel", "Duel"))
+    # The README's "Add a mode": a [family.mode] entry gives it a word in each language.
+    for lang in ("en", "fr"):
+        monkeypatch.setitem(labels.catalog(lang)["family"]["mode"], "duel", "Duel")
     config = _run_duel(tmp_path)
     assert config["mode"] == "duel"
     assert config["personas"] == {"A": "horus", "B": "embry"}  # the champion takes seat A
@@ -97,14 +98,8 @@ def test_a_registered_modes_role_takes_its_seat_through_the_cli(
     assert seats == {"A": "horus", "B": "embry"}
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=KeyError,
-    reason="commands/start.py _announce says the mode with label(f'mode_{plan.mode}'), a "
-    "KeyError for a registered mode without a label (the README says its name is shown); "
-    "that label line is the labels engineer's: records.terminal.word('mode', …) is the fix",
-)
 def test_a_registered_mode_without_a_label_runs_from_the_cli(tmp_path: Path, duel: None) -> None:
+    """Without a word in the catalog its name is shown (a KeyError in the start line before)."""
     assert _run_duel(tmp_path)["mode"] == "duel"
 
 
