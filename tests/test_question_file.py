@@ -7,7 +7,7 @@ file or an endless stdin costs at most 4 bytes a character of the cap; invalid U
 an empty text, both a question and the flag, or neither, are usage errors (exit 2, one line),
 and nothing is created nor any model called.
 
-Teeth: in argue/commands/start.py read the whole input (``sys.stdin.buffer.read()``) and the
+Teeth: in argue/app/_question.py read the whole input (``sys.stdin.buffer.read()``) and the
 bounded-read test fails; drop the length check and the cap test fails.
 """
 
