@@ -29,7 +29,7 @@ where its prompt does.
 
 The split into prompt evaluation and generation: llama.cpp's own ``prompt eval time`` line is
 not usable from this server (llama-cpp-python 0.3.36 prints about 0 ms for hundreds of tokens in
-most completions: its counters miss the prompt's batch), so the split is fitted: over every
+many completions: its counters miss the prompt's batch), so the split is fitted: over every
 request of every run, CPU seconds = a × prompt tokens evaluated + b × tokens generated + c
 (least squares); a run's prompt CPU is a × its tokens evaluated, its generation CPU b × its
 tokens generated, c × requests the rest (the schema's grammar built, the chat template, HTTP).
@@ -314,7 +314,7 @@ def describe(
     return (
         f"{name:6} {got['status']}/{got['termination']} · {got['requests']} requests "
         f"({got['logged']} in the log) · window {got['window']} · load before {load}, after "
-        f"{load_average()} · wall {got['wall_s']:.0f} s · s/round [{per_round}] · prompt tokens "
+        f"{got['load_after']} · wall {got['wall_s']:.0f} s · s/round [{per_round}] · prompt tokens "
         f"evaluated per round [{tokens}] (total {got['evaluated_total']}, reused "
         f"{got['reused_total']}) · llama.cpp prompt eval (as it counts) "
         f"{got['prompt_ms'] / 1000 / rounds:.1f} s/round, eval {got['eval_ms'] / 1000 / rounds:.1f}"
@@ -403,6 +403,7 @@ def main() -> None:
                 )
             finally:
                 server.stop()
+            got["load_after"] = load_average()
             runs[name].append(got)
             loads.append(load)
             print(describe(name, got, args.rounds, load, fit_costs(got["rows"])), flush=True)
