@@ -99,7 +99,15 @@ def bundled_model(home: Path) -> Path:
 
 
 class LlamaServer:
-    def __init__(self, model: Path, log: Path) -> None:
+    """``threads``: inference threads (default ``server_threads()``); bench/ passes 1, so that
+    the process's CPU seconds count the work and not threads spinning at llama.cpp's barriers
+    while another process holds a core, and keeps the niceness it inherits (``raise_priority``
+    is for the suite, not for a bench run under ``nice`` beside other people's work)."""
+
+    def __init__(
+        self, model: Path, log: Path, threads: int | None = None, first_claim: bool = True
+    ) -> None:
+        threads = threads or server_threads()
         self.port = free_port()
         self.log_path = log
         self._log = log.open("w")
@@ -119,11 +127,11 @@ class LlamaServer:
                 "--chat_format",
                 "gemma",
                 "--n_threads",
-                str(server_threads()),
+                str(threads),
                 # Prompt processing too: its default, one thread per core, spins against the
                 # other worker at every barrier under xdist.
                 "--n_threads_batch",
-                str(server_threads()),
+                str(threads),
                 # The server's seed: each request's seed follows from the one before, so the
                 # same requests in the same order get the same answers. The debate's requests
                 # are concurrent and arrive in varying order, and each debate's <data> fences
@@ -135,7 +143,8 @@ class LlamaServer:
             stdout=self._log,
             stderr=subprocess.STDOUT,
         )
-        raise_priority(self.process.pid)
+        if first_claim:
+            raise_priority(self.process.pid)
 
     @property
     def base_url(self) -> str:
@@ -176,6 +185,67 @@ class LlamaServer:
         except subprocess.TimeoutExpired:
             self.process.kill()
         self._log.close()
+
+
+# llama.cpp's own server (llama-server's code, its slots, ``id_slot``, ``cache_prompt``), as the
+# prebuilt ``xllamacpp`` wheel on PyPI ships it inside a Python extension: no ``llama-server``
+# binary is published there, and this package starts the same C++ server in-process.
+NATIVE_LAUNCHER = """
+import sys, time
+import xllamacpp
+model, slots, window, port, threads = sys.argv[1:6]
+params = xllamacpp.CommonParams()
+params.model.path = model
+params.n_parallel = int(slots)
+params.n_ctx = int(window) * int(slots)  # llama-server divides n_ctx among its slots
+params.port = int(port)
+params.hostnames = ["127.0.0.1"]
+params.cpuparams.n_threads = int(threads)
+params.cpuparams_batch.n_threads = int(threads)
+params.endpoint_slots = True
+params.endpoint_props = True
+server = xllamacpp.Server(params)
+print("listening", server.listening_address, flush=True)
+while True:
+    time.sleep(3600)
+"""
+
+
+def native_server_available() -> bool:
+    return find_spec("xllamacpp") is not None
+
+
+class NativeLlamaServer(LlamaServer):
+    """llama.cpp's native server (``xllamacpp``) on loopback: ``slots`` slots of ``window``
+    tokens each, ``/slots`` on."""
+
+    def __init__(
+        self,
+        model: Path,
+        log: Path,
+        slots: int = 4,
+        window: int = 8192,
+        threads: int | None = None,
+        first_claim: bool = True,
+    ) -> None:
+        threads = threads or server_threads()
+        self.port = free_port()
+        self.log_path = log
+        self._log = log.open("w")
+        argv = [model, slots, window, self.port, threads]
+        self.process = subprocess.Popen(
+            [sys.executable, "-c", NATIVE_LAUNCHER, *map(str, argv)],
+            stdout=self._log,
+            stderr=subprocess.STDOUT,
+        )
+        if first_claim:
+            raise_priority(self.process.pid)
+
+    def slots(self) -> list[dict[str, object]]:
+        with urllib.request.urlopen(f"{self.base_url.removesuffix('/v1')}/slots") as answer:
+            listed = json.loads(answer.read())
+        assert isinstance(listed, list)
+        return listed
 
 
 def describe_exit(code: int | None) -> str:
@@ -254,3 +324,97 @@ def test_doctor_reports_the_dialects_it_serves(llama_server: LlamaServer, tmp_pa
     # The table form of the same report is tested against a loopback server answering as this
     # one does (tests/test_doctor.py::test_a_500_on_json_schema_steps_to_json_object_schema):
     # a second probe of the real server here would only repeat its 37 s of generation.
+
+
+@pytest.mark.skipif(
+    not native_server_available(),
+    reason="needs llama.cpp's own server: the xllamacpp wheel (pip install xllamacpp)",
+)
+def test_each_persona_keeps_a_slot_of_its_own_on_llama_server(tmp_path: Path):
+    """Against llama.cpp's own server with 4 slots, argue finds the slots (``/props``,
+    ``/slots``), sends each persona's requests to one slot of its own (``id_slot``) with
+    ``cache_prompt``, and the server reuses that persona's prefix from its second request on.
+
+    Teeth: with ``OpenAICompatModel._slot_for`` returning None (no ``id_slot``), the slot
+    assertion fails."""
+    import asyncio
+    import hashlib
+    from typing import Any
+
+    from argue.engine import DebateRunner, create_debate
+    from argue.llm._openai_compat import OpenAICompatModel
+    from argue.llm._providers import OpenAICompatProvider
+    from argue.personas import load_catalog
+    from tests.engine.script import ScriptedToolkit
+
+    class Recording(OpenAICompatModel):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            self.sent: list[tuple[str, Any, Any, dict[str, Any]]] = []
+            self.systems: dict[str, str] = {}
+
+        async def _call(self, request: dict[str, Any]) -> Any:
+            got = await super()._call(request)
+            system = "".join(m["content"] for m in request["messages"] if m["role"] == "system")
+            extra = request.get("extra_body", {})
+            timings = (got[0].model_extra or {}).get("timings") or {}
+            caller = hashlib.sha256(system.encode("utf-8")).hexdigest()
+            self.systems[caller] = system
+            self.sent.append((caller, extra.get("id_slot"), extra.get("cache_prompt"), timings))
+            return got
+
+    server = NativeLlamaServer(bundled_model(tmp_path / "home"), tmp_path / "server.log", slots=4)
+    try:
+        server.wait_ready()
+        catalog = load_catalog()
+        personas = [catalog.get("embry"), catalog.get("horus")]
+        store = create_debate(
+            tmp_path / "debate",
+            question="Is remote work good for productivity?",
+            mode="adversarial",
+            personas=personas,
+            max_rounds=1,
+            provider="openai",
+            model=MODEL_NAME,
+        )
+        model = Recording(
+            MODEL_NAME,
+            provider=OpenAICompatProvider(name="openai", base_url=server.base_url),
+            max_concurrency=4,
+            dialect="json_schema",
+        )
+        model.output_cap = 512
+
+        async def debate() -> Any:
+            try:
+                return await DebateRunner(store, model, ScriptedToolkit()).run()
+            finally:
+                await model.aclose()
+
+        state = asyncio.run(debate())
+        assert state.status == "completed", server.describe()
+        facts = model.server_facts
+        assert facts.is_llama_server and facts.slots == (0, 1, 2, 3), facts
+        cached = [s for s in model.sent if s[2]]
+        slots_of: dict[str, set[object]] = {}
+        for caller, slot, _, _ in cached:
+            slots_of.setdefault(caller, set()).add(slot)
+        # Each caller with a cache point (the personas, and maybe the judge) keeps one slot.
+        assert all(len(slots) == 1 and None not in slots for slots in slots_of.values()), slots_of
+        persona_callers = [
+            caller
+            for persona in personas
+            for caller, system in model.systems.items()
+            if persona.display_name in system and caller in slots_of
+        ]
+        assert len(persona_callers) == 2, (list(slots_of), [p.display_name for p in personas])
+        first, second = (next(iter(slots_of[c])) for c in persona_callers)
+        assert first != second, slots_of
+        # From a persona's second request on, the server reused its prefix from its slot.
+        for caller in persona_callers:
+            reused = [int(t.get("cache_n", 0)) for c, _, _, t in cached if c == caller][1:]
+            assert reused and min(reused) >= 1024, (caller, reused)
+        served = [s for s in server.slots() if "id_task" in s]
+        assert len(served) >= 2, served
+    finally:
+        server.stop()
