@@ -229,6 +229,18 @@ def test_the_import_graph_below_the_faces_has_no_cycle() -> None:
     assert _cycles(_import_graph()) == []
 
 
+def test_no_module_cycle_counting_type_only_imports_faces_included() -> None:
+    """Not even a type-only circle between two modules (``if TYPE_CHECKING:`` imports count):
+    ``engine.skill_registry`` ↔ ``engine.toolkit`` (``ResearchRequest`` now lives with the
+    skills' contract), ``llm._spec`` ↔ ``llm.probe`` (the report types in ``llm._probe_report``),
+    ``llm._adapter`` ↔ ``llm._batch_route`` and ``records.history`` ↔ ``records.support`` (a
+    Protocol names the round by shape) were the last four.
+
+    Teeth: ``from argue.records.history import RoundRecord`` under ``if TYPE_CHECKING:`` in
+    argue/records/support.py fails here (and nowhere else)."""
+    assert _cycles(_import_graph(every_import=True, faces=True)) == []
+
+
 def _package(module: str) -> str:
     """The part of argue a module belongs to: ``argue.store`` for ``argue.store.layout``,
     ``argue.domain`` for itself, ``argue`` for the root package."""

@@ -22,7 +22,7 @@ from argue.skills.base import SkillResult
 
 if TYPE_CHECKING:
     from argue.domain import Persona
-    from argue.engine.toolkit import ResearchRequest
+    from argue.engine.schemas import ResearchCallDraft
     from argue.llm.base import ChatModel
     from argue.personas import PersonaCatalog
 
@@ -48,6 +48,17 @@ class SkillContext:
         from argue.personas import load_catalog
 
         return load_catalog()
+
+
+@dataclass
+class ResearchRequest:
+    """One research call as a skill receives it (the persona's call, who asked, the debate)."""
+
+    call: ResearchCallDraft
+    persona: Persona
+    letter: str
+    debate_id: str
+    participants: Mapping[str, Sequence[str]] = field(default_factory=dict)
 
 
 class Skill(Protocol):

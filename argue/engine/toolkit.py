@@ -9,25 +9,20 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Protocol
 
 from argue.domain import Persona
-from argue.engine.schemas import ResearchCallDraft
-from argue.engine.skill_registry import BUILTIN_SKILL_TABLE, Skill, SkillContext, skill_table
+from argue.engine.skill_registry import (
+    BUILTIN_SKILL_TABLE,
+    ResearchRequest,
+    Skill,
+    SkillContext,
+    skill_table,
+)
 from argue.llm.base import ChatModel
 from argue.skills.base import SkillResult
 
 BUILTIN_SKILLS: tuple[str, ...] = tuple(BUILTIN_SKILL_TABLE)
-
-
-@dataclass
-class ResearchRequest:
-    call: ResearchCallDraft
-    persona: Persona
-    letter: str
-    debate_id: str
-    participants: Mapping[str, Sequence[str]] = field(default_factory=dict)
 
 
 class ResearchToolkit(Protocol):

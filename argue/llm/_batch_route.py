@@ -9,17 +9,16 @@ Kept apart from the batch clients so that the adapters import only this.
 from __future__ import annotations
 
 from contextvars import ContextVar
-from typing import TYPE_CHECKING, Any, Protocol
-
-if TYPE_CHECKING:
-    from argue.llm._adapter import SDKAdapter
+from typing import Any, Protocol
 
 
 class BatchRoute(Protocol):
     """Where one call's requests go instead of the provider's chat endpoint."""
 
-    async def send(self, adapter: SDKAdapter[Any, Any, Any], request: dict[str, Any]) -> Any:
-        """The adapter's response object for ``request``, answered inside a batch."""
+    async def send(self, adapter: Any, request: dict[str, Any]) -> Any:
+        """The adapter's (an ``argue.llm._adapter.SDKAdapter``: typed ``Any`` here, since the
+        adapter module imports this one) response object for ``request``, answered inside a
+        batch."""
         ...
 
 

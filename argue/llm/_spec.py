@@ -16,11 +16,11 @@ if TYPE_CHECKING:
     from pydantic import BaseModel
 
     from argue.llm._dialects import DialectMemory
+    from argue.llm._probe_report import ProbeReport
     from argue.llm._providers import OpenAICompatProvider
     from argue.llm._retry import RetryPolicy, Sleep
     from argue.llm._server_limits import ServerLimits
     from argue.llm.pricing import PriceTable
-    from argue.llm.probe import ProbeReport
 
 DEFAULT_MAX_CONCURRENCY = 16
 """Requests in flight to a hosted API (api.openai.com, api.anthropic.com): a round's widest wave

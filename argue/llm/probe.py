@@ -16,7 +16,6 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable
-from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 import httpx
@@ -32,6 +31,9 @@ from argue.llm._dialects import (
 )
 from argue.llm._local import LocalLlamaModel
 from argue.llm._openai_compat import OpenAICompatModel, is_reasoning_model
+from argue.llm._probe_report import Check as Check
+from argue.llm._probe_report import ProbeReport as ProbeReport
+from argue.llm._probe_report import Status as Status
 from argue.llm._retry import AUTH_STATUSES, RetryPolicy, error_detail, one_line
 from argue.llm._server_limits import llama_cpp_python_window
 from argue.llm.base import ChatModel, Message, ModelError
@@ -39,8 +41,6 @@ from argue.llm.base import ChatModel, Message, ModelError
 if TYPE_CHECKING:
     from argue.llm._spec import ProbeOptions
 
-Status = Literal["ok", "rejected", "invalid_output", "unavailable", "crashed", "unreachable",
-                 "no_content", "not_told", "skipped"]  # fmt: skip
 TEXT_TOKENS = 16
 STRUCTURED_TOKENS = 64  # '{"answer": "yes"}' with room for a fence; a reasoning model gets more
 REASONING_TOKENS = 1024
@@ -58,40 +58,6 @@ class DoctorAnswer(BaseModel):
     """The tiny structured answer every structured-output probe asks for."""
 
     answer: Literal["yes", "no"]
-
-
-@dataclass
-class Check:
-    name: str
-    status: Status
-    detail: str = ""
-    latency_s: float | None = None
-    dialect: bool = False  # a structured-output row
-    http_status: int | None = None
-
-    @property
-    def ok(self) -> bool:
-        return self.status == "ok"
-
-    def as_json(self) -> dict[str, Any]:
-        return {**asdict(self), "kind": "dialect" if self.dialect else "check"}
-
-
-@dataclass
-class ProbeReport:
-    provider: str
-    model: str
-    endpoint: str  # a base URL, or the model file of the local provider
-    key_env: str = ""  # the variable holding the key, when the provider takes one
-    checks: list[Check] = field(default_factory=list)
-    structured: str | None = None  # how a debate will ask for structured output (None: no way)
-    forced: Dialect | None = None  # the dialect a setting forces, if one does
-    served: list[str] = field(default_factory=list)  # the model ids the server lists
-    remembered: Dialect | None = None
-    notes: list[str] = field(default_factory=list)
-
-    def check(self, name: str) -> Check | None:
-        return next((c for c in self.checks if c.name == name), None)
 
 
 def probe_policy(timeout_s: float) -> RetryPolicy:

@@ -8,14 +8,11 @@ whenever a round is in memory (:func:`apply_support`), so every reader sees ``su
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from pydantic import BaseModel, Field
 
-from argue.domain import Citation, RoundNo, SupportVerdict
-
-if TYPE_CHECKING:
-    from argue.records.history import RoundRecord
+from argue.domain import ArgumentRecord, Citation, RebuttalRecord, RoundNo, SupportVerdict
 
 RULES = "rules"
 """``SupportRecord.checked_by`` (and ``Citation.support_by``) of the offline, rule-based check."""
@@ -68,7 +65,17 @@ def _with_verdicts(
     return updated if changed else None
 
 
-def apply_support(record: RoundRecord) -> None:
+class RoundWithSupport(Protocol):
+    """What :func:`apply_support` reads and replaces in a round (``records.history.RoundRecord``,
+    which holds this module's records: named by shape, not imported, so neither module needs
+    the other's import)."""
+
+    support: dict[str, SupportRecord]
+    arguments: dict[str, ArgumentRecord]
+    rebuttals: dict[str, RebuttalRecord]
+
+
+def apply_support(record: RoundWithSupport) -> None:
     """Set each checked citation's ``support`` in the round's arguments and rebuttals.
 
     Records are replaced by updated copies, never edited in place: a snapshot being rendered in

@@ -9,6 +9,7 @@ import argue.llm
 
 EXPECTED_EXPORTS = {
     "DEFAULT_MAX_CONCURRENCY",
+    "SELF_HOSTED_MAX_CONCURRENCY",
     "DEFAULT_MODELS",
     "DIALECTS",
     "Dialect",
