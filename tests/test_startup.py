@@ -10,7 +10,8 @@ Teeth (each broken on purpose once, the test named failed):
   argue/records/__init__.py → ``test_importing_the_cli_loads_no_pydantic`` (and the help one);
 - ``_helps_a_command`` always True (root help reads the provider table) →
   ``test_root_help_loads_neither_the_store_nor_the_providers`` (argue.llm loaded);
-- ``argue.app._errors.app_error`` returning None for a FolderError → ``test_a_store_error_is_one_line_without_a_traceback``
+- ``argue.app._errors.app_error`` returning None for a FolderError →
+  ``test_a_store_error_is_one_line_without_a_traceback``
   (the StoreError reached pytest as itself instead of exit 1).
 """
 
