@@ -78,7 +78,7 @@ def _one_line(exc: ValidationError, name: str) -> tuple[str, str | None]:
     first = exc.errors()[0]
     where = ".".join(str(part) for part in first["loc"]) or name
     top = str(first["loc"][0]) if first["loc"] else None
-    return f"{where}: {first['msg']}", top
+    return f"{where}: {first['msg'].removeprefix('Value error, ')}", top
 
 
 class StartRequest(Request):
@@ -132,6 +132,16 @@ class StartRequest(Request):
     def _finite(cls, value: float | None) -> float | None:
         if value is not None and not math.isfinite(value):
             raise ValueError("must be a finite number")
+        return value
+
+    @field_validator("lang", mode="before")
+    @classmethod
+    def _known_language(cls, value: object) -> object:
+        from argue.text.language import LANGUAGES
+
+        if value is not None and value not in LANGUAGES:
+            shown = repr(value)[:40]
+            raise ValueError(f"unknown language {shown} (one of: {', '.join(LANGUAGES)})")
         return value
 
     @field_validator("persona_a", "persona_b", "mode", "questioner", "defender", "advocate")

@@ -79,7 +79,7 @@ def test_the_cli_says_them_as_flags_and_a_bad_language_is_one_line() -> None:
     )
     result = CliRunner().invoke(cli, ["argue", "Q?", "--lang", "de", "--dry-run"])
     assert result.exit_code == 2
-    assert result.stderr.strip() == "error: --lang: Input should be 'en' or 'fr'"
+    assert result.stderr.strip() == "error: --lang: unknown language 'de' (one of: en, fr)"
 
 
 def test_the_status_documents_come_from_the_app(tmp_path: Path, run_scripted_debate: Any) -> None:
