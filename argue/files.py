@@ -102,8 +102,12 @@ def read_bytes(path: Path, *, cap: int, follow_links: bool = True) -> bytes | No
             raise BoundedReadError(
                 f"{path}: {info.st_size} bytes, over the limit of {cap}: refused"
             )
+        # Sized to the file, not to the cap: a cap-sized read allocates the cap every time.
+        want = min(cap, info.st_size) + 1
         try:
-            data = handle.read(cap + 1)
+            data = handle.read(want)
+            if len(data) == want <= cap:  # it grew since fstat
+                data += handle.read(cap + 1 - want)
         except OSError as exc:
             raise BoundedReadError(f"{path}: unreadable ({exc.strerror or exc})") from None
     if len(data) > cap:
@@ -285,28 +289,15 @@ def guard(root: Path, path: Path, *, folder: bool = False, what: str = "debate f
 
 def read_text_inside(root: Path, path: Path, *, cap: int = MAX_RECORD_BYTES) -> str | None:
     """The text of ``path``, guarded inside ``root`` (:func:`guard`), or None when it does not
-    exist."""
+    exist; read as :func:`read_bytes` reads (links never followed), refusals as FolderError."""
     if not guard(root, path):
         return None
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-    except FileNotFoundError:
+        data = read_bytes(path, cap=cap, follow_links=False)
+    except BoundedReadError as exc:
+        raise FolderError(str(exc)) from exc
+    if data is None:
         return None
-    except OSError as exc:
-        raise FolderError(f"{path}: unreadable ({exc.strerror or exc})") from exc
-    with os.fdopen(fd, "rb") as handle:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise FolderError(f"{path}: not a regular file: refused")
-        if info.st_size > cap:
-            raise FolderError(f"{path}: {info.st_size} bytes, over the limit of {cap}: refused")
-        # Sized to the file, not to the cap: a cap-sized read allocates the cap every time.
-        want = min(cap, info.st_size) + 1
-        data = handle.read(want)
-        if len(data) == want <= cap:  # it grew since fstat
-            data += handle.read(cap + 1 - want)
-    if len(data) > cap:
-        raise FolderError(f"{path}: over the limit of {cap} bytes: refused")
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:
