@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from functools import partial
-from typing import TypeVar
+from typing import Any, TypeVar
 
 R = TypeVar("R")
 
@@ -36,8 +37,96 @@ async def run_in_daemon_thread(fn: Callable[..., R], *args: object) -> R:
         with contextlib.suppress(RuntimeError):  # the loop is gone: nobody is waiting
             loop.call_soon_threadsafe(outcome)
 
+    cede()  # the call now waits on its thread: the next call may be built
     threading.Thread(target=target, daemon=True, name="argue-blocking").start()
     return await future
+
+
+_CEDE: contextvars.ContextVar[Callable[[], None] | None] = contextvars.ContextVar(
+    "argue_cede", default=None
+)
+
+
+def cede() -> None:
+    """Say that the running call now waits on something other than this process's CPU (its
+    request is on the wire, a connection is opening, a slot, a retry or a thread is awaited):
+    the next call's turn to be built and sent (see :class:`SendTurns`). No-op outside a turn."""
+    callback = _CEDE.get()
+    if callback is not None:
+        callback()
+
+
+class SendTurns:
+    """Calls built and sent one at a time: a call's turn lasts from its start (its prompt
+    built) until its request is on the wire (or it waits on anything else, or ends, or
+    ``bound_s`` passed); then the next call starts.
+
+    Why: the SDKs yield to the event loop many times on their way to the socket, so calls
+    started together all did their CPU work (prompt and SDK, ~6 ms each here) before any of
+    them wrote its request: five requests of a wave reached the server together 25-30 ms
+    after the wave began, and the model sat idle meanwhile. In turn, the first request is on
+    the wire after one call's work and the last when it was before (issue 43 item 4).
+
+    ``bound_s`` keeps a call that never reaches a point that cedes from holding the others
+    up for longer. A turn taken inside a turn is the same turn (no deadlock)."""
+
+    def __init__(self, bound_s: float = 0.05) -> None:
+        self.bound_s = bound_s
+        self._lock: asyncio.Lock | None = None
+
+    @contextlib.asynccontextmanager
+    async def turn(self) -> AsyncIterator[None]:
+        if _CEDE.get() is not None:  # already inside a turn
+            yield
+            return
+        if self._lock is None:
+            self._lock = asyncio.Lock()
+        lock = self._lock
+        await lock.acquire()
+        released = False
+
+        def release() -> None:
+            nonlocal released
+            if not released:
+                released = True
+                lock.release()
+
+        timer = asyncio.get_running_loop().call_later(self.bound_s, release)
+        token = _CEDE.set(release)
+        try:
+            yield
+        finally:
+            _CEDE.reset(token)
+            timer.cancel()
+            release()
+
+
+# httpcore's trace events after which a request waits on the network, not on this process.
+_WAITING_EVENTS = frozenset(
+    {
+        "connection.connect_tcp.started",
+        "connection.connect_unix_socket.started",
+        "http11.send_request_body.complete",
+        "http2.send_request_body.complete",
+    }
+)
+
+
+async def cede_on_the_wire(request: Any) -> None:
+    """An httpx (or httpx2) ``request`` event hook: the call cedes its turn once its request
+    body is written or a connection starts opening (httpcore's ``trace`` extension)."""
+    callback = _CEDE.get()
+    if callback is None:
+        return
+    previous = request.extensions.get("trace")
+
+    async def trace(name: str, info: dict[str, Any]) -> None:
+        if name in _WAITING_EVENTS:
+            callback()
+        if previous is not None:
+            await previous(name, info)
+
+    request.extensions = {**request.extensions, "trace": trace}
 
 
 def parse_max_concurrency(env: Mapping[str, str], default: int) -> int:

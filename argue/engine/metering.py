@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from argue.concurrency import cede
 from argue.domain import Usage
 from argue.llm import WrappedModel
 from argue.llm.base import ChatModel, ChatResult, Message, T
@@ -47,6 +48,8 @@ class MeteredModel(WrappedModel):
         self.in_flight += 1
         if self.on_send is not None:
             self.on_send()
+        if not self.cedes_on_the_wire:
+            cede()  # a model that cannot say when its request is out: the next call may start
         try:
             return await super().complete(
                 messages,

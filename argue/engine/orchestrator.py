@@ -17,6 +17,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import asynccontextmanager, suppress
 
+from argue.concurrency import SendTurns
 from argue.domain import (
     DebateState,
     Failure,
@@ -97,6 +98,7 @@ class DebateRunner(DebateFraming, RoundWaves):
         self.moderator = moderator
         self._stop: StopKind | None = None
         self._verdicts: dict[int, JudgeVerdictRecord] = {}
+        self._turns = SendTurns()  # a wave's calls built and sent one at a time
         self._views_worker: ThreadPoolExecutor | None = None
         self._views_pending: Future[None] | None = None
         self._views_go: threading.Event | None = None

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Literal
 
+from argue.concurrency import SendTurns
 from argue.domain import (
     Failure,
     JudgeVerdictRecord,
@@ -38,6 +39,7 @@ class RunnerState:
     seats: dict[str, PersonaSeat]
     _stop: StopKind | None
     _verdicts: dict[int, JudgeVerdictRecord]
+    _turns: SendTurns
 
     @property
     def lang(self) -> str:

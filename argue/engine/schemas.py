@@ -907,6 +907,7 @@ def argument_model(evidence_ids: tuple[str, ...]) -> type[ArgumentDraft]:
         (base,),
         {"__module__": base.__module__, "model_json_schema": classmethod(model_json_schema)},
     )
+    setattr(model, "result_as", base)  # noqa: B010 (see argue.llm._structured.result_type)
     return _shown_as(ArgumentForm, model)
 
 

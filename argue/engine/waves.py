@@ -97,7 +97,7 @@ class RoundWaves(RunnerState):
         def beat(seconds: float) -> None:
             self.say("t_still_working", name=name, phase=words, seconds=f"{seconds:.0f}")
 
-        async with still_working(beat):
+        async with still_working(beat), self._turns.turn():
             outcome = await produce(letter)
         # Failures first: a kill between the two writes then repeats the call on resume (a
         # second attempt, recorded as one) rather than losing what went wrong in the first.
@@ -351,15 +351,17 @@ class RoundWaves(RunnerState):
             target=f" {ask.colleague}",
             query=ask.question,
         )
-        answered = await phases.answer_consult(
-            self.history, letter, self.toolkit, ask.colleague, ask.question
-        )
+        async with self._turns.turn():
+            answered = await phases.answer_consult(
+                self.history, letter, self.toolkit, ask.colleague, ask.question
+            )
         self.store.save(path, answered)
 
     async def _judge_once(self, round_no: int) -> None:
         judge = self.store.load_if_readable(self.paths.judge(round_no), JudgeVerdictRecord)
         if judge is None:
-            judge = await self._judge(round_no)
+            async with self._turns.turn():
+                judge = await self._judge(round_no)
             if judge.available:
                 self.store.save(self.paths.judge(round_no), judge)
         self._verdicts[round_no] = judge

@@ -20,11 +20,12 @@ import urllib.request
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from types import ModuleType
-from typing import Any, Generic, NoReturn, Protocol, TypeVar
+from typing import Any, ClassVar, Generic, NoReturn, Protocol, TypeVar
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel
 
+from argue.concurrency import cede
 from argue.domain import Usage
 from argue.llm._batch_route import batch_route
 from argue.llm._limits import provider_slots
@@ -92,6 +93,10 @@ class Adapter(abc.ABC):
 
     provider: str
     model: str
+
+    cedes_on_the_wire: ClassVar[bool] = False
+    """Whether its calls say when their request is on the wire (``argue.concurrency.cede``):
+    the caller's send turn then lasts until then; otherwise a call cedes as it starts."""
 
     output_cap: int | None = None
     """The most output tokens this model is ever asked for (a tiny model's own bound: its
@@ -219,6 +224,8 @@ ConnectionT = TypeVar("ConnectionT", bound=Connection[Any])
 class SDKAdapter(Adapter, Generic[ConnectionT, ClientT, ResponseT]):
     """An adapter that speaks HTTP through a vendor SDK client (``_attempt``: one SDK call)."""
 
+    cedes_on_the_wire: ClassVar[bool] = True  # its clients carry the cede_on_the_wire hook
+
     def __init__(
         self,
         model: str,
@@ -274,6 +281,7 @@ class SDKAdapter(Adapter, Generic[ConnectionT, ClientT, ResponseT]):
         route = batch_route()
         if route is not None:
             started = self._clock()
+            cede()  # the request waits for its batch: the next call may be built
             response = await route.send(self, request)
             return response, self._clock() - started, []
         client = self._client_for_running_loop()
@@ -313,7 +321,10 @@ class SDKAdapter(Adapter, Generic[ConnectionT, ClientT, ResponseT]):
                     )
                 raise
 
-        async with provider_slots(self.provider, self.max_concurrency):
+        slots = provider_slots(self.provider, self.max_concurrency)
+        if slots.locked():
+            cede()  # waiting for a slot: the next call may be built meanwhile
+        async with slots:
             started = self._clock()
             try:
                 response = await call_with_retries(

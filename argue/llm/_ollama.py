@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from argue.concurrency import cede_on_the_wire
 from argue.domain import Usage
 from argue.llm._adapter import CallSettings, EarlierBills, SDKAdapter, with_unanswered
 from argue.llm._dialects import compact_schema
@@ -53,7 +54,12 @@ class OllamaNativeProvider:
         import httpx
 
         return _HttpClient(
-            httpx.AsyncClient(base_url=self.base_url, timeout=timeout_s, trust_env=False)
+            httpx.AsyncClient(
+                base_url=self.base_url,
+                timeout=timeout_s,
+                trust_env=False,
+                event_hooks={"request": [cede_on_the_wire]},
+            )
         )
 
 

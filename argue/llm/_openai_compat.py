@@ -69,6 +69,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
+from argue.concurrency import cede
 from argue.domain import Usage
 from argue.llm._adapter import (
     CallSettings,
@@ -690,6 +691,7 @@ class OneStateGate:
     async def _enter(self, text: str) -> None:
         future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._waiting.append((text, future))
+        cede()  # waiting for the server's one state: the next call may be built meanwhile
         try:
             if not self._busy:
                 await asyncio.sleep(self.SETTLE_S)

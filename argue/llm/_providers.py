@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ClassVar
 from urllib.parse import urlsplit
 
+from argue.concurrency import cede_on_the_wire
 from argue.llm.base import ProviderNotConfigured
 
 if TYPE_CHECKING:
@@ -47,11 +48,16 @@ class AnthropicProvider:
         return cls(api_key=api_key, base_url=env.get("ANTHROPIC_BASE_URL") or cls.base_url)
 
     def client(self, timeout_s: float) -> AsyncAnthropic:
-        from anthropic import AsyncAnthropic
+        from anthropic import AsyncAnthropic, DefaultAsyncHttpxClient
 
-        # tenacity owns retries (argue.llm._retry): the SDK must not multiply them.
+        # tenacity owns retries (argue.llm._retry): the SDK must not multiply them. The SDK's
+        # own HTTP client (its defaults), with the hook that tells a call's send turn is over.
         return AsyncAnthropic(
-            api_key=self.api_key, base_url=self.base_url, max_retries=0, timeout=timeout_s
+            api_key=self.api_key,
+            base_url=self.base_url,
+            max_retries=0,
+            timeout=timeout_s,
+            http_client=DefaultAsyncHttpxClient(event_hooks={"request": [cede_on_the_wire]}),
         )
 
 
@@ -87,11 +93,16 @@ class OpenAICompatProvider:
         return is_official_openai(self.base_url)
 
     def client(self, timeout_s: float) -> AsyncOpenAI:
-        from openai import AsyncOpenAI
+        from openai import AsyncOpenAI, DefaultAsyncHttpxClient
 
-        # tenacity owns retries (argue.llm._retry): the SDK must not multiply them.
+        # tenacity owns retries (argue.llm._retry): the SDK must not multiply them. The SDK's
+        # own HTTP client (its defaults), with the hook that tells a call's send turn is over.
         return AsyncOpenAI(
-            api_key=self.api_key, base_url=self.base_url, max_retries=0, timeout=timeout_s
+            api_key=self.api_key,
+            base_url=self.base_url,
+            max_retries=0,
+            timeout=timeout_s,
+            http_client=DefaultAsyncHttpxClient(event_hooks={"request": [cede_on_the_wire]}),
         )
 
 

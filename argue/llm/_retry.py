@@ -24,6 +24,7 @@ from tenacity import (
     retry_if_exception,
 )
 
+from argue.concurrency import cede
 from argue.llm._secrets import masked_error
 from argue.llm.base import (
     ModelAuthError,
@@ -386,11 +387,15 @@ async def call_with_retries(
             return False
         return exc.kind != "timeout" or policy.retry_timeouts
 
+    async def ceding_sleep(seconds: float) -> None:
+        cede()  # waiting to retry: the next call may be built meanwhile
+        await sleep(seconds)
+
     retrying = AsyncRetrying(
         stop=stop,
         wait=wait,
         retry=retry_if_exception(worth_retrying),
-        sleep=sleep,
+        sleep=ceding_sleep,
         reraise=True,
     )
     attempts = 0

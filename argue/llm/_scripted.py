@@ -13,10 +13,11 @@ import math
 from collections import deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from pydantic import BaseModel
 
+from argue.concurrency import cede
 from argue.domain import Usage
 from argue.llm._adapter import Adapter, CallSettings
 from argue.llm._structured import RawReply
@@ -101,7 +102,10 @@ class ScriptedModel(Adapter):
         """Queued replies not consumed yet."""
         return len(self._replies)
 
+    cedes_on_the_wire: ClassVar[bool] = True  # its "request" is out once it is recorded
+
     async def _send(self, conversation: list[Message], call: CallSettings) -> RawReply:
+        cede()
         self.requests.append(
             ScriptedRequest(
                 messages=list(conversation),

@@ -29,6 +29,11 @@ class WrappedModel:
         self.provider = inner.provider
         self.model = inner.model
 
+    @property
+    def cedes_on_the_wire(self) -> bool:
+        """The wrapped model's (see ``argue.llm._adapter.Adapter.cedes_on_the_wire``)."""
+        return bool(getattr(self.inner, "cedes_on_the_wire", False))
+
     async def complete(
         self,
         messages: list[Message],

@@ -54,6 +54,9 @@ class DebateHistory:
     rounds: dict[int, RoundRecord] = field(default_factory=dict)
     failures: list[Failure] = field(default_factory=list)
     moderator_notes: list[dict[str, object]] = field(default_factory=list)
+    _references: dict[tuple[object, ...], tuple[list[Evidence], ReferenceIndex]] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
 
     @property
     def letters(self) -> list[str]:
@@ -89,8 +92,19 @@ class DebateHistory:
     def reference_index(self, up_to_round: int | None = None) -> ReferenceIndex:
         """What references in model text are checked against: the debate's documents so far."""
         last = max(self.rounds, default=0) if up_to_round is None else up_to_round
-        claim_ids = [c.id for c in self.all_claims() if c.round <= last]
-        return reference_index(self.all_evidence(last), claim_ids)
+        claim_ids = tuple(c.id for c in self.all_claims() if c.round <= last)
+        evidence = self.all_evidence(last)
+        # Built once for the same documents and claims (each argument of a round, the round's
+        # reference check, the transcript): tokenising every document is most of its cost.
+        # The key holds the records themselves (kept alive beside the index, so their ids
+        # cannot be reused): a record replaced, added or removed is a new key.
+        key = (claim_ids, *((e.id, id(e)) for e in evidence))
+        cached = self._references.get(key)
+        if cached is None:
+            if len(self._references) >= 8:
+                self._references.clear()
+            cached = self._references[key] = (evidence, reference_index(evidence, claim_ids))
+        return cached[1]
 
     def all_claims(self, before_round: int | None = None) -> list[Claim]:
         claims: list[Claim] = []

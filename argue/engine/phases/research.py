@@ -10,6 +10,7 @@ import asyncio
 
 from pydantic import BaseModel
 
+from argue.concurrency import cede
 from argue.domain import (
     Evidence,
     Failure,
@@ -237,6 +238,7 @@ async def run_research(
         )
         for call in plan.calls[:room]
     ]
+    cede()  # the skills wait on threads and the network: the next call may be built
     results = [*await asyncio.gather(*(_run_one(toolkit, r) for r in requests))]
     results += [a.result for a in done]
     record = ResearchRecord(persona=letter, round=round_no, why=plan.why, dropped_calls=dropped)
