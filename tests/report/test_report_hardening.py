@@ -149,3 +149,18 @@ def test_the_character_class_is_the_consoles():
     assert UNSAFE.pattern == _UNSAFE.pattern == POLICY.pattern
     assert safe_text("a\u200eb\u200fc\u061cd") == "abcd"
     assert safe_text("a\x1b[2J\u202eb\u2066c\n\td") == "a[2Jbc d"
+
+
+def test_svg_attribute_values_are_escaped_as_data():
+    """No figure attribute carries model text today (ids and classes are code's), so this holds
+    the escaping of ``argue.report.svg.el`` itself. Teeth: with ``escape`` dropped from
+    ``_attrs`` the hostile value opens an ``onload`` attribute and a ``script`` element."""
+    from argue.report.svg import el
+
+    hostile = 'x" onload="alert(1)"><script>alert(2)</script><g a="'
+    markup = str(el("g", {"class": hostile, "data_round": 3, "hidden": False}, "<b>bold</b>"))
+    page = Page(f"<svg>{markup}</svg>")
+    [(_, attrs)] = [t for t in page.tags if t[0] == "g"]
+    assert attrs == {"class": safe_text(hostile), "data-round": "3"}
+    assert "script" not in {t for t, _ in page.tags} and "b" not in {t for t, _ in page.tags}
+    assert "&lt;b&gt;bold&lt;/b&gt;" in markup
