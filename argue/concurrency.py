@@ -47,6 +47,30 @@ _CEDE: contextvars.ContextVar[Callable[[], None] | None] = contextvars.ContextVa
 )
 
 
+class _Turn:
+    """One held turn: whether it ended, and what runs when it does."""
+
+    __slots__ = ("after", "ended")
+
+    def __init__(self) -> None:
+        self.ended = False
+        self.after: list[Callable[[], None]] = []
+
+
+_TURN: contextvars.ContextVar[_Turn | None] = contextvars.ContextVar("argue_turn", default=None)
+
+
+def after_this_turn(callback: Callable[[], None]) -> None:
+    """Run ``callback`` once the running call's turn ends (its request on the wire, or any
+    other end of a turn), or now outside a turn. The round's views wait for this: work that
+    holds the GIL starts only when the wave's last request is out (issue 43 item 4)."""
+    turn = _TURN.get()
+    if turn is None or turn.ended:
+        callback()
+    else:
+        turn.after.append(callback)
+
+
 def cede() -> None:
     """Say that the running call now waits on something other than this process's CPU (its
     request is on the wire, a connection is opening, a slot, a retry or a thread is awaited):
@@ -83,19 +107,21 @@ class SendTurns:
             self._lock = asyncio.Lock()
         lock = self._lock
         await lock.acquire()
-        released = False
+        held = _Turn()
 
         def release() -> None:
-            nonlocal released
-            if not released:
-                released = True
+            if not held.ended:
+                held.ended = True
                 lock.release()
+                for callback in held.after:
+                    callback()
 
         timer = asyncio.get_running_loop().call_later(self.bound_s, release)
-        token = _CEDE.set(release)
+        token, turn_token = _CEDE.set(release), _TURN.set(held)
         try:
             yield
         finally:
+            _TURN.reset(turn_token)
             _CEDE.reset(token)
             timer.cancel()
             release()

@@ -17,7 +17,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import asynccontextmanager, suppress
 
-from argue.concurrency import SendTurns
+from argue.concurrency import SendTurns, after_this_turn
 from argue.domain import (
     DebateState,
     Failure,
@@ -48,7 +48,7 @@ STOP_POLL_S = 0.5
 STOP_REMIND_S = 30.0
 """How often it says again that it is still finishing calls in flight."""
 VIEWS_WAIT_S = 2.0
-"""At most how long a round's readable views wait for the next wave's first call to go out."""
+"""At most how long a round's readable views wait for the next wave's requests to go out."""
 
 
 class DebateRunner(DebateFraming, RoundWaves):
@@ -471,14 +471,23 @@ class DebateRunner(DebateFraming, RoundWaves):
 
         self._settle_bookkeeping()
         history, usage, state = self.history.snapshot(), list(self.usage), self.store.state()
-        # Rendering holds the GIL: it starts once the next wave's first call is out (or after
-        # VIEWS_WAIT_S), so it never delays building that wave's requests (issue 43 item 4).
+        # Rendering holds the GIL: it starts once the next wave's requests are out, one per
+        # persona, the last on the wire (or after VIEWS_WAIT_S), so it never delays building
+        # them; with the first request out it delayed a panel's other four (issue 43 item 4).
         go = threading.Event()
         self._views_go = go
+        expected, started = len(self.history.letters), 0
+
+        def on_send() -> None:
+            nonlocal started
+            started += 1
+            if started == expected:
+                after_this_turn(go.set)
+
         for model in {
             id(m): m for m in (self.model, self.verifier, *self.persona_models.values())
         }.values():
-            model.on_send = go.set
+            model.on_send = on_send
 
         def write_views() -> None:
             go.wait(VIEWS_WAIT_S)

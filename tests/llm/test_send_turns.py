@@ -26,7 +26,7 @@ import time
 
 import pytest
 
-from argue.concurrency import SendTurns, cede, run_in_daemon_thread
+from argue.concurrency import SendTurns, after_this_turn, cede, run_in_daemon_thread
 from argue.llm._openai_compat import OpenAICompatModel
 from argue.llm._providers import OpenAICompatProvider
 from argue.llm.base import Message
@@ -235,3 +235,43 @@ def _busy(seconds: float) -> None:
     end = time.perf_counter() + seconds
     while time.perf_counter() < end:
         pass
+
+
+# ---------------------------------------------------------------- after_this_turn
+
+
+async def test_after_this_turn_waits_for_the_turn_to_end():
+    turns, events = SendTurns(bound_s=LONG), []
+
+    async def call() -> None:
+        async with turns.turn():
+            after_this_turn(lambda: events.append("after"))
+            events.append("still in the turn")
+            cede()
+            events.append("ceded")
+
+    await asyncio.wait_for(call(), 5)
+    assert events == ["still in the turn", "after", "ceded"]
+
+
+async def test_after_this_turn_runs_at_once_outside_a_turn_or_once_it_ended():
+    turns, events = SendTurns(bound_s=LONG), []
+    after_this_turn(lambda: events.append("outside"))
+    async with turns.turn():
+        cede()
+        after_this_turn(lambda: events.append("after the cede"))
+        events.append("in the call")
+    assert events == ["outside", "after the cede", "in the call"]
+
+
+async def test_after_this_turn_runs_when_the_bound_ends_the_turn():
+    turns, events, held = SendTurns(bound_s=0.02), [], asyncio.Event()
+
+    async def stuck() -> None:
+        async with turns.turn():
+            after_this_turn(held.set)
+            await held.wait()  # says nothing: only the bound ends the turn
+            events.append("released by the bound")
+
+    await asyncio.wait_for(stuck(), 5)
+    assert events == ["released by the bound"]
