@@ -525,6 +525,14 @@ def _dropped_mid_request(error: BaseException) -> bool:
     return False
 
 
+def sdk_body(request: dict[str, Any]) -> dict[str, Any]:
+    """The JSON body an SDK sends for ``request`` (an adapter's keyword arguments to its SDK
+    call): the client-side ``timeout`` left out, ``extra_body`` merged in."""
+    body = {k: v for k, v in request.items() if k not in ("timeout", "extra_body")}
+    body.update(request.get("extra_body") or {})
+    return body
+
+
 def unreadable_body(response: object, expected: str, missing: str) -> TransportFailure:
     """A 2xx whose body is not ``expected`` (an HTML page, an ``{"error": …}`` object, a reply
     without its ``missing`` part), as the retry layer's "unreadable" failure."""

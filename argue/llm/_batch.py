@@ -68,9 +68,9 @@ AnswerKind = Literal["succeeded", "errored", "expired", "canceled", "missing"]
 def wire_body(request: dict[str, Any]) -> dict[str, Any]:
     """The JSON body an SDK would send for ``request`` (an adapter's keyword arguments): the
     client-side ``timeout`` left out, ``extra_body`` merged in, as the SDKs do."""
-    body = {k: v for k, v in request.items() if k not in ("timeout", "extra_body")}
-    body.update(request.get("extra_body") or {})
-    decoded: dict[str, Any] = json.loads(json.dumps(body))  # plain JSON, nothing SDK-typed
+    from argue.llm._adapter import sdk_body
+
+    decoded: dict[str, Any] = json.loads(json.dumps(sdk_body(request)))  # nothing SDK-typed
     return decoded
 
 

@@ -77,6 +77,7 @@ from argue.llm._adapter import (
     SDKAdapter,
     cached_prefix_chars,
     has_cache_point,
+    sdk_body,
     unreadable_body,
     with_text_last,
     with_unanswered,
@@ -579,10 +580,21 @@ class OpenAICompatModel(SDKAdapter[OpenAICompatProvider, "AsyncOpenAI", "ChatCom
         return with_unanswered(reply, unanswered)
 
     async def _attempt(self, client: AsyncOpenAI, request: dict[str, Any]) -> ChatCompletion:
+        """One POST of the request through the SDK client's documented ``post`` (its retries,
+        auth, errors and response model, as ``chat.completions.create`` has them) with the
+        body as argue built it: ``create`` first walks every field of the body against its
+        typed parameters, about 0.8 ms a request that changes nothing in plain JSON (issue 43
+        item 4)."""
         import openai
+        from openai.types.chat import ChatCompletion
 
         with self._sdk_failures(openai, request["timeout"]):
-            response: object = await client.chat.completions.create(**request)
+            response: object = await client.post(
+                "/chat/completions",
+                cast_to=ChatCompletion,
+                body=sdk_body(request),
+                options={"timeout": request["timeout"]},
+            )
         return self._checked_response(response)
 
     def _checked_response(self, response: object) -> ChatCompletion:

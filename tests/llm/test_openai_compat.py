@@ -569,3 +569,40 @@ async def test_a_refused_temperature_alone_keeps_the_other_parameters(
     retry = loopback.requests[1].json()
     assert "temperature" not in retry and retry["max_tokens"] == 300
     assert not gpt.sends_temperature and not gpt.uses_max_completion_tokens
+
+
+async def test_the_request_posted_is_the_one_chat_completions_create_sends(
+    gpt: OpenAICompatModel, loopback: LoopbackServer
+):
+    """argue posts its body through the client's ``post`` (``create`` first walks it against
+    its typed parameters, about 0.8 ms a request): the same bytes' meaning, path and headers.
+    Teeth: ``sdk_body`` without ``extra_body`` merged (the slot and cache_prompt lost), or
+    with ``timeout`` left in, fails here."""
+    request = {
+        "model": "gpt-5.4-mini",
+        "messages": [{"role": "system", "content": "Ada"}, {"role": "user", "content": "é\n“q”"}],
+        "timeout": 30.0,
+        "prompt_cache_key": "argue-1234",
+        "extra_body": {"cache_prompt": True, "id_slot": 2},
+        "max_completion_tokens": 400,
+        "temperature": 0.25,
+        "response_format": {
+            "type": "json_schema",
+            "json_schema": {"name": "Verdict", "schema": compact_schema(Verdict), "strict": False},
+        },
+    }
+    loopback.enqueue(openai_json_reply(VALID_VERDICT), openai_json_reply(VALID_VERDICT))
+    client = gpt._client_for_running_loop()
+
+    posted = await gpt._attempt(client, dict(request))
+    created = await client.chat.completions.create(**request)
+
+    assert posted.model_dump() == created.model_dump()
+    ours, sdk = loopback.requests
+    assert (ours.method, ours.path) == (sdk.method, sdk.path) == ("POST", "/v1/chat/completions")
+    assert ours.json() == sdk.json()
+    assert ours.json()["id_slot"] == 2 and "timeout" not in ours.json()
+    varying = {"x-stainless-retry-count", "x-stainless-read-timeout", "content-length"}
+    assert {k: v for k, v in ours.headers.items() if k not in varying} == {
+        k: v for k, v in sdk.headers.items() if k not in varying
+    }
