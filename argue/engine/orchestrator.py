@@ -51,6 +51,27 @@ VIEWS_WAIT_S = 2.0
 """At most how long a round's readable views wait for the next wave's requests to go out."""
 
 
+class ViewsGate:
+    """When a committed round's readable views may be written (in a thread that holds the GIL):
+    once ``expected`` calls of the next wave have started and the last one's request is out, so
+    that rendering never delays building that wave's requests (issue 43 item 4)."""
+
+    def __init__(self, expected: int) -> None:
+        self.expected = expected
+        self.started = 0
+        self.go = threading.Event()
+
+    def on_send(self) -> None:
+        self.started += 1
+        if self.started == self.expected:
+            after_this_turn(self.go.set)
+
+    def expect_one_more(self) -> None:
+        """The next wave is a single call (the synthesis): it is the one to wait for."""
+        if self.started < self.expected:
+            self.expected = self.started + 1
+
+
 class DebateRunner(DebateFraming, RoundWaves):
     def __init__(
         self,
@@ -101,7 +122,7 @@ class DebateRunner(DebateFraming, RoundWaves):
         self._turns = SendTurns()  # a wave's calls built and sent one at a time
         self._views_worker: ThreadPoolExecutor | None = None
         self._views_pending: Future[None] | None = None
-        self._views_go: threading.Event | None = None
+        self._views_gate: ViewsGate | None = None
         self._refusals: dict[str, int] = {}
         self.history = self._load_history()
 
@@ -358,6 +379,7 @@ class DebateRunner(DebateFraming, RoundWaves):
         if not self.history.all_claims():
             return state
         self.say("t_writing_stopped_synthesis")
+        self._next_wave_is_one_call()
         try:
             await write_synthesis(
                 self.store, self.history, self.model, self.usage, self.report, state=state
@@ -408,6 +430,7 @@ class DebateRunner(DebateFraming, RoundWaves):
             if writer is not None:
                 await archive_debate(self.store, self.history, writer, self.report)
 
+        self._next_wave_is_one_call()
         await write_synthesis(
             self.store,
             self.history,
@@ -474,23 +497,15 @@ class DebateRunner(DebateFraming, RoundWaves):
         # Rendering holds the GIL: it starts once the next wave's requests are out, one per
         # persona, the last on the wire (or after VIEWS_WAIT_S), so it never delays building
         # them; with the first request out it delayed a panel's other four (issue 43 item 4).
-        go = threading.Event()
-        self._views_go = go
-        expected, started = len(self.history.letters), 0
-
-        def on_send() -> None:
-            nonlocal started
-            started += 1
-            if started == expected:
-                after_this_turn(go.set)
-
+        gate = ViewsGate(expected=len(self.history.letters))
+        self._views_gate = gate
         for model in {
             id(m): m for m in (self.model, self.verifier, *self.persona_models.values())
         }.values():
-            model.on_send = on_send
+            model.on_send = gate.on_send
 
         def write_views() -> None:
-            go.wait(VIEWS_WAIT_S)
+            gate.go.wait(VIEWS_WAIT_S)
             write_ledgers(self.store, history)
             self.store.save(self.paths.usage, usage)
             self.store.save(self.paths.summary, score_summary(history, usage))
@@ -500,11 +515,17 @@ class DebateRunner(DebateFraming, RoundWaves):
             self._views_worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="views")
         self._views_pending = self._views_worker.submit(write_views)
 
+    def _next_wave_is_one_call(self) -> None:
+        """The synthesis follows: the last round's views go once its request is out (waiting
+        for a wave of one call per persona, they would start only after its answer)."""
+        if self._views_gate is not None:
+            self._views_gate.expect_one_more()
+
     def _settle_bookkeeping(self) -> None:
         """Wait for the views being written in the background (their errors surface here)."""
         pending, self._views_pending = self._views_pending, None
-        if self._views_go is not None:
-            self._views_go.set()  # needed now: no waiting for a call
+        if self._views_gate is not None:
+            self._views_gate.go.set()  # needed now: no waiting for a call
         if pending is not None:
             pending.result()
 

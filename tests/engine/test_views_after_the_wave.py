@@ -3,9 +3,10 @@ worker thread that holds the GIL; it starts only once the next wave's requests a
 persona, so it never delays building the others (issue 43 item 4: with the first request out
 it delayed a panel's other four; bench/overhead.py panel/pair wall 1.14-1.16 -> 1.08-1.10).
 
-Teeth (each broken once by hand; the test failed): ``_start_bookkeeping`` with
-``model.on_send = go.set`` (the views go with the first call), and with ``go.set()`` at the
-last call instead of ``after_this_turn(go.set)`` (they go before its request is out).
+Teeth (each broken once by hand; the test failed): ``model.on_send = gate.go.set`` (the
+views go with the first call); ``ViewsGate.on_send`` calling ``go.set()`` instead of
+``after_this_turn(go.set)`` (they go before the last request is out); ``_conclude`` without
+``_next_wave_is_one_call`` (the last round's views waited for the synthesis's answer).
 """
 
 from __future__ import annotations
@@ -29,7 +30,8 @@ class WatchingModel(ScriptedModel):
         self.seen: list[tuple[str, bool | None]] = []
 
     async def complete(self, messages, *, output=None, **settings):  # type: ignore[no-untyped-def, override]
-        go = None if self.runner is None else self.runner._views_go
+        gate = None if self.runner is None else self.runner._views_gate
+        go = None if gate is None else gate.go
         self.seen.append((getattr(output, "__name__", "text"), None if go is None else go.is_set()))
         return await super().complete(messages, output=output, **settings)
 
@@ -57,3 +59,6 @@ def test_the_views_wait_for_every_persona_s_call_of_the_next_wave(tmp_path, pers
     # …and the next wave finds them let go (the last argument request went out).
     assert after_round_1[PANEL] == ("RebuttalDraft", True)
     assert store.has(store.paths.transcript)
+    # After the last round the next wave is the synthesis alone: its call lets the views go
+    # (waiting for one call per persona, they were written only after its answer).
+    assert model.seen[-1] == ("SynthesisDraft", True)
