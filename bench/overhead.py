@@ -1,7 +1,7 @@
 """argue's own overhead, black-box: the real CLI in a child process against the loopback model.
 
 Run: ``.venv/bin/python bench/overhead.py [--latency 0.25] [--rounds 8] [--long 20]
-[--profile DIR] [--tree PATH]``
+[--profile DIR] [--tree PATH] [--slots 16] [--repeat N]``
 
 An 8-round pair (embry, horus) and a 5-persona panel (embry, horus, brandon, mirela, vesper)
 run as ``python -m argue argue QUESTION --personas … --rounds 8 --json`` against the e2e suite's
@@ -19,7 +19,10 @@ both debates run all their rounds. The fake runs in this process, so the child's
 - **idle gap**: requests grouped into waves (a request that arrives after every earlier one
   was answered starts a wave); the median time between a wave's last answer and the next
   wave's first request, i.e. the time the model sat idle while argue worked;
-- **waves per round** (framing and synthesis excluded), **panel/pair wall time**;
+- **waves per round** (framing and synthesis excluded), **panel/pair wall time** (and the
+  same ratio from the first request to the last answer: the debate without start-up and
+  ending); ``--repeat N`` runs pair and panel N times, alternating, and prints each figure's
+  median and range (on a shared machine one run's ratio moves by ±0.1 with its speed);
 - **prompt growth**: the mean size (characters of all messages) of the argument requests of
   round 8 against round 2; with ``--long N`` a pair and a panel of N rounds run in this
   process (``debate_schedule.run``, the engine tests' script) for round N against round 2:
@@ -208,6 +211,7 @@ def run(
         "waves_per_round": (len(waves) - 2) / rounds,
         "median_gap_ms": statistics.median(gaps) * 1000,
         "wall_s": wall,
+        "span_s": max(e for _, e, _, _ in spans.spans) - min(s for s, _, _, _ in spans.spans),
         "prompt_growth": statistics.mean(sizes.get(rounds, [0])) / statistics.mean(sizes[2]),
         "prompt_r2": statistics.mean(sizes[2]),
         "prompt_last": statistics.mean(sizes.get(rounds, [0])),
@@ -223,6 +227,48 @@ def compile_tree(tree: Path) -> None:
         check=True,
         env={k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"},
     )
+
+
+def _print_run(results: dict[str, dict[str, float]], rounds: int) -> None:
+    for name, r in results.items():
+        print(
+            f"{name:6} {r['calls']:.0f} calls · CPU {r['cpu_ms_per_call']:.1f} ms/call, "
+            f"{r['loop_cpu_ms_per_call']:.1f} in the debate (start-up {r['startup_cpu_s']:.2f} s, "
+            f"ending {r['ending_cpu_s']:.2f} s) · "
+            f"median gap {r['median_gap_ms']:.1f} ms · waves/round {r['waves_per_round']:.2f} · "
+            f"prompt R{rounds}/R2 {r['prompt_growth']:.2f} · wall {r['wall_s']:.1f} s"
+        )
+    if len(results) == 2:
+        wall = results["panel"]["wall_s"] / results["pair"]["wall_s"]
+        span = results["panel"]["span_s"] / results["pair"]["span_s"]
+        print(f"panel/pair wall time: {wall:.2f} (first request to last answer: {span:.2f})")
+
+
+def _print_spread(runs: list[dict[str, dict[str, float]]]) -> None:
+    """Median [lowest–highest] of each figure over the runs, and of the panel/pair ratios
+    (each from a pair and the panel run right after it)."""
+
+    def spread(values: list[float], digits: int = 1) -> str:
+        return (
+            f"{statistics.median(values):.{digits}f} "
+            f"[{min(values):.{digits}f}–{max(values):.{digits}f}]"
+        )
+
+    print(f"over {len(runs)} runs, median [range]:")
+    for name in runs[0]:
+        figures = [r[name] for r in runs]
+        print(
+            f"{name:6} CPU in the debate {spread([f['loop_cpu_ms_per_call'] for f in figures])} "
+            f"ms/call · median gap {spread([f['median_gap_ms'] for f in figures])} ms · "
+            f"wall {spread([f['wall_s'] for f in figures])} s"
+        )
+    if len(runs[0]) == 2:
+        walls = [r["panel"]["wall_s"] / r["pair"]["wall_s"] for r in runs]
+        spans = [r["panel"]["span_s"] / r["pair"]["span_s"] for r in runs]
+        print(
+            f"panel/pair wall time {spread(walls, 2)} · first request to last answer "
+            f"{spread(spans, 2)}"
+        )
 
 
 def _top(path: Path, count: int = 25) -> None:
@@ -246,6 +292,13 @@ def main() -> None:
     )
     parser.add_argument("--only", choices=("pair", "panel", "both", "none"), default="both")
     parser.add_argument(
+        "--repeat",
+        type=int,
+        default=1,
+        help="run the pair and the panel this many times, alternating, and print the median "
+        "and range of each figure (one run's ratio moves with a shared machine's speed)",
+    )
+    parser.add_argument(
         "--nagle",
         action="store_true",
         help="let the fake answer with Nagle's algorithm on (as this bench did before)",
@@ -259,30 +312,26 @@ def main() -> None:
         args.profile.mkdir(parents=True, exist_ok=True)
     tree = args.tree.resolve()
     compile_tree(tree)
-    results = {}
-    for name, personas in (("pair", PAIR), ("panel", PANEL)):
-        if args.only not in (name, "both"):
-            continue
-        profile = None if args.profile is None else args.profile / f"{name}.prof"
-        results[name] = run(
-            personas, args.rounds, args.latency, tree=tree, profile=profile, slots=args.slots
-        )
     print(f"argue from {tree}")
     slots = args.slots or "argue's default"
     print(
         f"model latency {args.latency * 1000:.0f} ms, {args.rounds} rounds, loopback (OpenAI), "
         f"slots {slots}"
     )
-    for name, r in results.items():
-        print(
-            f"{name:6} {r['calls']:.0f} calls · CPU {r['cpu_ms_per_call']:.1f} ms/call, "
-            f"{r['loop_cpu_ms_per_call']:.1f} in the debate (start-up {r['startup_cpu_s']:.2f} s, "
-            f"ending {r['ending_cpu_s']:.2f} s) · "
-            f"median gap {r['median_gap_ms']:.1f} ms · waves/round {r['waves_per_round']:.2f} · "
-            f"prompt R{args.rounds}/R2 {r['prompt_growth']:.2f} · wall {r['wall_s']:.1f} s"
-        )
-    if len(results) == 2:
-        print(f"panel/pair wall time: {results['panel']['wall_s'] / results['pair']['wall_s']:.2f}")
+    runs: list[dict[str, dict[str, float]]] = []
+    for _ in range(max(1, args.repeat)):
+        results = {}
+        for name, personas in (("pair", PAIR), ("panel", PANEL)):
+            if args.only not in (name, "both"):
+                continue
+            profile = None if args.profile is None else args.profile / f"{name}.prof"
+            results[name] = run(
+                personas, args.rounds, args.latency, tree=tree, profile=profile, slots=args.slots
+            )
+        _print_run(results, args.rounds)
+        runs.append(results)
+    if len(runs) > 1:
+        _print_spread(runs)
     if args.long:
         # In this process (this tree's argue), with the engine tests' script, whose records
         # (longer claims, cited evidence) fill a round's block as real debates do.
