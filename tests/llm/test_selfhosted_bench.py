@@ -74,3 +74,30 @@ def test_the_fit_finds_the_cost_of_a_prompt_token_and_of_a_generated_one(bench: 
 
 def test_rows_that_do_not_determine_the_fit_give_zeros(bench: ModuleType):
     assert bench.fit_costs([(100.0, 10.0, 1.0), (100.0, 10.0, 1.2)]) == (0.0, 0.0, 0.0)
+
+
+def test_the_summary_takes_the_machine_s_speed_out_by_the_same_writing(bench: ModuleType):
+    """The 2026-12-04 runs: the same 1,709 tokens written each time, the after runs on a
+    slower machine (llama.cpp's time for that writing 36.8 s -> 39.6 s): raw CPU says after is
+    6 % dearer, CPU per second of that writing says 1 % cheaper."""
+
+    def run(cpu_s: float, eval_s: float) -> dict[str, float]:
+        return {
+            "wall_s": cpu_s,
+            "requests": 11,
+            "evaluated_total": 4000,
+            "output_total": 1709,
+            "eval_ms": eval_s * 1000,
+            "cpu_s": cpu_s,
+        }
+
+    runs = {
+        "before": [run(136.8, 32.5), run(174.0, 41.2)],
+        "after": [run(171.6, 41.2), run(159.3, 38.1)],
+    }
+    lines = {
+        line.split()[0]: line for line in bench.summary(runs, (0.0046, 0.084, 0.0)).splitlines()
+    }
+
+    assert lines["cpu_s"].endswith("after/before 1.065")
+    assert lines["cpu_per_generation_s"].endswith("after/before 0.990")
